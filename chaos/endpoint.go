@@ -1,0 +1,112 @@
+package chaos
+
+import (
+	"errors"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+var errPipeClosed = errors.New("pipe closed")
+
+// endWriter is the writing side toward one peer. Writes of whole frames are
+// serialized, so an injected frame never lands inside a relayed one. Closing
+// does not take the write lock: it must be able to interrupt a write that a
+// peer which stopped reading has blocked.
+type endWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	closer func() error
+	closed atomic.Bool
+}
+
+func newEndWriter(w io.Writer, closer func() error) *endWriter {
+	return &endWriter{w: w, closer: closer}
+}
+
+func (e *endWriter) write(b []byte) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed.Load() {
+		return errPipeClosed
+	}
+	_, err := e.w.Write(b)
+	if err != nil {
+		e.closed.Store(true)
+	}
+	return err
+}
+
+// close reports whether this call closed the pipe.
+func (e *endWriter) close() bool {
+	if e.closed.Swap(true) {
+		return false
+	}
+	if e.closer != nil {
+		_ = e.closer()
+	}
+	return true
+}
+
+// stallGate holds frames of one direction while a stall fault is in force.
+type stallGate struct {
+	mu      sync.Mutex
+	until   time.Time
+	forever bool
+	changed chan struct{} // closed and replaced when the stall is extended
+}
+
+func (g *stallGate) set(d time.Duration) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if d == 0 {
+		g.forever = true
+	} else if u := time.Now().Add(d); u.After(g.until) {
+		g.until = u
+	}
+	if g.changed != nil {
+		close(g.changed)
+		g.changed = nil
+	}
+}
+
+// wait blocks while the gate is stalled. It returns false when the session
+// ended first: a frame held by a stall that never lifted is never delivered.
+func (g *stallGate) wait(done <-chan struct{}) bool {
+	for {
+		g.mu.Lock()
+		forever, left := g.forever, time.Until(g.until)
+		if !forever && left <= 0 {
+			g.mu.Unlock()
+			return true
+		}
+		if g.changed == nil {
+			g.changed = make(chan struct{})
+		}
+		changed := g.changed
+		g.mu.Unlock()
+		var timer *time.Timer
+		var timeout <-chan time.Time
+		if !forever {
+			timer = time.NewTimer(left)
+			timeout = timer.C
+		}
+		select {
+		case <-done:
+			return false
+		case <-changed:
+		case <-timeout:
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+	}
+}
+
+// stalled reports whether the gate holds frames now, without blocking.
+func (g *stallGate) stalled() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.forever || time.Now().Before(g.until)
+}

@@ -1,0 +1,30 @@
+package chaos
+
+import (
+	"os"
+	"syscall"
+)
+
+// shrinkPipe makes the pipe under f as small as Linux allows (one page), so a
+// writer blocks after a few KiB instead of 64 KiB. It returns the new size.
+func shrinkPipe(f *os.File) (int, error) {
+	const fSetPipeSz, fGetPipeSz = 1031, 1032
+	raw, err := f.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var size uintptr
+	var errno syscall.Errno
+	if cerr := raw.Control(func(fd uintptr) {
+		size, _, errno = syscall.Syscall(syscall.SYS_FCNTL, fd, fSetPipeSz, 4096)
+		if errno == 0 {
+			size, _, errno = syscall.Syscall(syscall.SYS_FCNTL, fd, fGetPipeSz, 0)
+		}
+	}); cerr != nil {
+		return 0, cerr
+	}
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(size), nil
+}

@@ -1,0 +1,163 @@
+//go:build unix
+
+package chaos
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+)
+
+// Process is a child started in its own process group, with our ends of its
+// three pipes. The pipes are os.Pipe files, so they sit in the runtime poller:
+// closing one unblocks a pending read or write, which is how every pipe
+// operation gets its deadline.
+type Process struct {
+	cmd    *exec.Cmd
+	Stdin  *os.File // our write end of the child's stdin
+	Stdout *os.File // our read end of the child's stdout
+	Stderr *os.File // our read end of the child's stderr
+
+	done  chan struct{}
+	state *os.ProcessState
+
+	closeStdin sync.Once
+}
+
+// StartError is a command that could not be started: not found, not
+// executable, or a pipe the system refused.
+type StartError struct {
+	Command []string
+	Err     error
+}
+
+func (e *StartError) Error() string {
+	return fmt.Sprintf("cannot start %q: %v", e.Command[0], e.Err)
+}
+
+func (e *StartError) Unwrap() error { return e.Err }
+
+// StartProcess starts argv with its stdio on fresh pipes. env nil means ours.
+func StartProcess(argv []string, env []string) (*Process, error) {
+	if len(argv) == 0 {
+		return nil, &StartError{Command: []string{""}, Err: errors.New("no command given")}
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return nil, &StartError{Command: argv, Err: lookPathReason(err)}
+	}
+	p := &Process{done: make(chan struct{})}
+	var theirs []*os.File
+	pipe := func(ourRead bool) (*os.File, error) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		if ourRead {
+			theirs = append(theirs, w)
+			return r, nil
+		}
+		theirs = append(theirs, r)
+		return w, nil
+	}
+	closeAll := func() {
+		for _, f := range append(theirs, p.Stdin, p.Stdout, p.Stderr) {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}
+	if p.Stdin, err = pipe(false); err == nil {
+		if p.Stdout, err = pipe(true); err == nil {
+			p.Stderr, err = pipe(true)
+		}
+	}
+	if err != nil {
+		closeAll()
+		return nil, &StartError{Command: argv, Err: err}
+	}
+	cmd := exec.Command(path, argv[1:]...)
+	cmd.Args = argv
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = theirs[0], theirs[1], theirs[2]
+	cmd.SysProcAttr = sysProcAttr()
+	if err := cmd.Start(); err != nil {
+		closeAll()
+		return nil, &StartError{Command: argv, Err: err}
+	}
+	for _, f := range theirs {
+		f.Close() // the child holds its own copies; ours would keep EOF from coming
+	}
+	p.cmd = cmd
+	go func() {
+		_ = cmd.Wait()
+		p.state = cmd.ProcessState
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func lookPathReason(err error) error {
+	var e *exec.Error
+	if errors.As(err, &e) {
+		if errors.Is(e.Err, exec.ErrNotFound) {
+			return errors.New("command not found (is it installed and on PATH?)")
+		}
+		if errors.Is(e.Err, os.ErrPermission) {
+			return errors.New("permission denied (is the file executable?)")
+		}
+		return e.Err
+	}
+	return err
+}
+
+// PID is the child's process id, which is also its process group id.
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
+// Done is closed when the child has exited and been reaped.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Exit describes how the child ended; valid after Done.
+func (p *Process) Exit() (code *int, signal string) {
+	if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return nil, signalName(ws.Signal())
+	}
+	c := p.state.ExitCode()
+	return &c, ""
+}
+
+// CloseStdin closes the child's stdin once; it reports whether this call closed it.
+func (p *Process) CloseStdin() bool {
+	closed := false
+	p.closeStdin.Do(func() {
+		p.Stdin.Close()
+		closed = true
+	})
+	return closed
+}
+
+// SignalGroup sends sig to the child's whole process group, so grandchildren
+// (a shell's child, `go run`'s binary, `npx`'s node) get it too. It reports
+// whether any process received it.
+func (p *Process) SignalGroup(sig syscall.Signal) bool {
+	return syscall.Kill(-p.PID(), sig) == nil
+}
+
+var signalNames = map[syscall.Signal]string{
+	syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT",
+	syscall.SIGILL: "SIGILL", syscall.SIGTRAP: "SIGTRAP", syscall.SIGABRT: "SIGABRT",
+	syscall.SIGBUS: "SIGBUS", syscall.SIGFPE: "SIGFPE", syscall.SIGKILL: "SIGKILL",
+	syscall.SIGUSR1: "SIGUSR1", syscall.SIGSEGV: "SIGSEGV", syscall.SIGUSR2: "SIGUSR2",
+	syscall.SIGPIPE: "SIGPIPE", syscall.SIGALRM: "SIGALRM", syscall.SIGTERM: "SIGTERM",
+	syscall.SIGSTOP: "SIGSTOP", syscall.SIGCONT: "SIGCONT",
+}
+
+func signalName(s syscall.Signal) string {
+	if n, ok := signalNames[s]; ok {
+		return n
+	}
+	return fmt.Sprintf("signal %d", int(s))
+}

@@ -1,0 +1,205 @@
+//go:build unix
+
+package chaos
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// pump relays one direction until its source ends, and returns the read error.
+func (s *session) pump(dir wire.Direction, src io.Reader) error {
+	lr := newLineReader(src, s.cfg.MaxLine)
+	for {
+		f, err := lr.next()
+		if len(f.raw) > 0 {
+			s.handle(dir, f)
+		}
+		if err != nil {
+			if !s.halfClosed[dir].Load() {
+				s.recordPipe(sourcePipe(dir), describeEnd(err), false)
+			}
+			return err
+		}
+	}
+}
+
+func describeEnd(err error) string {
+	if errors.Is(err, io.EOF) {
+		return "end of file"
+	}
+	if errors.Is(err, os.ErrClosed) {
+		return "closed by mcpchaos"
+	}
+	return err.Error()
+}
+
+func (s *session) handle(dir wire.Direction, f frame) {
+	if f.part > 0 {
+		s.handlePiece(dir, f)
+		return
+	}
+	m := wire.Classify(f.raw)
+	seq := s.recordMessage(wire.EventReceived, dir, &m, "", 0)
+	if s.plan == nil {
+		s.forward(dir, m.Raw, seq)
+		return
+	}
+	step := s.plan.Receive(dir, &m)
+	s.apply(s.plan.Decide(faults.Before, step), seq)
+	s.forward(dir, m.Raw, seq)
+	s.apply(s.plan.Decide(faults.After, step), seq)
+}
+
+// handlePiece relays a piece of a line longer than MaxLine unclassified and
+// untouched by faults, recording its bytes so nothing is lost from the record.
+func (s *session) handlePiece(dir wire.Direction, f frame) {
+	m := wire.Message{Raw: f.raw, Problem: fmt.Sprintf("line longer than the %d-byte cap, piece %d", s.cfg.MaxLine, f.part)}
+	if f.part == 1 && s.rec != nil {
+		s.rec.Record(wire.Event{Type: wire.EventError, Dir: dir.String(), Detail: fmt.Sprintf("a line from the %s is longer than the %d-byte cap (--max-line); it is relayed unchanged in pieces, without classification or faults", sender(dir), s.cfg.MaxLine)})
+	}
+	seq := s.recordMessage(wire.EventReceived, dir, &m, "", 0)
+	s.forward(dir, f.raw, seq)
+}
+
+// forward writes a received frame on, unless a stall outlives the session or
+// the pipe is closed, in which case the frame is recorded as dropped.
+func (s *session) forward(dir wire.Direction, raw []byte, seq int64) {
+	if !s.gates[dir].wait(s.done) {
+		s.recordRef(wire.EventDropped, dir, seq, "the session ended while this direction was stalled")
+		return
+	}
+	w := s.writers[dir]
+	if err := w.write(raw); err != nil {
+		s.writeFailed(dir, seq, err)
+		return
+	}
+	s.recordRef(wire.EventForwarded, dir, seq, "")
+}
+
+func (s *session) writeFailed(dir wire.Direction, seq int64, err error) {
+	reason := fmt.Sprintf("the %s pipe is closed", sinkPipe(dir))
+	if !errors.Is(err, errPipeClosed) {
+		reason = fmt.Sprintf("writing to %s failed: %v", sinkPipe(dir), err)
+		if s.rec != nil {
+			s.rec.Record(wire.Event{Type: wire.EventError, Dir: dir.String(), Pipe: sinkPipe(dir), Detail: reason})
+		}
+		if dir == wire.ToClient {
+			s.shutdown("the client stopped reading its input")
+		}
+	}
+	if seq != 0 {
+		s.recordRef(wire.EventDropped, dir, seq, reason)
+	}
+}
+
+// apply carries out what fired faults decided, in plan order.
+func (s *session) apply(firings []faults.Firing, cause int64) {
+	for _, f := range firings {
+		e := f.Effect
+		if s.rec != nil {
+			s.rec.Record(wire.Event{Type: wire.EventFault, Fault: f.Label, Action: f.Fault.Family.Name, Detail: e.Detail, Of: cause, Spec: f.Fault.Spec})
+		}
+		if e.Stall != nil {
+			s.stall(f.Label, e.Stall)
+		}
+		for _, inj := range e.Inject {
+			s.inject(f.Label, inj, cause)
+		}
+		if e.CloseServerInput && s.writers[wire.ToServer].close() {
+			s.recordPipe(wire.PipeServerInput, "early EOF from fault "+f.Label, true)
+			s.shutdown("fault " + f.Label + " closed the server's stdin")
+		}
+		if e.HalfClose != 0 {
+			s.halfClose(f.Label, e.HalfClose)
+		}
+	}
+}
+
+func (s *session) stall(label string, st *faults.Stall) {
+	s.gates[st.Dir].set(st.For)
+	if !st.ShrinkPipe {
+		return
+	}
+	src, ok := s.source(st.Dir).(*os.File)
+	detail := "this end is not an OS pipe"
+	if ok {
+		if size, err := shrinkPipe(src); err != nil {
+			detail = err.Error()
+		} else {
+			detail = fmt.Sprintf("pipe shrunk to %d bytes", size)
+		}
+	}
+	if s.rec != nil {
+		s.rec.Record(wire.Event{Type: wire.EventFault, Fault: label, Action: "stall", Pipe: sourcePipe(st.Dir), Detail: detail})
+	}
+}
+
+func (s *session) inject(label string, inj faults.Injection, cause int64) {
+	if inj.Gap > 0 {
+		t := time.NewTimer(inj.Gap)
+		select {
+		case <-t.C:
+		case <-s.done:
+			t.Stop()
+			return
+		}
+	}
+	m := wire.Classify(inj.Raw)
+	if err := s.writers[inj.Dir].write(inj.Raw); err != nil {
+		s.writeFailed(inj.Dir, 0, err)
+		return
+	}
+	s.recordMessage(wire.EventInjected, inj.Dir, &m, label, cause)
+}
+
+func (s *session) halfClose(label string, dir wire.Direction) {
+	if s.halfClosed[dir].Swap(true) {
+		return
+	}
+	c := closerOf(s.source(dir))
+	if c == nil {
+		if s.rec != nil {
+			s.rec.Record(wire.Event{Type: wire.EventError, Fault: label, Pipe: sourcePipe(dir), Detail: "cannot half-close: this end cannot be closed"})
+		}
+		return
+	}
+	_ = c()
+	s.recordPipe(sourcePipe(dir), "half-closed by fault "+label, true)
+}
+
+func (s *session) source(dir wire.Direction) io.Reader {
+	if dir == wire.ToServer {
+		return s.clientIn
+	}
+	return s.proc.Stdout
+}
+
+// sourcePipe names the pipe frames travelling in dir are read from.
+func sourcePipe(dir wire.Direction) string {
+	if dir == wire.ToServer {
+		return wire.PipeClientInput
+	}
+	return wire.PipeServerOutput
+}
+
+// sinkPipe names the pipe frames travelling in dir are written to.
+func sinkPipe(dir wire.Direction) string {
+	if dir == wire.ToServer {
+		return wire.PipeServerInput
+	}
+	return wire.PipeClientOutput
+}
+
+func sender(dir wire.Direction) string {
+	if dir == wire.ToServer {
+		return "client"
+	}
+	return "server"
+}

@@ -1,0 +1,258 @@
+//go:build unix
+
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// DefaultGrace is how long each rung of the shutdown ladder waits: after
+// closing the server's stdin, and again after SIGTERM, before SIGKILL.
+const DefaultGrace = 3 * time.Second
+
+// drainTimeout bounds how long we read a dead child's pipes: a grandchild that
+// escaped the process group could otherwise hold them open for ever.
+const drainTimeout = 2 * time.Second
+
+// Config is one stdio session: the server command and how to treat it.
+type Config struct {
+	Command []string
+	// Env is the child's environment; nil means ours.
+	Env []string
+	// Plan is the fault plan; nil or empty relays untouched.
+	Plan *faults.Plan
+	// Recorder receives the transcript; nil records nothing.
+	Recorder Recorder
+	// MaxLine is the longest line classified as a message (DefaultMaxLine if 0).
+	MaxLine int
+	// Grace is each wait of the shutdown ladder (DefaultGrace if 0).
+	Grace time.Duration
+	// Stderr receives the child's stderr as it comes; nil discards it (it is
+	// drained and recorded either way).
+	Stderr io.Writer
+	// Tool names mcpchaos and its version in the transcript.
+	Tool string
+}
+
+// Result is how a session ended.
+type Result struct {
+	// ExitCode is set when the server exited on its own; Signal when a signal ended it.
+	ExitCode *int
+	Signal   string
+	// SignalledByUs is set when the shutdown ladder had to signal the server.
+	SignalledByUs bool
+	// Reason says what ended the session, in words.
+	Reason string
+}
+
+// Run relays one stdio session between a client (clientIn, clientOut) and a
+// server started from cfg.Command, until the server has exited. It returns an
+// error only when the server could not be started (a *StartError).
+//
+// Ending: when the client closes its output (EOF on clientIn), ctx is
+// cancelled, or an eof fault fires, the shutdown ladder runs: close the
+// server's stdin, wait Grace, SIGTERM its process group, wait Grace, SIGKILL.
+// When the server exits, its remaining output is relayed, clientOut and
+// clientIn are closed (when they are io.Closers) and Run returns.
+func Run(ctx context.Context, cfg Config, clientIn io.Reader, clientOut io.Writer) (*Result, error) {
+	if cfg.MaxLine <= 0 {
+		cfg.MaxLine = DefaultMaxLine
+	}
+	if cfg.Grace <= 0 {
+		cfg.Grace = DefaultGrace
+	}
+	proc, err := StartProcess(cfg.Command, cfg.Env)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{cfg: cfg, rec: cfg.Recorder, plan: cfg.Plan, proc: proc, clientIn: clientIn, done: make(chan struct{})}
+	if s.plan != nil && s.plan.Empty() {
+		s.plan = nil
+	}
+	s.writers[wire.ToServer] = newEndWriter(proc.Stdin, func() error {
+		proc.CloseStdin()
+		return nil
+	})
+	s.writers[wire.ToClient] = newEndWriter(clientOut, closerOf(clientOut))
+	s.recordStart()
+	return s.run(ctx), nil
+}
+
+type session struct {
+	cfg      Config
+	rec      Recorder
+	plan     *faults.Plan
+	proc     *Process
+	clientIn io.Reader
+
+	writers [3]*endWriter // indexed by the direction they write in
+	gates   [3]stallGate
+	// halfClosed marks a direction whose read end a fault closed, so its
+	// pump's read error is not mistaken for the peer going away.
+	halfClosed [3]atomic.Bool
+
+	done       chan struct{} // closed once the server has exited
+	ladderOnce sync.Once
+	signalled  atomic.Bool
+}
+
+func closerOf(v any) func() error {
+	if c, ok := v.(io.Closer); ok {
+		return c.Close
+	}
+	return nil
+}
+
+func (s *session) run(ctx context.Context) *Result {
+	c2s := make(chan error, 1)
+	s2c := make(chan error, 1)
+	stderrDone := make(chan struct{})
+	go func() { c2s <- s.pump(wire.ToServer, s.clientIn) }()
+	go func() { s2c <- s.pump(wire.ToClient, s.proc.Stdout) }()
+	go func() { s.drainStderr(); close(stderrDone) }()
+
+	res := &Result{}
+	c2sRunning := true
+	for ended := false; !ended; {
+		select {
+		case <-s.proc.Done():
+			ended = true
+			if res.Reason == "" {
+				res.Reason = "the server exited"
+			}
+		case err := <-c2s:
+			c2sRunning = false
+			if !s.halfClosed[wire.ToServer].Load() {
+				res.Reason = "the client closed its output"
+				if err != nil && !errors.Is(err, io.EOF) {
+					res.Reason = "reading from the client failed: " + err.Error()
+				}
+				s.shutdown(res.Reason)
+			}
+		case <-ctx.Done():
+			res.Reason = "interrupted"
+			if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+				res.Reason = "interrupted: " + cause.Error()
+			}
+			s.shutdown(res.Reason)
+			ctx = context.Background() // fire once
+		}
+	}
+	close(s.done) // releases stalls and injection gaps
+
+	// The server is gone; anything left in its group would hold the pipes open.
+	if s.proc.SignalGroup(syscall.SIGKILL) {
+		s.recordSignal("SIGKILL", "the server exited and left processes in its group")
+	}
+	s.awaitOrClose(s2c, s.proc.Stdout)
+	s.awaitDone(stderrDone, s.proc.Stderr)
+	res.ExitCode, res.Signal = s.proc.Exit()
+	res.SignalledByUs = s.signalled.Load()
+	s.recordExit(res)
+
+	s.writers[wire.ToServer].close()
+	if s.writers[wire.ToClient].close() {
+		s.recordPipe(wire.PipeClientOutput, "the server exited", true)
+	}
+	if c2sRunning {
+		if c := closerOf(s.clientIn); c != nil {
+			_ = c()
+			s.awaitOrClose(c2s, nil)
+		}
+	}
+	s.record(wire.Event{Type: wire.EventSessionEnd, Detail: res.Reason})
+	return res
+}
+
+// awaitOrClose waits for a pump to finish, closing its source after
+// drainTimeout if it has not.
+func (s *session) awaitOrClose(done <-chan error, src *os.File) {
+	t := time.NewTimer(drainTimeout)
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-t.C:
+	}
+	if src != nil {
+		src.Close()
+		<-done
+	}
+}
+
+func (s *session) awaitDone(done <-chan struct{}, src *os.File) {
+	t := time.NewTimer(drainTimeout)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		src.Close()
+		<-done
+	}
+}
+
+// shutdown starts the stdio shutdown ladder once; it runs until the server
+// has exited.
+func (s *session) shutdown(why string) {
+	s.ladderOnce.Do(func() { go s.ladder(why) })
+}
+
+func (s *session) ladder(why string) {
+	if s.writers[wire.ToServer].close() {
+		s.recordPipe(wire.PipeServerInput, why, true)
+	}
+	wait := func() bool {
+		t := time.NewTimer(s.cfg.Grace)
+		defer t.Stop()
+		select {
+		case <-s.proc.Done():
+			return true
+		case <-t.C:
+			return false
+		}
+	}
+	if wait() {
+		return
+	}
+	s.signalled.Store(true)
+	s.recordSignal("SIGTERM", fmt.Sprintf("the server did not exit within %s of its stdin closing", s.cfg.Grace))
+	s.proc.SignalGroup(syscall.SIGTERM)
+	if wait() {
+		return
+	}
+	s.recordSignal("SIGKILL", fmt.Sprintf("the server did not exit within %s of SIGTERM", s.cfg.Grace))
+	s.proc.SignalGroup(syscall.SIGKILL)
+}
+
+// drainStderr reads the server's stderr to its end, so the server can never
+// block on it, recording each line and passing it through.
+func (s *session) drainStderr() {
+	lr := newLineReader(s.proc.Stderr, 64<<10)
+	for {
+		f, err := lr.next()
+		if len(f.raw) > 0 {
+			if s.rec != nil {
+				e := wire.Event{Type: wire.EventStderr}
+				e.SetRaw(f.raw)
+				s.rec.Record(e)
+			}
+			if s.cfg.Stderr != nil {
+				_, _ = s.cfg.Stderr.Write(f.raw)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}

@@ -1,0 +1,89 @@
+package chaos
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// Recorder receives the transcript's events in order. Record assigns Seq and T
+// and returns the Seq.
+type Recorder interface {
+	Record(e wire.Event) int64
+}
+
+// clock stamps events with microseconds since the session started, read from
+// the monotonic clock so that wall-clock jumps cannot reorder them.
+type clock struct{ start time.Time }
+
+func (c clock) now() int64 { return time.Since(c.start).Microseconds() }
+
+// JSONLRecorder streams events to a writer, one JSON object a line, so that
+// memory does not grow with the length of a session.
+type JSONLRecorder struct {
+	mu    sync.Mutex
+	w     *bufio.Writer
+	clock clock
+	seq   int64
+	err   error
+}
+
+// NewJSONLRecorder writes to w; call Flush when the session ends.
+func NewJSONLRecorder(w io.Writer) *JSONLRecorder {
+	return &JSONLRecorder{w: bufio.NewWriterSize(w, 256<<10), clock: clock{time.Now()}}
+}
+
+// Record implements Recorder. A write error is kept and reported by Flush; the
+// session goes on, since the peers must not suffer for a full disk.
+func (r *JSONLRecorder) Record(e wire.Event) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seq++
+	e.Seq, e.T = r.seq, r.clock.now()
+	line, err := e.MarshalLine()
+	if err == nil {
+		_, err = r.w.Write(line)
+	}
+	if err != nil && r.err == nil {
+		r.err = fmt.Errorf("writing transcript: %w", err)
+	}
+	return e.Seq
+}
+
+// Flush writes out buffered events and returns the first error seen.
+func (r *JSONLRecorder) Flush() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.w.Flush(); err != nil && r.err == nil {
+		r.err = fmt.Errorf("writing transcript: %w", err)
+	}
+	return r.err
+}
+
+// MemoryRecorder keeps events in memory; tests and short runs use it.
+type MemoryRecorder struct {
+	mu     sync.Mutex
+	clock  clock
+	events []wire.Event
+}
+
+func NewMemoryRecorder() *MemoryRecorder { return &MemoryRecorder{clock: clock{time.Now()}} }
+
+func (r *MemoryRecorder) Record(e wire.Event) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e.Seq, e.T = int64(len(r.events)+1), r.clock.now()
+	r.events = append(r.events, e)
+	return e.Seq
+}
+
+// Events returns a copy of the events so far.
+func (r *MemoryRecorder) Events() []wire.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]wire.Event(nil), r.events...)
+}

@@ -1,0 +1,53 @@
+// Command mcpchaos is a fault-injecting man-in-the-middle for the Model
+// Context Protocol. This package only parses flags and wires packages
+// together; see the chaos, faults and wire packages for the work.
+package main
+
+import (
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is stamped by releases with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+func main() {
+	// With SIGPIPE observed, a write to a client that went away returns EPIPE
+	// (which the relay records) instead of killing us before the transcript is
+	// written. Handlers reset on exec, so the server is unaffected.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = `mcpchaos: a chaos man-in-the-middle for MCP servers and clients
+
+Usage:
+  mcpchaos wrap [flags] -- CMD [ARGS...]   relay a stdio MCP session to CMD, injecting faults
+  mcpchaos faults                          list the faults, their parameters and the trigger keys
+  mcpchaos version                         print the version
+
+Run 'mcpchaos COMMAND --help' for a command's flags.
+`
+
+// run is main without the process: tests call it in-process.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		io.WriteString(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "wrap":
+		return runWrap(args[1:], stdin, stdout, stderr)
+	case "faults":
+		return runFaults(args[1:], stdout, stderr)
+	case "version", "--version":
+		io.WriteString(stdout, "mcpchaos "+version+"\n")
+		return exitOK
+	case "help", "-h", "--help":
+		io.WriteString(stdout, usage)
+		return exitOK
+	}
+	return usageError(stderr, "unknown command %q (run mcpchaos help to see the commands)", args[0])
+}

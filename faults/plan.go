@@ -1,0 +1,138 @@
+package faults
+
+import (
+	"strconv"
+	"sync"
+
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// FireContext is what an Action sees when its trigger fires.
+type FireContext struct {
+	Dir     wire.Direction
+	Message *wire.Message
+	// Answers is the request the message answers, when it is an answer to a
+	// request we saw.
+	Answers *Pending
+	Draws   *Draws
+	plan    *Plan
+}
+
+// Sent lists the requests travelling in dir that are still unanswered, oldest first.
+func (c *FireContext) Sent(dir wire.Direction) []*Pending { return c.plan.inflight.sent(dir) }
+
+// Firing is one fault firing on one message.
+type Firing struct {
+	Fault  *Fault
+	Label  string // e.g. "burst#2": family and position in the plan
+	Effect Effect
+}
+
+// Step is one received message as the plan saw it. The transport gets it from
+// Receive and passes it to Decide for each phase.
+type Step struct {
+	Dir     wire.Direction
+	Message *wire.Message
+	Answers *Pending
+	ordinal uint64 // in this direction
+	global  uint64 // across both directions
+	armed   []bool // per fault: may this message trigger it (after=)
+}
+
+// Method is the message's method or, for an answer, its request's method.
+func (s *Step) Method() string {
+	if s.Answers != nil && s.Message.IsAnswer() {
+		return s.Answers.Method
+	}
+	return s.Message.Method
+}
+
+// Plan is the fault plan of one session. It is safe for the two directions of
+// a session to use concurrently.
+type Plan struct {
+	seed   uint64
+	faults []*Fault
+	labels []string
+	keys   []uint64
+
+	mu       sync.Mutex
+	state    []triggerState
+	inflight *inFlight
+	ordinals map[wire.Direction]uint64
+	global   uint64
+}
+
+// NewPlan fixes the faults of a session before traffic flows.
+func NewPlan(seed uint64, faults []*Fault) *Plan {
+	p := &Plan{
+		seed:     seed,
+		faults:   faults,
+		state:    make([]triggerState, len(faults)),
+		inflight: newInFlight(),
+		ordinals: map[wire.Direction]uint64{},
+	}
+	perFamily := map[string]int{}
+	sameSpec := map[string]int{}
+	for _, f := range faults {
+		perFamily[f.Family.Name]++
+		p.labels = append(p.labels, f.Family.Name+"#"+strconv.Itoa(perFamily[f.Family.Name]))
+		p.keys = append(p.keys, faultKey(f.Spec, sameSpec[f.Spec]))
+		sameSpec[f.Spec]++
+	}
+	return p
+}
+
+// Seed is the seed every draw derives from.
+func (p *Plan) Seed() uint64 { return p.seed }
+
+// Faults returns the faults in plan order.
+func (p *Plan) Faults() []*Fault { return p.faults }
+
+// Empty reports whether the plan has no faults, letting the relay skip it.
+func (p *Plan) Empty() bool { return len(p.faults) == 0 }
+
+// Receive records a message read from the peer sending in dir. It must be
+// called once for every received frame, in the order frames were read.
+func (p *Plan) Receive(dir wire.Direction, m *wire.Message) *Step {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ordinals[dir]++
+	p.global++
+	s := &Step{Dir: dir, Message: m, ordinal: p.ordinals[dir], global: p.global}
+	s.Answers = p.inflight.observe(dir, m, p.global)
+	method := s.Method()
+	s.armed = make([]bool, len(p.faults))
+	for i, f := range p.faults {
+		s.armed[i] = f.Trigger.armedFor(&p.state[i], dir, m, method, s.global)
+	}
+	return s
+}
+
+// Decide returns the faults that fire on s in phase, in plan order, with what
+// each asks the transport to do.
+func (p *Plan) Decide(phase Phase, s *Step) []Firing {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []Firing
+	method := s.Method()
+	for i, f := range p.faults {
+		t := &f.Trigger
+		if t.Phase != phase || !s.armed[i] || !t.On.Matches(s.Dir, s.Message, method) {
+			continue
+		}
+		if t.InFlight > 0 && p.inflight.count() < t.InFlight {
+			continue
+		}
+		if !t.candidate(&p.state[i]) {
+			continue
+		}
+		draws := newDraws(p.seed, p.keys[i], s.Dir, s.ordinal)
+		if t.HasP && !(draws.Float64() < t.P) {
+			continue
+		}
+		p.state[i].fired++
+		c := &FireContext{Dir: s.Dir, Message: s.Message, Answers: s.Answers, Draws: draws, plan: p}
+		out = append(out, Firing{Fault: f, Label: p.labels[i], Effect: f.Action.Fire(c)})
+	}
+	return out
+}

@@ -1,0 +1,131 @@
+package wire
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// Event types of the transcript. The transcript is the judge's only input, so
+// these names are a contract: add new ones, never change what one means.
+const (
+	// EventSession opens every transcript: seed, command, fault specs.
+	EventSession = "session"
+	// EventReceived is a frame read from a peer, with its bytes.
+	EventReceived = "received"
+	// EventForwarded is a received frame written on to the other peer
+	// unchanged; Of names the received event.
+	EventForwarded = "forwarded"
+	// EventInjected is a frame mcpchaos wrote that no peer sent, with its bytes.
+	EventInjected = "injected"
+	// EventDropped is a received frame that was never forwarded; Of names it.
+	EventDropped = "dropped"
+	// EventFault is a decision a fault took (or declined to take), with why.
+	EventFault = "fault"
+	// EventPipeClosed is one end of one pipe closing (Pipe names it).
+	EventPipeClosed = "pipe-closed"
+	// EventProcessStarted and EventProcessExited bracket the child's life.
+	EventProcessStarted = "process-started"
+	EventProcessExited  = "process-exited"
+	// EventSignal is a signal mcpchaos sent to the child's process group.
+	EventSignal = "signal"
+	// EventStderr is one line the child wrote to stderr.
+	EventStderr = "stderr"
+	// EventError is something that went wrong on the relay's side of a pipe
+	// (a write that failed, a line over the size cap).
+	EventError = "error"
+	// EventSessionEnd closes every complete transcript.
+	EventSessionEnd = "session-end"
+)
+
+// Pipe names, as seen from the child process.
+const (
+	PipeClientInput  = "client-stdin"  // what the client writes to us (our stdin)
+	PipeClientOutput = "client-stdout" // what we write to the client (our stdout)
+	PipeServerInput  = "server-stdin"  // what we write to the child
+	PipeServerOutput = "server-stdout" // what the child writes to us
+	PipeServerStderr = "server-stderr"
+)
+
+// Event is one line of the transcript. T is microseconds since the session
+// started, from a monotonic clock. Fields that do not apply are omitted.
+type Event struct {
+	Seq  int64  `json:"seq"`
+	T    int64  `json:"t_us"`
+	Type string `json:"type"`
+
+	Dir           string `json:"dir,omitempty"`
+	Kind          string `json:"kind,omitempty"`
+	ID            string `json:"id,omitempty"`
+	Method        string `json:"method,omitempty"`
+	ProgressToken string `json:"progress_token,omitempty"`
+	Era           string `json:"era,omitempty"`
+	Problem       string `json:"problem,omitempty"`
+	Size          int    `json:"size,omitempty"`
+	// Raw holds the frame's bytes when they are valid UTF-8; RawBase64 holds
+	// them otherwise, so that no byte a peer sent is lost from the record.
+	Raw       string `json:"raw,omitempty"`
+	RawBase64 string `json:"raw_b64,omitempty"`
+	// Truncated is set when Raw holds only the first part of an over-long line.
+	Truncated bool `json:"truncated,omitempty"`
+	// Of is the Seq of the received event this one refers to.
+	Of int64 `json:"of,omitempty"`
+
+	Fault  string `json:"fault,omitempty"`
+	Spec   string `json:"spec,omitempty"`
+	Action string `json:"action,omitempty"`
+	Detail string `json:"detail,omitempty"`
+
+	Pipe    string   `json:"pipe,omitempty"`
+	PID     int      `json:"pid,omitempty"`
+	Command []string `json:"command,omitempty"`
+	// ExitCode is set when the process exited on its own; Signal when a signal ended it.
+	ExitCode *int   `json:"exit_code,omitempty"`
+	Signal   string `json:"signal,omitempty"`
+	// ByUs is set on an exit or closing that mcpchaos caused.
+	ByUs bool `json:"by_us,omitempty"`
+
+	Seed   *uint64  `json:"seed,omitempty"`
+	Faults []string `json:"faults,omitempty"`
+	Tool   string   `json:"tool,omitempty"`
+}
+
+// SetRaw stores b losslessly: as text when it is UTF-8, as base64 when not.
+// It replaces whatever an earlier SetRaw stored in e.
+func (e *Event) SetRaw(b []byte) {
+	e.Size = len(b)
+	if utf8.Valid(b) {
+		e.Raw, e.RawBase64 = string(b), ""
+		return
+	}
+	e.Raw, e.RawBase64 = "", base64.StdEncoding.EncodeToString(b)
+}
+
+// Bytes returns the frame bytes SetRaw stored.
+func (e *Event) Bytes() ([]byte, error) {
+	if e.RawBase64 != "" {
+		return base64.StdEncoding.DecodeString(e.RawBase64)
+	}
+	return []byte(e.Raw), nil
+}
+
+// SetMessage copies m's classification and bytes into e.
+func (e *Event) SetMessage(dir Direction, m *Message) {
+	e.Dir = dir.String()
+	e.Kind = m.Kind.String()
+	e.ID = m.ID
+	e.Method = m.Method
+	e.ProgressToken = m.ProgressToken
+	e.Era = m.Era.String()
+	e.Problem = m.Problem
+	e.SetRaw(m.Raw)
+}
+
+// MarshalLine encodes e as one JSONL line, newline included.
+func (e *Event) MarshalLine() ([]byte, error) {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
