@@ -1,0 +1,117 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/spf13/pflag"
+)
+
+const usageLine = "client [--call NAME=JSON]... [--timeout 20s] [--settle 200ms] [--protocol VERSION] -- SERVER_CMD ARGS..."
+
+const help = "usage: " + usageLine + `
+
+Starts SERVER_CMD, speaks MCP to it over stdio, calls tools and prints what it sees.
+
+  --call NAME=JSON     call tool NAME with the JSON object as arguments (repeatable;
+                       default: echo, slow and list_changed)
+  --timeout DURATION   deadline for the whole session (default 20s)
+  --settle DURATION    keep listening this long after the last call for late
+                       notifications (default 200ms)
+  --protocol VERSION   pin the protocol revision, e.g. 2025-11-25 (default: newest)
+`
+
+// errHelp reports that --help was asked for.
+var errHelp = errors.New("help requested")
+
+// call is one tools/call to make.
+type call struct {
+	name string
+	args map[string]any
+}
+
+type config struct {
+	calls    []call
+	timeout  time.Duration
+	settle   time.Duration
+	protocol string
+	command  []string
+}
+
+// defaultCalls touch a plain reply, progress notifications and list_changed
+// notifications, the traffic a chaos proxy most often gets wrong.
+var defaultCalls = []call{
+	{name: "echo", args: map[string]any{"text": "hello"}},
+	{name: "slow", args: map[string]any{"ms": 300, "steps": 3}},
+	{name: "list_changed", args: map[string]any{}},
+}
+
+func parseArgs(args []string) (config, error) {
+	fs := pflag.NewFlagSet("client", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported by run, on one line
+	specs := fs.StringArray("call", nil, "")
+	cfg := config{}
+	fs.DurationVar(&cfg.timeout, "timeout", 20*time.Second, "")
+	fs.DurationVar(&cfg.settle, "settle", 200*time.Millisecond, "")
+	fs.StringVar(&cfg.protocol, "protocol", "", "")
+
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return config{}, errHelp
+		}
+		return config{}, err
+	}
+	dash := fs.ArgsLenAtDash()
+	switch {
+	case dash < 0:
+		return config{}, errors.New(`missing "--" before the server command`)
+	case dash > 0:
+		return config{}, fmt.Errorf("unexpected %q before \"--\"", fs.Args()[0])
+	case len(fs.Args()) == 0:
+		return config{}, errors.New(`no server command after "--"`)
+	}
+	cfg.command = fs.Args()
+
+	if cfg.timeout <= 0 {
+		return config{}, fmt.Errorf("--timeout must be positive, got %v", cfg.timeout)
+	}
+	if cfg.settle < 0 {
+		return config{}, fmt.Errorf("--settle must not be negative, got %v", cfg.settle)
+	}
+	if cfg.protocol != "" && !mcp.IsValidProtocolVersion(cfg.protocol) {
+		return config{}, fmt.Errorf("unknown --protocol %q, want one of %s", cfg.protocol, strings.Join(mcp.ValidProtocolVersions, ", "))
+	}
+
+	cfg.calls = defaultCalls
+	if len(*specs) > 0 {
+		cfg.calls = nil
+		for _, spec := range *specs {
+			c, err := parseCall(spec)
+			if err != nil {
+				return config{}, err
+			}
+			cfg.calls = append(cfg.calls, c)
+		}
+	}
+	return cfg, nil
+}
+
+// parseCall parses NAME=JSON, or a bare NAME meaning no arguments.
+func parseCall(spec string) (call, error) {
+	name, raw, hasArgs := strings.Cut(spec, "=")
+	if name == "" {
+		return call{}, fmt.Errorf("--call %q has no tool name, want NAME=JSON", spec)
+	}
+	c := call{name: name, args: map[string]any{}}
+	if hasArgs {
+		if err := json.Unmarshal([]byte(raw), &c.args); err != nil || c.args == nil {
+			return call{}, fmt.Errorf("--call %s: arguments must be a JSON object, got %q", name, raw)
+		}
+	}
+	return c, nil
+}
