@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 func helperCommand(t testing.TB, name string, args ...string) []string {
 	t.Helper()
 	t.Setenv(helperEnv, name)
+	// A race-enabled binary sleeps a second at exit by default; the
+	// helpers' exits are what these tests time.
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
 	return append([]string{os.Args[0]}, args...)
 }
 

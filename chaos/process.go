@@ -40,6 +40,18 @@ func (e *StartError) Error() string {
 
 func (e *StartError) Unwrap() error { return e.Err }
 
+// CheckCommand reports, as a *StartError, why argv[0] cannot be run, before
+// anything is started or written.
+func CheckCommand(argv []string) error {
+	if len(argv) == 0 || argv[0] == "" {
+		return &StartError{Command: []string{""}, Err: errors.New("no command given")}
+	}
+	if _, err := exec.LookPath(argv[0]); err != nil {
+		return &StartError{Command: argv, Err: lookPathReason(err)}
+	}
+	return nil
+}
+
 // StartProcess starts argv with its stdio on fresh pipes. env nil means ours.
 func StartProcess(argv []string, env []string) (*Process, error) {
 	if len(argv) == 0 {

@@ -166,9 +166,17 @@ func (s *session) run(ctx context.Context) *Result {
 		s.recordPipe(wire.PipeClientOutput, "the server exited", true)
 	}
 	if c2sRunning {
+		// Closing a pollable pipe wakes the pump at once. A blocking stdin
+		// (a terminal, an inherited blocking pipe) cannot be woken; its pump
+		// ends with the process, so waiting longer would only delay exit.
 		if c := closerOf(s.clientIn); c != nil {
 			_ = c()
-			s.awaitOrClose(c2s, nil)
+			t := time.NewTimer(200 * time.Millisecond)
+			select {
+			case <-c2s:
+			case <-t.C:
+			}
+			t.Stop()
 		}
 	}
 	s.record(wire.Event{Type: wire.EventSessionEnd, Detail: res.Reason})

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -66,8 +65,8 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if f.grace <= 0 {
 		return usageError(stderr, "wrap: --grace must be positive, got %s", f.grace)
 	}
-	if _, err := exec.LookPath(command[0]); err != nil {
-		return usageError(stderr, "wrap: %v", &chaos.StartError{Command: command, Err: errors.Unwrap(err)})
+	if err := chaos.CheckCommand(command); err != nil {
+		return usageError(stderr, "wrap: %v", err)
 	}
 	if !fs.Changed("seed") {
 		f.seed = rand.Uint64()
