@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"sync"
@@ -10,32 +11,67 @@ import (
 
 var errPipeClosed = errors.New("pipe closed")
 
-// endWriter is the writing side toward one peer. Writes of whole frames are
-// serialized, so an injected frame never lands inside a relayed one. Closing
-// does not take the write lock: it must be able to interrupt a write that a
-// peer which stopped reading has blocked.
+// endWriter is the writing side toward one peer. Frames are queued in a
+// buffer and flushed when the pump that feeds it is about to block on a read,
+// so a burst costs one write system call while a lone frame goes out at once.
+// Writes of whole frames are serialized, so an injected frame never lands
+// inside a relayed one. Closing does not take the lock: it must be able to
+// interrupt a write that a peer which stopped reading has blocked.
 type endWriter struct {
-	mu     sync.Mutex
-	w      io.Writer
-	closer func() error
-	closed atomic.Bool
+	mu      sync.Mutex
+	buf     *bufio.Writer
+	pending []int64 // transcript seqs of the frames in buf
+	closer  func() error
+	closed  atomic.Bool
 }
 
 func newEndWriter(w io.Writer, closer func() error) *endWriter {
-	return &endWriter{w: w, closer: closer}
+	return &endWriter{buf: bufio.NewWriterSize(w, writeBuffer), closer: closer}
 }
 
-func (e *endWriter) write(b []byte) error {
+// writeBuffer bounds what a flush can carry; frames larger than it are
+// written straight through.
+const writeBuffer = 64 << 10
+
+// put queues a frame. When the write fails, lost lists the frames that never
+// reached the peer (this one included).
+func (e *endWriter) put(b []byte, seq int64) (lost []int64, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed.Load() {
-		return errPipeClosed
+		return []int64{seq}, errPipeClosed
 	}
-	_, err := e.w.Write(b)
-	if err != nil {
-		e.closed.Store(true)
+	e.pending = append(e.pending, seq)
+	if _, err := e.buf.Write(b); err != nil {
+		return e.fail(err)
 	}
-	return err
+	return nil, nil
+}
+
+// flush writes out the queued frames.
+func (e *endWriter) flush() (lost []int64, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.buf.Buffered() == 0 {
+		e.pending = e.pending[:0]
+		return nil, nil
+	}
+	if e.closed.Load() {
+		return e.fail(errPipeClosed)
+	}
+	if err := e.buf.Flush(); err != nil {
+		return e.fail(err)
+	}
+	e.pending = e.pending[:0]
+	return nil, nil
+}
+
+func (e *endWriter) fail(err error) ([]int64, error) {
+	e.closed.Store(true)
+	lost := append([]int64(nil), e.pending...)
+	e.pending = e.pending[:0]
+	e.buf.Reset(io.Discard)
+	return lost, err
 }
 
 // close reports whether this call closed the pipe.

@@ -15,7 +15,7 @@ import (
 
 // pump relays one direction until its source ends, and returns the read error.
 func (s *session) pump(dir wire.Direction, src io.Reader) error {
-	lr := newLineReader(src, s.cfg.MaxLine)
+	lr := newLineReader(flushBeforeRead{src, func() { s.flush(dir) }}, s.cfg.MaxLine)
 	for {
 		f, err := lr.next()
 		if len(f.raw) > 0 {
@@ -54,7 +54,10 @@ func (s *session) handle(dir wire.Direction, f frame) {
 	step := s.plan.Receive(dir, &m)
 	s.apply(s.plan.Decide(faults.Before, step), seq)
 	s.forward(dir, m.Raw, seq)
-	s.apply(s.plan.Decide(faults.After, step), seq)
+	if after := s.plan.Decide(faults.After, step); len(after) > 0 {
+		s.flush(dir) // "after forwarding" means the peer can read it
+		s.apply(after, seq)
+	}
 }
 
 // handlePiece relays a piece of a line longer than MaxLine unclassified and
@@ -68,22 +71,44 @@ func (s *session) handlePiece(dir wire.Direction, f frame) {
 	s.forward(dir, f.raw, seq)
 }
 
+// flushBeforeRead flushes the pump's writer whenever the pump is about to
+// read, which is the moment it might block: nothing queued waits on a peer.
+type flushBeforeRead struct {
+	r     io.Reader
+	flush func()
+}
+
+func (f flushBeforeRead) Read(p []byte) (int, error) {
+	f.flush()
+	return f.r.Read(p)
+}
+
 // forward writes a received frame on, unless a stall outlives the session or
 // the pipe is closed, in which case the frame is recorded as dropped.
 func (s *session) forward(dir wire.Direction, raw []byte, seq int64) {
-	if !s.gates[dir].wait(s.done) {
-		s.recordRef(wire.EventDropped, dir, seq, "the session ended while this direction was stalled")
-		return
+	if s.gates[dir].stalled() {
+		s.flush(dir) // what came before the stall is not held by it
+		if !s.gates[dir].wait(s.done) {
+			s.recordRef(wire.EventDropped, dir, seq, "the session ended while this direction was stalled")
+			return
+		}
 	}
-	w := s.writers[dir]
-	if err := w.write(raw); err != nil {
-		s.writeFailed(dir, seq, err)
+	if lost, err := s.writers[dir].put(raw, seq); err != nil {
+		s.writeFailed(dir, lost, err)
 		return
 	}
 	s.recordRef(wire.EventForwarded, dir, seq, "")
 }
 
-func (s *session) writeFailed(dir wire.Direction, seq int64, err error) {
+func (s *session) flush(dir wire.Direction) {
+	if lost, err := s.writers[dir].flush(); err != nil {
+		s.writeFailed(dir, lost, err)
+	}
+}
+
+// writeFailed records the frames a failed write lost. Frames already recorded
+// as forwarded but still in the buffer are recorded as dropped after it.
+func (s *session) writeFailed(dir wire.Direction, lost []int64, err error) {
 	reason := fmt.Sprintf("the %s pipe is closed", sinkPipe(dir))
 	if !errors.Is(err, errPipeClosed) {
 		reason = fmt.Sprintf("writing to %s failed: %v", sinkPipe(dir), err)
@@ -94,8 +119,10 @@ func (s *session) writeFailed(dir wire.Direction, seq int64, err error) {
 			s.shutdown("the client stopped reading its input")
 		}
 	}
-	if seq != 0 {
-		s.recordRef(wire.EventDropped, dir, seq, reason)
+	for _, seq := range lost {
+		if seq != 0 {
+			s.recordRef(wire.EventDropped, dir, seq, reason)
+		}
 	}
 }
 
@@ -152,8 +179,13 @@ func (s *session) inject(label string, inj faults.Injection, cause int64) {
 		}
 	}
 	m := wire.Classify(inj.Raw)
-	if err := s.writers[inj.Dir].write(inj.Raw); err != nil {
-		s.writeFailed(inj.Dir, 0, err)
+	w := s.writers[inj.Dir]
+	lost, err := w.put(inj.Raw, 0)
+	if err == nil {
+		lost, err = w.flush()
+	}
+	if err != nil {
+		s.writeFailed(inj.Dir, lost, err)
 		return
 	}
 	s.recordMessage(wire.EventInjected, inj.Dir, &m, label, cause)

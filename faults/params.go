@@ -54,7 +54,7 @@ func (p Param) check(v string) error {
 		}
 	case TypeFloat:
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 || f > 1 {
+		if err != nil || !(f >= 0 && f <= 1) { // NaN fails both comparisons
 			return fmt.Errorf("%q is not a probability between 0 and 1", v)
 		}
 	case TypeDuration:

@@ -59,25 +59,34 @@ func (p Pattern) Matches(dir wire.Direction, m *wire.Message, method string) boo
 
 // glob matches name against a pattern in which `*` matches any run of
 // characters; path.Match would stop `notifications/*` at the next slash.
+//
+// It backtracks only to the last star seen, which is enough because a star
+// matches any run: the time is O(len(pattern)*len(name)) whatever the number
+// of stars, where trying every split at every star would be exponential (and
+// name comes from a peer).
 func glob(pattern, name string) bool {
-	for {
-		star := strings.IndexByte(pattern, '*')
-		if star < 0 {
-			return pattern == name
-		}
-		if !strings.HasPrefix(name, pattern[:star]) {
-			return false
-		}
-		name = name[star:]
-		pattern = pattern[star+1:]
-		if pattern == "" {
-			return true
-		}
-		for i := 0; i <= len(name); i++ {
-			if glob(pattern, name[i:]) {
-				return true
+	px, nx := 0, 0
+	star, starNx := -1, 0 // the last star in pattern and where its run ends in name
+	for px < len(pattern) || nx < len(name) {
+		if px < len(pattern) {
+			switch c := pattern[px]; {
+			case c == '*':
+				star, starNx = px, nx
+				px++
+				continue
+			case nx < len(name) && name[nx] == c:
+				px++
+				nx++
+				continue
 			}
+		}
+		if star >= 0 && starNx < len(name) {
+			// Let the last star swallow one more byte and retry after it.
+			starNx++
+			px, nx = star+1, starNx
+			continue
 		}
 		return false
 	}
+	return true
 }
