@@ -20,12 +20,16 @@ var burstFamily = &Family{
 	Params: []Param{
 		{Name: "count", Type: TypeInt, Default: "10", Doc: "how many notifications"},
 		{Name: "method", Type: TypeString, Default: "notifications/progress", Doc: "notification method: notifications/progress, notifications/message, notifications/{tools,prompts,resources}/list_changed or any notifications/*"},
-		{Name: "dir", Type: TypeDirection, Doc: "direction to inject in (default: the triggering message's)"},
+		{Name: "dir", Type: TypeDirection, Default: "s2c", Doc: "direction to inject in: s2c toward the client, c2s toward the server"},
 		{Name: "gap", Type: TypeDuration, Default: "0s", Doc: "pause before each notification"},
 	},
 	New:     newBurst,
 	Example: "burst:on=s2c:response:tools/call,count=20",
 }
+
+// maxBurst bounds one firing, so a typo cannot make the relay build a
+// hundred million frames.
+const maxBurst = 100000
 
 type burst struct {
 	count  int
@@ -36,8 +40,8 @@ type burst struct {
 
 func newBurst(v Values) (Action, error) {
 	b := burst{count: v.Int("count"), method: v.String("method"), dir: v.Direction("dir"), gap: v.Duration("gap")}
-	if b.count == 0 {
-		return nil, fmt.Errorf("count: must be 1 or more")
+	if b.count == 0 || b.count > maxBurst {
+		return nil, fmt.Errorf("count: must be between 1 and %d", maxBurst)
 	}
 	if !strings.HasPrefix(b.method, "notifications/") {
 		return nil, fmt.Errorf("method: %q is not a notification method (they start with notifications/)", b.method)
@@ -47,16 +51,13 @@ func newBurst(v Values) (Action, error) {
 
 func (b burst) Fire(c *FireContext) Effect {
 	dir := b.dir
-	if dir == 0 {
-		dir = c.Dir
-	}
 	var params func(i int) string
 	detail := fmt.Sprintf("inject %d %s toward the %s", b.count, b.method, receiver(dir))
 	switch b.method {
 	case "notifications/progress":
 		token := b.progressToken(c, dir)
 		if token == "" {
-			return Effect{Detail: fmt.Sprintf("skipped: no unanswered request from the %s carries a progress token", receiver(dir))}
+			return Effect{Skipped: true, Detail: fmt.Sprintf("skipped: no unanswered request from the %s carries a progress token", receiver(dir))}
 		}
 		detail += " for progress token " + token
 		params = func(i int) string {

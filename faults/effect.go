@@ -54,4 +54,9 @@ type Effect struct {
 	HalfClose wire.Direction
 	// Detail says, in words, what was decided; it goes into the transcript.
 	Detail string
+	// Skipped is set when the fault fired but found nothing to act on (a
+	// progress burst with no token to report on). A skipped firing is
+	// recorded but does not count toward times=, so a later message can
+	// still get the fault.
+	Skipped bool
 }

@@ -103,21 +103,29 @@ func TestEffects(t *testing.T) {
 				response(s2c, "7"),
 			},
 			want: []decision{{At: 2, Phase: Before, Label: "burst#1", Spec: "burst:on=s2c:response:tools/call", Effect: Effect{
-				Detail: "skipped: no unanswered request from the client carries a progress token",
+				Detail:  "skipped: no unanswered request from the client carries a progress token",
+				Skipped: true,
 			}}},
 		},
 		{
-			name:  "a skipped burst uses up its firing",
-			specs: []string{"burst:on=s2c:response"},
+			name:  "a skipped burst does not use up its firing",
+			specs: []string{"burst:on=s2c:response,count=2"},
 			frames: []frame{
 				request(c2s, "1", "ping", ""),
 				response(s2c, "1"),
 				request(c2s, "2", "tools/call", "2"),
 				response(s2c, "2"),
 			},
-			want: []decision{{At: 2, Phase: Before, Label: "burst#1", Spec: "burst:on=s2c:response", Effect: Effect{
-				Detail: "skipped: no unanswered request from the client carries a progress token",
-			}}},
+			want: []decision{
+				{At: 2, Phase: Before, Label: "burst#1", Spec: "burst:on=s2c:response,count=2", Effect: Effect{
+					Detail:  "skipped: no unanswered request from the client carries a progress token",
+					Skipped: true,
+				}},
+				{At: 4, Phase: Before, Label: "burst#1", Spec: "burst:on=s2c:response,count=2", Effect: Effect{
+					Inject: progressFrames(s2c, "2", 2, 0),
+					Detail: `inject 2 notifications/progress toward the client for progress token 2`,
+				}},
+			},
 		},
 		{
 			name:  "a token of the server's own request is not used toward the client",
@@ -128,7 +136,8 @@ func TestEffects(t *testing.T) {
 				response(s2c, "7"),
 			},
 			want: []decision{{At: 3, Phase: Before, Label: "burst#1", Spec: "burst:on=s2c:response", Effect: Effect{
-				Detail: "skipped: no unanswered request from the client carries a progress token",
+				Detail:  "skipped: no unanswered request from the client carries a progress token",
+				Skipped: true,
 			}}},
 		},
 		{
@@ -140,17 +149,18 @@ func TestEffects(t *testing.T) {
 				notif(s2c, "notifications/message"),
 			},
 			want: []decision{{At: 3, Phase: Before, Label: "burst#1", Spec: "burst:on=s2c:notification,count=1", Effect: Effect{
-				Detail: "skipped: no unanswered request from the client carries a progress token",
+				Detail:  "skipped: no unanswered request from the client carries a progress token",
+				Skipped: true,
 			}}},
 		},
 		{
 			name:  "toward the server for the server's request",
-			specs: []string{"burst:on=c2s:response:sampling/createMessage,count=2"},
+			specs: []string{"burst:on=c2s:response:sampling/createMessage,dir=c2s,count=2"},
 			frames: []frame{
 				request(s2c, `"s1"`, "sampling/createMessage", "9"),
 				response(c2s, `"s1"`),
 			},
-			want: []decision{{At: 2, Phase: Before, Label: "burst#1", Spec: "burst:on=c2s:response:sampling/createMessage,count=2", Effect: Effect{
+			want: []decision{{At: 2, Phase: Before, Label: "burst#1", Spec: "burst:on=c2s:response:sampling/createMessage,dir=c2s,count=2", Effect: Effect{
 				Inject: progressFrames(c2s, "9", 2, 0),
 				Detail: `inject 2 notifications/progress toward the server for progress token 9`,
 			}}},
@@ -167,13 +177,14 @@ func TestEffects(t *testing.T) {
 			}}},
 		},
 		{
-			name:  "the default dir on a client request looks at the server's requests",
-			specs: []string{"burst:on=c2s:request:tools/call"},
+			name:  "by default a burst goes toward the client, for the client's request",
+			specs: []string{"burst:on=c2s:request:tools/call,count=3"},
 			frames: []frame{
 				request(c2s, "3", "tools/call", `"t3"`),
 			},
-			want: []decision{{At: 1, Phase: Before, Label: "burst#1", Spec: "burst:on=c2s:request:tools/call", Effect: Effect{
-				Detail: "skipped: no unanswered request from the server carries a progress token",
+			want: []decision{{At: 1, Phase: Before, Label: "burst#1", Spec: "burst:on=c2s:request:tools/call,count=3", Effect: Effect{
+				Inject: progressFrames(s2c, `"t3"`, 3, 0),
+				Detail: `inject 3 notifications/progress toward the client for progress token "t3"`,
 			}}},
 		},
 		{
@@ -184,7 +195,8 @@ func TestEffects(t *testing.T) {
 				response(s2c, "1"),
 			},
 			want: []decision{{At: 2, Phase: Before, Label: "burst#1", Spec: "burst:on=s2c:response", Effect: Effect{
-				Detail: "skipped: no unanswered request from the client carries a progress token",
+				Detail:  "skipped: no unanswered request from the client carries a progress token",
+				Skipped: true,
 			}}},
 		},
 
@@ -252,15 +264,6 @@ func TestEffects(t *testing.T) {
 			want: []decision{{At: 1, Phase: Before, Label: "stall#1", Spec: "stall:dir=s2c,for=forever", Effect: Effect{
 				Stall:  &Stall{Dir: s2c},
 				Detail: "stop reading s2c until the session ends",
-			}}},
-		},
-		{
-			name:   "stall for=0s is also for ever",
-			specs:  []string{"stall:for=0s"},
-			frames: callAnswered,
-			want: []decision{{At: 1, Phase: Before, Label: "stall#1", Spec: "stall:for=0s", Effect: Effect{
-				Stall:  &Stall{Dir: c2s},
-				Detail: "stop reading c2s until the session ends",
 			}}},
 		},
 		{

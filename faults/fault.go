@@ -59,6 +59,7 @@ func Lookup(name string) (*Family, bool) {
 // says what is allowed.
 func Parse(spec string) (*Fault, error) {
 	name, rest, _ := strings.Cut(strings.TrimSpace(spec), ":")
+	name = strings.TrimSpace(name)
 	fam, ok := Lookup(name)
 	if !ok {
 		names := familyNames()
@@ -76,6 +77,9 @@ func Parse(spec string) (*Fault, error) {
 		for _, kv := range strings.Split(rest, ",") {
 			key, value, hasValue := strings.Cut(kv, "=")
 			key = strings.TrimSpace(key)
+			if key == "" && !hasValue {
+				return nil, fmt.Errorf("fault %q: empty parameter (a stray comma?); write NAME:KEY=VALUE,KEY=VALUE", spec)
+			}
 			p, ok := known[key]
 			if !ok {
 				return nil, fmt.Errorf("fault %q: %s has no parameter %q%s (parameters: %s)", spec, name, key, suggest(key, keys(known)), strings.Join(keys(known), ", "))

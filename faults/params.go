@@ -29,6 +29,9 @@ type Param struct {
 	Type    ParamType
 	Default string // "" means no default (unset)
 	Choices []string
+	// Forever allows the duration "forever" (and forbids 0, which would be
+	// an ambiguous way to say it).
+	Forever bool
 	Doc     string
 }
 
@@ -58,12 +61,19 @@ func (p Param) check(v string) error {
 			return fmt.Errorf("%q is not a probability between 0 and 1", v)
 		}
 	case TypeDuration:
-		if v == "forever" {
+		if p.Forever {
+			if v == "forever" {
+				return nil
+			}
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return fmt.Errorf("%q is not a duration like 250ms, 5s or forever", v)
+			}
 			return nil
 		}
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
-			return fmt.Errorf("%q is not a duration like 250ms, 5s or forever", v)
+			return fmt.Errorf("%q is not a duration like 0s, 250ms or 5s", v)
 		}
 	case TypeBool:
 		if _, err := strconv.ParseBool(v); err != nil {

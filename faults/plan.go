@@ -130,9 +130,12 @@ func (p *Plan) Decide(phase Phase, s *Step) []Firing {
 		if t.HasP && !(draws.Float64() < t.P) {
 			continue
 		}
-		p.state[i].fired++
 		c := &FireContext{Dir: s.Dir, Message: s.Message, Answers: s.Answers, Draws: draws, plan: p}
-		out = append(out, Firing{Fault: f, Label: p.labels[i], Effect: f.Action.Fire(c)})
+		effect := f.Action.Fire(c)
+		if !effect.Skipped {
+			p.state[i].fired++
+		}
+		out = append(out, Firing{Fault: f, Label: p.labels[i], Effect: effect})
 	}
 	return out
 }

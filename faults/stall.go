@@ -16,7 +16,7 @@ var stallFamily = &Family{
 	Phase: Before,
 	Params: []Param{
 		{Name: "dir", Type: TypeDirection, Doc: "direction to stop reading (default: the triggering message's)"},
-		{Name: "for", Type: TypeDuration, Default: "forever", Doc: "how long to stall"},
+		{Name: "for", Type: TypeDuration, Default: "forever", Forever: true, Doc: "how long to stall"},
 		{Name: "shrink", Type: TypeBool, Default: "false", Doc: "also shrink the OS pipe to its minimum (one page) so the writer blocks sooner"},
 	},
 	New: func(v Values) (Action, error) {

@@ -2,7 +2,6 @@ package faults
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -13,7 +12,7 @@ var triggerParams = []Param{
 	{Name: "after", Type: TypePattern, Doc: "only consider messages after the first one matching this pattern"},
 	{Name: "nth", Type: TypeInt, Doc: "fire on the Nth matching message only (1 is the first)"},
 	{Name: "every", Type: TypeInt, Doc: "fire on every Nth matching message"},
-	{Name: "times", Type: TypeInt, Doc: "fire at most this many times (default 1 unless every is set; 0 with every means no limit)"},
+	{Name: "times", Type: TypeInt, Doc: "fire at most this many times; 0 is no limit (default 1, or no limit when every is set)"},
 	{Name: "p", Type: TypeFloat, Doc: "fire on a candidate message with this probability, drawn from the seed (0 is never)"},
 	{Name: "inflight", Type: TypeInt, Doc: "fire only while at least this many requests (either direction) are unanswered"},
 	{Name: "position", Type: TypeChoice, Choices: []string{"before", "after"}, Doc: "fire before or after the triggering message is forwarded (default depends on the fault)"},
@@ -64,21 +63,6 @@ func newTrigger(v Values, defaultPhase Phase) (Trigger, error) {
 		t.Times = 1
 	}
 	return t, nil
-}
-
-// String renders the trigger for `mcpchaos faults` and decision records.
-func (t Trigger) String() string {
-	s := "on=" + t.On.String()
-	if t.After != nil {
-		s += ",after=" + t.After.String()
-	}
-	if t.Nth > 0 {
-		s += ",nth=" + strconv.Itoa(t.Nth)
-	}
-	if t.Every > 0 {
-		s += ",every=" + strconv.Itoa(t.Every)
-	}
-	return s
 }
 
 // triggerState is a fault's progress through its trigger during one session.
