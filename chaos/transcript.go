@@ -29,6 +29,7 @@ type JSONLRecorder struct {
 	w     *bufio.Writer
 	clock clock
 	seq   int64
+	line  []byte // reused: one event is encoded at a time
 	err   error
 }
 
@@ -44,11 +45,8 @@ func (r *JSONLRecorder) Record(e wire.Event) int64 {
 	defer r.mu.Unlock()
 	r.seq++
 	e.Seq, e.T = r.seq, r.clock.now()
-	line, err := e.MarshalLine()
-	if err == nil {
-		_, err = r.w.Write(line)
-	}
-	if err != nil && r.err == nil {
+	r.line = e.AppendLine(r.line[:0])
+	if _, err := r.w.Write(r.line); err != nil && r.err == nil {
 		r.err = fmt.Errorf("writing transcript: %w", err)
 	}
 	return e.Seq

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"unicode/utf8"
 )
 
@@ -66,8 +65,6 @@ type Event struct {
 	// them otherwise, so that no byte a peer sent is lost from the record.
 	Raw       string `json:"raw,omitempty"`
 	RawBase64 string `json:"raw_b64,omitempty"`
-	// Truncated is set when Raw holds only the first part of an over-long line.
-	Truncated bool `json:"truncated,omitempty"`
 	// Of is the Seq of the received event this one refers to.
 	Of int64 `json:"of,omitempty"`
 
@@ -123,9 +120,5 @@ func (e *Event) SetMessage(dir Direction, m *Message) {
 
 // MarshalLine encodes e as one JSONL line, newline included.
 func (e *Event) MarshalLine() ([]byte, error) {
-	b, err := json.Marshal(e)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
+	return e.AppendLine(nil), nil
 }

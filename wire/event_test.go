@@ -3,6 +3,8 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -202,5 +204,60 @@ func TestEventLineShape(t *testing.T) {
 	}
 	if got, want := string(line), `{"seq":0,"t_us":0,"type":""}`+"\n"; got != want {
 		t.Errorf("zero Event MarshalLine = %q; want %q", got, want)
+	}
+}
+
+// AppendLine replaces encoding/json on the hot path; it must say the same
+// thing for every event, including awkward strings.
+func TestAppendLineMatchesEncodingJSON(t *testing.T) {
+	code, seed := 3, uint64(1<<63+5)
+	awkward := []string{"", "plain", "quote\" back\\slash", "ctl\x00\x01\x1f\x7f", "tab\tnl\ncr\r", "<html>&amp;", "é 日本 \u2028", "bad \xff utf8 \xc3", "\ufffd"}
+	for i, s := range awkward {
+		e := Event{Seq: int64(i), T: -5, Type: s, Dir: s, Kind: s, ID: s, Method: s, ProgressToken: s, Era: s, Problem: s,
+			Size: i, Raw: s, RawBase64: s, Of: int64(i), Fault: s, Spec: s, Action: s, Detail: s, Pipe: s, PID: i,
+			Command: []string{s, s}, Signal: s, ByUs: i%2 == 0, Faults: []string{s}, Tool: s}
+		if i%2 == 1 {
+			e.ExitCode, e.Seed = &code, &seed
+		}
+		var fromJSON, fromLine map[string]any
+		want, _ := json.Marshal(e)
+		if err := json.Unmarshal(want, &fromJSON); err != nil {
+			t.Fatal(err)
+		}
+		line := e.AppendLine(nil)
+		if err := json.Unmarshal(line, &fromLine); err != nil {
+			t.Fatalf("AppendLine wrote invalid JSON for %q: %v\n%s", s, err, line)
+		}
+		if diff := cmp.Diff(fromJSON, fromLine); diff != "" {
+			t.Errorf("event %d (%q) (-encoding/json +AppendLine):\n%s", i, s, diff)
+		}
+		if !strings.ContainsAny(s, "<>&\u2028") && string(want)+"\n" != string(line) {
+			t.Errorf("event %d: bytes differ\n want %s\n  got %s", i, want, line)
+		}
+	}
+}
+
+func BenchmarkAppendLine(b *testing.B) {
+	for _, size := range []int{200, 64 << 10} {
+		raw := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + strings.Repeat(`Lorem ipsum dolor sit amet, \"consectetur\" adipiscing elit.\n`, size/64) + `"}]}}` + "\n")
+		m := Classify(raw)
+		var e Event
+		e.SetMessage(ToClient, &m)
+		e.Type = EventReceived
+		b.Run(strconv.Itoa(size), func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			var buf []byte
+			for i := 0; i < b.N; i++ {
+				buf = e.AppendLine(buf[:0])
+			}
+		})
+		b.Run(strconv.Itoa(size)+"/encoding-json", func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				json.Marshal(&e)
+			}
+		})
 	}
 }

@@ -1,0 +1,171 @@
+package wire
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// AppendLine appends e as one JSON line, newline included, to dst. It writes
+// what encoding/json writes for Event (same member names, order and
+// omissions), without reflection and without escaping <, > and &, because the
+// transcript carries every frame's bytes and encoding/json's cost would be
+// most of the relay's.
+func (e *Event) AppendLine(dst []byte) []byte {
+	dst = append(dst, `{"seq":`...)
+	dst = strconv.AppendInt(dst, e.Seq, 10)
+	dst = append(dst, `,"t_us":`...)
+	dst = strconv.AppendInt(dst, e.T, 10)
+	dst = append(dst, `,"type":`...)
+	dst = appendString(dst, e.Type)
+	dst = appendField(dst, "dir", e.Dir)
+	dst = appendField(dst, "kind", e.Kind)
+	dst = appendField(dst, "id", e.ID)
+	dst = appendField(dst, "method", e.Method)
+	dst = appendField(dst, "progress_token", e.ProgressToken)
+	dst = appendField(dst, "era", e.Era)
+	dst = appendField(dst, "problem", e.Problem)
+	dst = appendInt(dst, "size", int64(e.Size))
+	dst = appendField(dst, "raw", e.Raw)
+	dst = appendField(dst, "raw_b64", e.RawBase64)
+	dst = appendInt(dst, "of", e.Of)
+	dst = appendField(dst, "fault", e.Fault)
+	dst = appendField(dst, "spec", e.Spec)
+	dst = appendField(dst, "action", e.Action)
+	dst = appendField(dst, "detail", e.Detail)
+	dst = appendField(dst, "pipe", e.Pipe)
+	dst = appendInt(dst, "pid", int64(e.PID))
+	dst = appendStrings(dst, "command", e.Command)
+	if e.ExitCode != nil {
+		dst = append(dst, `,"exit_code":`...)
+		dst = strconv.AppendInt(dst, int64(*e.ExitCode), 10)
+	}
+	dst = appendField(dst, "signal", e.Signal)
+	if e.ByUs {
+		dst = append(dst, `,"by_us":true`...)
+	}
+	if e.Seed != nil {
+		dst = append(dst, `,"seed":`...)
+		dst = strconv.AppendUint(dst, *e.Seed, 10)
+	}
+	dst = appendStrings(dst, "faults", e.Faults)
+	dst = appendField(dst, "tool", e.Tool)
+	return append(dst, '}', '\n')
+}
+
+func appendField(dst []byte, name, value string) []byte {
+	if value == "" {
+		return dst
+	}
+	dst = append(dst, ',', '"')
+	dst = append(dst, name...)
+	dst = append(dst, '"', ':')
+	return appendString(dst, value)
+}
+
+func appendInt(dst []byte, name string, n int64) []byte {
+	if n == 0 {
+		return dst
+	}
+	dst = append(dst, ',', '"')
+	dst = append(dst, name...)
+	dst = append(dst, '"', ':')
+	return strconv.AppendInt(dst, n, 10)
+}
+
+func appendStrings(dst []byte, name string, values []string) []byte {
+	if len(values) == 0 {
+		return dst
+	}
+	dst = append(dst, ',', '"')
+	dst = append(dst, name...)
+	dst = append(dst, `":[`...)
+	for i, v := range values {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, v)
+	}
+	return append(dst, ']')
+}
+
+// plain marks the ASCII bytes a JSON string may hold unescaped.
+var plain = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
+// encoding/json does; frames that are not UTF-8 are stored as base64 before
+// they get here, so no peer byte is lost to this.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		// Skip eight plain ASCII bytes at a time: most of a frame is text.
+		for i+8 <= len(s) && !needsCare(load64(s, i)) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if plain[c] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+func load64(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+// needsCare reports whether any of the eight bytes in w is a control
+// character, a quote, a backslash or not ASCII.
+func needsCare(w uint64) bool {
+	return (w&highs)|hasZero(w^(ones*'"'))|hasZero(w^(ones*'\\'))|((w-ones*0x20) & ^w & highs) != 0
+}
+
+// hasZero has a high bit set in each byte of x that is zero (and may have
+// false positives only after a true one, which needsCare does not mind).
+func hasZero(x uint64) uint64 { return (x - ones) & ^x & highs }
