@@ -28,6 +28,11 @@ const (
 	EventProcessExited  = "process-exited"
 	// EventSignal is a signal mcpchaos sent to the child's process group.
 	EventSignal = "signal"
+	// EventProbe is a liveness probe mcpchaos sent (ping, or server/discover
+	// in the stateless era) to tell a stuck receive loop from a slow handler.
+	// Its id starts with ProbeIDPrefix; the answer is recorded as received
+	// and then dropped, never forwarded.
+	EventProbe = "probe"
 	// EventStderr is one line the child wrote to stderr.
 	EventStderr = "stderr"
 	// EventError is something that went wrong on the relay's side of a pipe
@@ -36,6 +41,10 @@ const (
 	// EventSessionEnd closes every complete transcript.
 	EventSessionEnd = "session-end"
 )
+
+// ProbeIDPrefix starts the JSON text of every liveness probe's id. The ids
+// are strings so that they can never collide with a peer's numeric ids.
+const ProbeIDPrefix = `"mcpchaos-probe-`
 
 // Pipe names, as seen from the child process.
 const (
@@ -72,6 +81,10 @@ type Event struct {
 	Spec   string `json:"spec,omitempty"`
 	Action string `json:"action,omitempty"`
 	Detail string `json:"detail,omitempty"`
+	// UntilUS is when a stall fault's hold ends (same clock as T); Forever
+	// is set instead for a stall that lasts until the session ends.
+	UntilUS int64 `json:"until_us,omitempty"`
+	Forever bool  `json:"forever,omitempty"`
 
 	Pipe    string   `json:"pipe,omitempty"`
 	PID     int      `json:"pid,omitempty"`
@@ -85,6 +98,15 @@ type Event struct {
 	Seed   *uint64  `json:"seed,omitempty"`
 	Faults []string `json:"faults,omitempty"`
 	Tool   string   `json:"tool,omitempty"`
+	// Session facts the judge needs offline: the scenario's name, the peer
+	// under test ("server", "client", or empty when both are real), the
+	// request deadline and shutdown grace in milliseconds, and the command
+	// line that replays the session.
+	Scenario   string `json:"scenario,omitempty"`
+	Role       string `json:"role,omitempty"`
+	DeadlineMS int64  `json:"deadline_ms,omitempty"`
+	GraceMS    int64  `json:"grace_ms,omitempty"`
+	Repro      string `json:"repro,omitempty"`
 }
 
 // SetRaw stores b losslessly: as text when it is UTF-8, as base64 when not.

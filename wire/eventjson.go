@@ -32,6 +32,10 @@ func (e *Event) AppendLine(dst []byte) []byte {
 	dst = appendField(dst, "spec", e.Spec)
 	dst = appendField(dst, "action", e.Action)
 	dst = appendField(dst, "detail", e.Detail)
+	dst = appendInt(dst, "until_us", e.UntilUS)
+	if e.Forever {
+		dst = append(dst, `,"forever":true`...)
+	}
 	dst = appendField(dst, "pipe", e.Pipe)
 	dst = appendInt(dst, "pid", int64(e.PID))
 	dst = appendStrings(dst, "command", e.Command)
@@ -49,6 +53,11 @@ func (e *Event) AppendLine(dst []byte) []byte {
 	}
 	dst = appendStrings(dst, "faults", e.Faults)
 	dst = appendField(dst, "tool", e.Tool)
+	dst = appendField(dst, "scenario", e.Scenario)
+	dst = appendField(dst, "role", e.Role)
+	dst = appendInt(dst, "deadline_ms", e.DeadlineMS)
+	dst = appendInt(dst, "grace_ms", e.GraceMS)
+	dst = appendField(dst, "repro", e.Repro)
 	return append(dst, '}', '\n')
 }
 
