@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/faults"
@@ -47,6 +48,13 @@ func (s *session) handle(dir wire.Direction, f frame) {
 	}
 	m := wire.Classify(f.raw)
 	seq := s.recordMessage(wire.EventReceived, dir, &m, "", 0)
+	if m.Era != wire.EraUnknown {
+		s.era.CompareAndSwap(uint32(wire.EraUnknown), uint32(m.Era))
+	}
+	if m.IsAnswer() && strings.HasPrefix(m.ID, wire.ProbeIDPrefix) {
+		s.recordRef(wire.EventDropped, dir, seq, "the answer to a liveness probe of mcpchaos")
+		return
+	}
 	if s.plan == nil {
 		s.forward(dir, m.Raw, seq)
 		return
@@ -131,7 +139,15 @@ func (s *session) apply(firings []faults.Firing, cause int64) {
 	for _, f := range firings {
 		e := f.Effect
 		if s.rec != nil {
-			s.rec.Record(wire.Event{Type: wire.EventFault, Fault: f.Label, Action: f.Fault.Family.Name, Detail: e.Detail, Of: cause, Spec: f.Fault.Spec})
+			ev := wire.Event{Type: wire.EventFault, Fault: f.Label, Action: f.Fault.Family.Name, Detail: e.Detail, Of: cause, Spec: f.Fault.Spec}
+			if st := e.Stall; st != nil {
+				// The judge needs the held window to excuse what it delayed.
+				ev.Dir, ev.Forever = st.Dir.String(), st.For == 0
+				if st.For > 0 {
+					ev.UntilUS = s.rec.Now() + st.For.Microseconds()
+				}
+			}
+			s.rec.Record(ev)
 		}
 		if e.Stall != nil {
 			s.stall(f.Label, e.Stall)
@@ -235,3 +251,31 @@ func sender(dir wire.Direction) string {
 	}
 	return "server"
 }
+
+// probe writes a liveness probe toward dir's receiver.
+func (s *session) probe(dir wire.Direction, why string) {
+	n := s.probes.Add(1)
+	id := fmt.Sprintf("%s%d\"", wire.ProbeIDPrefix, n)
+	method, params := "ping", ""
+	if wire.Era(s.era.Load()) == wire.Stateless {
+		method, params = "server/discover", statelessProbeParams
+	}
+	raw := []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `"` + params + "}\n")
+	w := s.writers[dir]
+	lost, err := w.put(raw, 0)
+	if err == nil {
+		lost, err = w.flush()
+	}
+	if err != nil {
+		s.writeFailed(dir, lost, err)
+		why += "; not delivered: " + err.Error()
+	}
+	e := wire.Event{Type: wire.EventProbe, Dir: dir.String(), ID: id, Method: method, Detail: why}
+	e.SetRaw(raw)
+	s.record(e)
+}
+
+// statelessProbeParams is the _meta every 2026-07-28 request must carry.
+const statelessProbeParams = `,"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+	`"io.modelcontextprotocol/clientInfo":{"name":"mcpchaos-liveness-probe","version":"1"},` +
+	`"io.modelcontextprotocol/clientCapabilities":{}}}`

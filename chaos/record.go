@@ -44,7 +44,9 @@ func (s *session) recordStart() {
 	if s.rec == nil {
 		return
 	}
-	e := wire.Event{Type: wire.EventSession, Command: s.cfg.Command, Tool: s.cfg.Tool}
+	e := wire.Event{Type: wire.EventSession, Command: s.cfg.Command, Tool: s.cfg.Tool,
+		Scenario: s.cfg.Scenario, Role: s.cfg.Role, DeadlineMS: s.cfg.Deadline.Milliseconds(),
+		GraceMS: s.cfg.Grace.Milliseconds(), Repro: s.cfg.Repro}
 	if s.cfg.Plan != nil {
 		seed := s.cfg.Plan.Seed()
 		e.Seed = &seed

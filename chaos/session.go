@@ -43,6 +43,15 @@ type Config struct {
 	Stderr io.Writer
 	// Tool names mcpchaos and its version in the transcript.
 	Tool string
+
+	// What the judge needs to know offline, recorded in the session event:
+	// the scenario's name, the peer under test ("server", "client" or ""
+	// when both are real), the request deadline, and the command line that
+	// replays this session.
+	Scenario string
+	Role     string
+	Deadline time.Duration
+	Repro    string
 }
 
 // Result is how a session ended.
@@ -66,6 +75,23 @@ type Result struct {
 // When the server exits, its remaining output is relayed, clientOut and
 // clientIn are closed (when they are io.Closers) and Run returns.
 func Run(ctx context.Context, cfg Config, clientIn io.Reader, clientOut io.Writer) (*Result, error) {
+	s, err := Start(ctx, cfg, clientIn, clientOut)
+	if err != nil {
+		return nil, err
+	}
+	return s.Wait(), nil
+}
+
+// Session is a running stdio session; Start returns it so that the caller can
+// send liveness probes while it runs.
+type Session struct {
+	s      *session
+	done   chan struct{}
+	result *Result
+}
+
+// Start starts the server and relays in the background; see Run.
+func Start(ctx context.Context, cfg Config, clientIn io.Reader, clientOut io.Writer) (*Session, error) {
 	if cfg.MaxLine <= 0 {
 		cfg.MaxLine = DefaultMaxLine
 	}
@@ -86,7 +112,29 @@ func Run(ctx context.Context, cfg Config, clientIn io.Reader, clientOut io.Write
 	})
 	s.writers[wire.ToClient] = newEndWriter(clientOut, closerOf(clientOut))
 	s.recordStart()
-	return s.run(ctx), nil
+	h := &Session{s: s, done: make(chan struct{})}
+	go func() {
+		defer close(h.done)
+		h.result = s.run(ctx)
+	}()
+	return h, nil
+}
+
+// Wait returns once the server has exited and the session is recorded.
+func (h *Session) Wait() *Result {
+	<-h.done
+	return h.result
+}
+
+// Done is closed when the session has ended.
+func (h *Session) Done() <-chan struct{} { return h.done }
+
+// Probe sends a liveness probe toward the peer that receives frames
+// travelling in dir: ping in the stateful era, server/discover in the
+// stateless one (which has no ping). Its answer is recorded and swallowed.
+// why goes into the transcript.
+func (h *Session) Probe(dir wire.Direction, why string) {
+	h.s.probe(dir, why)
 }
 
 type session struct {
@@ -105,6 +153,9 @@ type session struct {
 	done       chan struct{} // closed once the server has exited
 	ladderOnce sync.Once
 	signalled  atomic.Bool
+
+	era    atomic.Uint32 // wire.Era of the session, once a frame says
+	probes atomic.Int64  // liveness probes sent so far
 }
 
 func closerOf(v any) func() error {

@@ -14,6 +14,9 @@ import (
 // and returns the Seq.
 type Recorder interface {
 	Record(e wire.Event) int64
+	// Now is the T that Record would stamp on an event now, so that events
+	// can name other moments on the same clock (a stall's end).
+	Now() int64
 }
 
 // clock stamps events with microseconds since the session started, read from
@@ -52,6 +55,9 @@ func (r *JSONLRecorder) Record(e wire.Event) int64 {
 	return e.Seq
 }
 
+// Now implements Recorder.
+func (r *JSONLRecorder) Now() int64 { return r.clock.now() }
+
 // Flush writes out buffered events and returns the first error seen.
 func (r *JSONLRecorder) Flush() error {
 	r.mu.Lock()
@@ -78,6 +84,9 @@ func (r *MemoryRecorder) Record(e wire.Event) int64 {
 	r.events = append(r.events, e)
 	return e.Seq
 }
+
+// Now implements Recorder.
+func (r *MemoryRecorder) Now() int64 { return r.clock.now() }
 
 // Events returns a copy of the events so far.
 func (r *MemoryRecorder) Events() []wire.Event {
