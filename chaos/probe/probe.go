@@ -1,0 +1,223 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// The two MCP eras, as Outcome.Era and Config.Era spell them (the same names
+// the transcript uses).
+const (
+	EraStateful  = "stateful"
+	EraStateless = "stateless"
+)
+
+// Protocol revisions the probe speaks: the stateless core when the server
+// offers it, else the last revision with the initialize handshake.
+const (
+	StatelessVersion = "2026-07-28"
+	StatefulVersion  = "2025-11-25"
+)
+
+const (
+	defaultConcurrency = 3
+	defaultDeadline    = 5 * time.Second
+	defaultClientName  = "mcpchaos-probe"
+	clientVersion      = "0.1.0"
+
+	// maxGrace caps how long the probe waits for server/discover, and how
+	// much longer it waits for an overdue answer: long enough for a server
+	// that is merely slow, short enough that a hung one does not dominate the
+	// run.
+	maxGrace = 2 * time.Second
+	// drainWait is how long the server's output is read after its stdin is
+	// closed, so that late answers and shutdown behaviour reach the transport.
+	drainWait = 2 * time.Second
+	// closeWait bounds the wait for the reading and writing goroutines once
+	// their pipe has been closed under them.
+	closeWait = time.Second
+	// maxListPages bounds pagination, so a server that hands out cursors for
+	// ever cannot keep the probe listing.
+	maxListPages = 20
+)
+
+// Call is one tool call to make: Tool name and its JSON arguments object.
+type Call struct {
+	Tool string
+	// Args is the arguments object; nil means {}.
+	Args json.RawMessage
+}
+
+// Config says what one probe session does. The zero value is valid.
+type Config struct {
+	// Calls are explicit calls (from --call NAME=JSON); nil means: call every
+	// listed tool with arguments generated from its inputSchema (Arguments).
+	Calls []Call
+	// SkipTools are tool names never called, explicit Calls included.
+	SkipTools []string
+	// MinCalls repeats the calls, in order, until at least this many are
+	// made: faults that need several requests in flight at once (early EOF
+	// with handlers running) must get them from a server with one tool.
+	MinCalls int
+	// Concurrency is how many tool calls are in flight at once (default 3).
+	// Every call carries a progress token.
+	Concurrency int
+	// Deadline is how long each request may stay unanswered (default 5s).
+	Deadline time.Duration
+	// Overdue, if set, is called once for each request that passes its
+	// deadline unanswered, with its JSON id text and method; the transport
+	// answers it by sending a liveness probe. It must not block. Calls are
+	// never concurrent, and none happens after Run returns. A request still
+	// stuck in a write to w is not reported: the server never got it.
+	Overdue func(id, method string)
+	// ClientName is the clientInfo name (default "mcpchaos-probe").
+	ClientName string
+	// Era is "" to negotiate (server/discover, falling back to initialize)
+	// or EraStateful to skip server/discover and use the initialize
+	// handshake, for servers that support both.
+	Era string
+}
+
+// Outcome is what one session did, as the probe saw it. The transcript is the
+// authority on what crossed the wire; this is for the caller's own checks
+// (did the baseline work, which tools exist).
+type Outcome struct {
+	// Era is EraStateful or EraStateless; empty if discovery never ended.
+	Era             string
+	ProtocolVersion string
+	ServerName      string
+	// Tools are the tool names as listed by the server.
+	Tools []string
+	// Initialized says the handshake (initialize+initialized, or
+	// server/discover) completed.
+	Initialized bool
+	// Requests is every request the probe sent, in id order, including
+	// those it could not write (their Error starts with "not sent").
+	Requests []Request
+	// ServerRequests are the methods of server-to-client requests the probe
+	// answered, in the order they arrived.
+	ServerRequests []string
+	// Notifications is how many notifications the server sent.
+	Notifications int
+}
+
+// Request is one request the probe sent and what became of it.
+type Request struct {
+	// ID is the JSON text of the id.
+	ID     string
+	Method string
+	// Tool is the tool of a tools/call.
+	Tool string
+	// Answered says a result or an error came back in time; Error is then
+	// the JSON-RPC error, if any.
+	Answered bool
+	// Error says why the request failed: a JSON-RPC error ("-32601: Method
+	// not found"), or why no answer came (not sent, deadline, output ended).
+	Error string
+	// Overdue says the request passed its deadline unanswered and was
+	// reported to Config.Overdue (it may still have been answered later).
+	Overdue bool
+	// Took is the time from sending to the answer, or to giving up.
+	Took time.Duration
+}
+
+// UnknownToolError is returned by Run when a Call names a tool the server does
+// not list; it is the user's mistake, not the server's.
+type UnknownToolError struct {
+	Tool  string
+	Known []string
+}
+
+func (e *UnknownToolError) Error() string {
+	if len(e.Known) == 0 {
+		return fmt.Sprintf("tool %q is not listed by the server, which lists no tools", e.Tool)
+	}
+	return fmt.Sprintf("tool %q is not listed by the server (it lists: %s)", e.Tool, strings.Join(e.Known, ", "))
+}
+
+// Run drives one session: it writes requests to w (the server's stdin) and
+// reads the server's messages from r (its stdout). It returns when the
+// workload is done (every request answered or given up after its deadline) or
+// ctx ends, after closing w (which starts the server's shutdown), reading r a
+// little longer for late answers, and closing r.
+//
+// Run closes both r and w before it returns, whatever happens, and leaves no
+// goroutine behind. That relies on Close unblocking a Read or Write in
+// progress, as it does for io.Pipe and os pipes: closing is how Run stops
+// waiting on a server that neither reads nor writes.
+//
+// The error says why the session could not go on: the server never completed
+// initialization, a Call names a tool the server does not list
+// (*UnknownToolError), a Call's arguments are not an object, or ctx ended.
+// Requests that were not answered are not errors: they are in the Outcome,
+// which is returned even with an error (nil only for an invalid Config).
+func Run(ctx context.Context, cfg Config, r io.ReadCloser, w io.WriteCloser) (*Outcome, error) {
+	cfg, err := cfg.normalize()
+	if err != nil {
+		_ = w.Close()
+		_ = r.Close()
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	s := newSession(ctx, cfg, r, w)
+	go s.readLoop()
+	go s.writeLoop()
+
+	out := &Outcome{}
+	err = s.workload(out)
+	s.finish()
+	s.report(out)
+	return out, err
+}
+
+func (cfg Config) normalize() (Config, error) {
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = defaultConcurrency
+	}
+	if cfg.Deadline <= 0 {
+		cfg.Deadline = defaultDeadline
+	}
+	if cfg.ClientName == "" {
+		cfg.ClientName = defaultClientName
+	}
+	if cfg.Era != "" && cfg.Era != EraStateful {
+		return cfg, fmt.Errorf("probe: era %q is not %q or empty (negotiate)", cfg.Era, EraStateful)
+	}
+	if cfg.Calls != nil {
+		calls := make([]Call, len(cfg.Calls))
+		for i, c := range cfg.Calls {
+			if c.Args == nil {
+				c.Args = json.RawMessage("{}")
+			}
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal(c.Args, &obj); err != nil || obj == nil {
+				return cfg, &ArgsError{Tool: c.Tool}
+			}
+			calls[i] = c
+		}
+		cfg.Calls = calls
+	}
+	return cfg, nil
+}
+
+// ArgsError is returned by Run when a Call's arguments are not a JSON object;
+// like UnknownToolError it is a usage error.
+type ArgsError struct {
+	Tool string
+}
+
+func (e *ArgsError) Error() string {
+	return fmt.Sprintf("the arguments of the call to %q are not a JSON object", e.Tool)
+}
+
+// ErrNotInitialized is wrapped by the error Run returns when the handshake
+// (server/discover, or initialize) did not complete, so nothing else could be
+// asked of the server.
+var ErrNotInitialized = errors.New("the server did not complete initialization")

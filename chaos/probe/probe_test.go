@@ -1,0 +1,199 @@
+package probe
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// everythingTools are the tools of examples/everything, as it lists them.
+var everythingTools = []string{"big", "echo", "list_changed", "roots", "slow"}
+
+// TestEverythingStateless runs the default workload against the real mcp-go
+// server, which offers the stateless revision.
+func TestEverythingStateless(t *testing.T) {
+	checkNoGoroutineLeak(t)
+	r, w := serveEverything(t)
+	var overdue overdueLog
+	out, _, err := run(t, Config{Overdue: overdue.record}, r, w)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	checkIDs(t, out.Requests)
+	want := &Outcome{
+		Era:             EraStateless,
+		ProtocolVersion: "2026-07-28",
+		ServerName:      "mcpchaos-everything",
+		Tools:           everythingTools,
+		Initialized:     true,
+		Requests: []Request{
+			{Method: "prompts/list", Answered: true},
+			{Method: "resources/list", Answered: true},
+			{Method: "server/discover", Answered: true},
+			{Method: "tools/call", Tool: "big", Answered: true},
+			{Method: "tools/call", Tool: "echo", Answered: true},
+			{Method: "tools/call", Tool: "list_changed", Answered: true},
+			// The stateless roots tool answers input_required; the retry
+			// carries the roots.
+			{Method: "tools/call", Tool: "roots", Answered: true},
+			{Method: "tools/call", Tool: "roots", Answered: true},
+			{Method: "tools/call", Tool: "slow", Answered: true},
+			{Method: "tools/list", Answered: true},
+		},
+		// slow's five progress notifications, list_changed's three.
+		Notifications: 8,
+	}
+	// Calls run concurrently, so only the set of requests is fixed.
+	if diff := gocmp.Diff(want, out, ignoreTook, cmpopts.IgnoreFields(Request{}, "ID"), sortRequests); diff != "" {
+		t.Errorf("outcome (-want +got):\n%s", diff)
+	}
+	if calls := overdue.sorted(); len(calls) != 0 {
+		t.Errorf("Overdue called for %v", calls)
+	}
+}
+
+// TestEverythingStateful forces the initialize era on the same server, where
+// the roots tool asks the probe with a roots/list request.
+func TestEverythingStateful(t *testing.T) {
+	checkNoGoroutineLeak(t)
+	r, w := serveEverything(t)
+	out, _, err := run(t, Config{Era: EraStateful, Calls: []Call{{Tool: "roots"}}}, r, w)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	want := &Outcome{
+		Era:             EraStateful,
+		ProtocolVersion: "2025-11-25",
+		ServerName:      "mcpchaos-everything",
+		Tools:           everythingTools,
+		Initialized:     true,
+		Requests: []Request{
+			{ID: "1", Method: "initialize", Answered: true},
+			{ID: "2", Method: "tools/list", Answered: true},
+			{ID: "3", Method: "prompts/list", Answered: true},
+			{ID: "4", Method: "resources/list", Answered: true},
+			{ID: "5", Method: "tools/call", Tool: "roots", Answered: true},
+			{ID: "6", Method: "ping", Answered: true},
+		},
+		ServerRequests: []string{"roots/list"},
+	}
+	if diff := gocmp.Diff(want, out, ignoreTook); diff != "" {
+		t.Errorf("outcome (-want +got):\n%s", diff)
+	}
+}
+
+// TestEverythingCalls covers which tools get called: generated, explicit,
+// skipped, unknown.
+func TestEverythingCalls(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     Config
+		want    []string // tools called, sorted
+		wantErr error
+	}{
+		{
+			name: "every listed tool",
+			cfg:  Config{},
+			want: []string{"big", "echo", "list_changed", "roots", "roots", "slow"},
+		},
+		{
+			name: "explicit calls",
+			cfg: Config{Calls: []Call{
+				{Tool: "echo", Args: json.RawMessage(`{"text":"hi"}`)},
+				{Tool: "slow", Args: json.RawMessage(`{"ms":20,"steps":2}`)},
+				{Tool: "echo", Args: json.RawMessage(`{"text":"again"}`)},
+			}},
+			want: []string{"echo", "echo", "slow"},
+		},
+		{
+			name: "MinCalls repeats the calls in order",
+			cfg:  Config{Calls: []Call{{Tool: "echo", Args: json.RawMessage(`{"text":"hi"}`)}, {Tool: "list_changed"}}, MinCalls: 5},
+			want: []string{"echo", "echo", "echo", "list_changed", "list_changed"},
+		},
+		{
+			name: "no calls",
+			cfg:  Config{Calls: []Call{}},
+		},
+		{
+			name: "skip tools",
+			cfg:  Config{SkipTools: []string{"big", "slow", "roots", "not-a-tool"}},
+			want: []string{"echo", "list_changed"},
+		},
+		{
+			name: "skip applies to explicit calls",
+			cfg:  Config{Calls: []Call{{Tool: "echo", Args: json.RawMessage(`{"text":"hi"}`)}, {Tool: "slow"}}, SkipTools: []string{"slow"}},
+			want: []string{"echo"},
+		},
+		{
+			name:    "unknown tool",
+			cfg:     Config{Calls: []Call{{Tool: "echo"}, {Tool: "nope"}}},
+			wantErr: &UnknownToolError{Tool: "nope", Known: everythingTools},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkNoGoroutineLeak(t)
+			r, w := serveEverything(t)
+			out, _, err := run(t, tt.cfg, r, w)
+			if diff := gocmp.Diff(tt.wantErr, err, gocmp.Comparer(func(a, b error) bool {
+				var ua, ub *UnknownToolError
+				if errors.As(a, &ua) && errors.As(b, &ub) {
+					return gocmp.Equal(ua, ub)
+				}
+				return a == b
+			})); diff != "" {
+				t.Errorf("Run error (-want +got):\n%s", diff)
+			}
+			var called []string
+			for _, req := range out.Requests {
+				if req.Method == "tools/call" {
+					called = append(called, req.Tool)
+					if !req.Answered || req.Error != "" {
+						t.Errorf("call %+v failed", req)
+					}
+				}
+			}
+			slices.Sort(called)
+			if diff := gocmp.Diff(tt.want, called); diff != "" {
+				t.Errorf("tools called (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestUnknownToolError(t *testing.T) {
+	tests := []struct {
+		err  *UnknownToolError
+		want string
+	}{
+		{&UnknownToolError{Tool: "x", Known: []string{"a", "b"}}, `tool "x" is not listed by the server (it lists: a, b)`},
+		{&UnknownToolError{Tool: "x"}, `tool "x" is not listed by the server, which lists no tools`},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+// sortRequests orders requests by what they are, for outcomes whose order
+// depends on concurrency.
+var sortRequests = cmpopts.SortSlices(func(a, b Request) bool {
+	return cmp.Or(cmp.Compare(a.Method, b.Method), cmp.Compare(a.Tool, b.Tool)) < 0
+})
+
+// checkIDs checks that ids count from 1 in the order requests were sent.
+func checkIDs(t *testing.T, reqs []Request) {
+	t.Helper()
+	for i, req := range reqs {
+		if want := strconv.Itoa(i + 1); req.ID != want {
+			t.Errorf("request %d has id %s, want %s", i, req.ID, want)
+		}
+	}
+}

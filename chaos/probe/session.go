@@ -1,0 +1,489 @@
+package probe
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+const (
+	// maxLine is the longest server frame the probe reads as a message, the
+	// same cap the relay has by default; a longer one is skipped.
+	maxLine = 64 << 20
+	// queueSize bounds the lines waiting for the writer.
+	queueSize = 64
+)
+
+// errEnded is why the workload stops issuing requests: the server can no
+// longer receive them or answer them.
+var errEnded = errors.New("the session ended")
+
+// session is the plumbing of one Run: a reader goroutine that dispatches the
+// server's frames, a writer goroutine that owns w, and a watcher goroutine per
+// request that enforces its deadline. The workload runs on Run's goroutine.
+type session struct {
+	cfg   Config
+	grace time.Duration
+	ctx   context.Context
+	r     io.ReadCloser
+	w     io.WriteCloser
+	// era is set by the handshake; only the workload goroutine uses it.
+	era string
+
+	// sendMu orders id allocation with queueing, so ids reach the wire in
+	// order; it is never held by the writer, which keeps the queue moving.
+	sendMu sync.Mutex
+	queue  chan outgoing
+	closed bool // guarded by sendMu: queue is closed
+	// stopping wakes senders blocked on a full queue when the workload ends.
+	stopping chan struct{}
+
+	// broken is closed when a write to w failed; writeErr says how.
+	broken     chan struct{}
+	writeErr   error
+	writerDone chan struct{}
+	closeW     func()
+
+	// outputEnded is closed when reading r stopped (EOF, error, closed).
+	outputEnded chan struct{}
+	readerDone  chan struct{}
+	closeR      func()
+
+	mu             sync.Mutex
+	nextID         int64
+	requests       []Request
+	pending        map[string]*pending
+	serverRequests []string
+	notifications  int
+
+	overdueMu sync.Mutex
+	watchers  sync.WaitGroup
+}
+
+// outgoing is a line for the writer; p is the request it carries, if any.
+type outgoing struct {
+	line []byte
+	p    *pending
+}
+
+// pending is a request in flight. Fields other than the immutable ones are
+// guarded by session.mu; result is safe to read once done is closed.
+type pending struct {
+	idx    int // in session.requests
+	id     string
+	method string
+	sent   time.Time
+	done   chan struct{}
+
+	written  bool
+	settled  bool
+	answered bool
+	result   json.RawMessage
+	errText  string
+}
+
+func newSession(ctx context.Context, cfg Config, r io.ReadCloser, w io.WriteCloser) *session {
+	return &session{
+		cfg:         cfg,
+		grace:       min(cfg.Deadline, maxGrace),
+		ctx:         ctx,
+		r:           r,
+		w:           w,
+		queue:       make(chan outgoing, queueSize),
+		stopping:    make(chan struct{}),
+		broken:      make(chan struct{}),
+		writerDone:  make(chan struct{}),
+		closeW:      sync.OnceFunc(func() { _ = w.Close() }),
+		outputEnded: make(chan struct{}),
+		readerDone:  make(chan struct{}),
+		closeR:      sync.OnceFunc(func() { _ = r.Close() }),
+		pending:     make(map[string]*pending),
+	}
+}
+
+// ended reports whether requests sent now could no longer be answered.
+func (s *session) ended() bool {
+	select {
+	case <-s.broken:
+		return true
+	case <-s.outputEnded:
+		return true
+	case <-s.ctx.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// request sends a request and starts its deadline. The returned pending is
+// always settled in the end (answered, failed or given up), so waiting on its
+// done channel is bounded. It fails only when the session has ended, and then
+// sends nothing.
+func (s *session) request(method string, params any, tool string) (*pending, error) {
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	if s.closed || s.ended() {
+		return nil, errEnded
+	}
+	s.mu.Lock()
+	s.nextID++
+	id := s.nextID
+	p := &pending{
+		idx:    len(s.requests),
+		id:     strconv.FormatInt(id, 10),
+		method: method,
+		sent:   time.Now(),
+		done:   make(chan struct{}),
+	}
+	s.requests = append(s.requests, Request{ID: p.id, Method: method, Tool: tool})
+	s.pending[p.id] = p
+	s.mu.Unlock()
+
+	line := encode(frame{JSONRPC: "2.0", ID: json.RawMessage(p.id), Method: method, Params: params})
+	s.watchers.Add(1)
+	go s.watch(p)
+	if err := s.enqueueLocked(outgoing{line: line, p: p}); err != nil {
+		s.settle(p, false, nil, "not sent: "+err.Error())
+	}
+	return p, nil
+}
+
+// notify sends a notification.
+func (s *session) notify(method string, params any) error {
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	if s.closed || s.ended() {
+		return errEnded
+	}
+	return s.enqueueLocked(outgoing{line: encode(frame{JSONRPC: "2.0", Method: method, Params: params})})
+}
+
+// enqueueLocked hands a line to the writer; sendMu is held. It blocks only
+// while the writer is stuck and the session goes on.
+func (s *session) enqueueLocked(o outgoing) error {
+	select {
+	case s.queue <- o:
+		return nil
+	case <-s.broken:
+		return s.writeErr
+	case <-s.stopping:
+		return errEnded
+	case <-s.ctx.Done():
+		return s.ctx.Err()
+	}
+}
+
+// watch enforces p's deadline: report it overdue once, give it a grace
+// period, then give up on it.
+func (s *session) watch(p *pending) {
+	defer s.watchers.Done()
+	t := time.NewTimer(s.cfg.Deadline)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return
+	case <-s.ctx.Done():
+		s.settle(p, false, nil, "cancelled: "+s.ctx.Err().Error())
+		return
+	case <-t.C:
+	}
+	if s.markOverdue(p) && s.cfg.Overdue != nil {
+		s.overdueMu.Lock()
+		s.cfg.Overdue(p.id, p.method)
+		s.overdueMu.Unlock()
+	}
+	t.Reset(s.grace)
+	select {
+	case <-p.done:
+	case <-s.ctx.Done():
+		s.settle(p, false, nil, "cancelled: "+s.ctx.Err().Error())
+	case <-t.C:
+		s.settle(p, false, nil, s.giveUpReason(p))
+	}
+}
+
+// giveUpReason tells a request the server never answered from one it never
+// got: the writer was still blocked on a server that does not read.
+func (s *session) giveUpReason(p *pending) string {
+	s.mu.Lock()
+	written := p.written
+	s.mu.Unlock()
+	if !written {
+		return fmt.Sprintf("not sent: still waiting to be written after %v", s.cfg.Deadline+s.grace)
+	}
+	return fmt.Sprintf("no answer within %v", s.cfg.Deadline+s.grace)
+}
+
+// markOverdue records that p passed its deadline. Only a request that was
+// written counts: one the writer never got out was not the server's to answer.
+func (s *session) markOverdue(p *pending) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p.settled || !p.written {
+		return false
+	}
+	s.requests[p.idx].Overdue = true
+	return true
+}
+
+// settle closes p with its outcome; only the first call counts. A settled
+// request leaves the pending map, so a late answer is ignored like any
+// response with an id the probe is not waiting on.
+func (s *session) settle(p *pending, answered bool, result json.RawMessage, errText string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p.settled {
+		return
+	}
+	p.settled, p.answered, p.result, p.errText = true, answered, result, errText
+	req := &s.requests[p.idx]
+	req.Answered, req.Error, req.Took = answered, errText, time.Since(p.sent)
+	delete(s.pending, p.id)
+	close(p.done)
+}
+
+// settleAll gives up on every request in flight.
+func (s *session) settleAll(errText string) {
+	s.mu.Lock()
+	all := make([]*pending, 0, len(s.pending))
+	for _, p := range s.pending {
+		all = append(all, p)
+	}
+	s.mu.Unlock()
+	for _, p := range all {
+		s.settle(p, false, nil, errText)
+	}
+}
+
+// writeLoop owns w: it writes whole lines, one Write each, so no lock is
+// needed for them, and no lock is held while a Write blocks on a server that
+// does not read (finish can then close w under it). It closes w once the
+// queue is closed and drained.
+func (s *session) writeLoop() {
+	defer close(s.writerDone)
+	defer s.closeW()
+	for o := range s.queue {
+		if s.writeErr == nil {
+			_, err := s.w.Write(o.line)
+			if err == nil {
+				if o.p != nil {
+					s.mu.Lock()
+					o.p.written = true
+					s.mu.Unlock()
+				}
+				continue
+			}
+			// Only this goroutine writes writeErr, before closing broken;
+			// others read it after broken is closed.
+			s.writeErr = err
+			close(s.broken)
+		}
+		if o.p != nil {
+			s.settle(o.p, false, nil, "not sent: "+s.writeErr.Error())
+		}
+	}
+}
+
+// readLoop reads the server's frames until r ends, then gives up on every
+// request still in flight, since no answer can come any more.
+func (s *session) readLoop() {
+	defer close(s.readerDone)
+	br := bufio.NewReaderSize(s.r, 64<<10)
+	for {
+		line, _, err := readLine(br, maxLine)
+		if line != nil {
+			s.handle(line)
+		}
+		if err != nil {
+			break
+		}
+	}
+	close(s.outputEnded)
+	s.settleAll("no answer: the server's output ended")
+}
+
+// readLine returns the next frame without its line end, or nil at the end of
+// input. A frame longer than limit is skipped (skipped, nil line): the
+// transport reports it, and buffering it would let a server make the probe
+// allocate without bound.
+func readLine(br *bufio.Reader, limit int) (line []byte, skipped bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !skipped {
+			if len(line)+len(chunk) > limit+1 {
+				skipped, line = true, nil
+			} else {
+				// ReadSlice's chunk is only valid until the next read.
+				line = append(line, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if skipped || line == nil {
+			return nil, skipped, err
+		}
+		return bytes.TrimRight(line, "\r\n"), false, err
+	}
+}
+
+func (s *session) handle(line []byte) {
+	m := wire.Classify(line)
+	switch m.Kind {
+	case wire.Request:
+		s.answerServer(m)
+	case wire.Notification:
+		s.mu.Lock()
+		s.notifications++
+		s.mu.Unlock()
+	case wire.Response, wire.Error:
+		s.dispatch(m)
+	}
+	// Invalid frames are the transport's to record and the judge's to blame.
+}
+
+// dispatch settles the request m answers, if the probe is waiting on it.
+func (s *session) dispatch(m wire.Message) {
+	s.mu.Lock()
+	p := s.pending[m.ID]
+	s.mu.Unlock()
+	if p == nil {
+		return
+	}
+	var body struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(m.Raw, &body); err != nil {
+		s.settle(p, true, nil, "unreadable answer: "+err.Error())
+		return
+	}
+	if m.Kind == wire.Error {
+		if body.Error == nil {
+			s.settle(p, true, nil, "error answer without an error object")
+			return
+		}
+		s.settle(p, true, nil, fmt.Sprintf("%d: %s", body.Error.Code, body.Error.Message))
+		return
+	}
+	s.settle(p, true, body.Result, "")
+}
+
+// Fixed results for server-to-client requests, in the 2025-11-25 shapes. They
+// are the answers of a client that accepts everything and knows nothing, so
+// the server's handler can always finish.
+var serverRequestResults = map[string]json.RawMessage{
+	"roots/list":             json.RawMessage(`{"roots":[{"uri":"file:///tmp/mcpchaos","name":"mcpchaos"}]}`),
+	"sampling/createMessage": json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"mcpchaos"},"model":"mcpchaos","stopReason":"endTurn"}`),
+	"elicitation/create":     json.RawMessage(`{"action":"decline"}`),
+	"ping":                   json.RawMessage(`{}`),
+}
+
+// answerServer replies to a server-to-client request.
+func (s *session) answerServer(m wire.Message) {
+	s.mu.Lock()
+	s.serverRequests = append(s.serverRequests, m.Method)
+	s.mu.Unlock()
+	reply := frame{JSONRPC: "2.0", ID: json.RawMessage(m.ID)}
+	if result, ok := serverRequestResults[m.Method]; ok {
+		reply.Result = result
+	} else {
+		reply.Error = &rpcError{Code: -32601, Message: "Method not found: " + m.Method}
+	}
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	if !s.closed {
+		_ = s.enqueueLocked(outgoing{line: encode(reply)})
+	}
+}
+
+// frame is any JSON-RPC message the probe writes, members in the usual order.
+type frame struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  any             `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *rpcError       `json:"error,omitempty"`
+}
+
+type rpcError struct {
+	Code    int64  `json:"code"`
+	Message string `json:"message"`
+}
+
+// encode marshals a frame into one line. The probe builds every frame from
+// values it controls (arguments were checked to be objects), so failing here
+// is a bug in the probe.
+func encode(f frame) []byte {
+	b, err := json.Marshal(f)
+	if err != nil {
+		panic("probe: encoding a frame: " + err.Error())
+	}
+	return append(b, '\n')
+}
+
+// finish ends the session: the writer drains its queue and closes w, the
+// server's output is read until it ends or drainWait passes, then r is closed.
+// Every wait is bounded, also when ctx has ended.
+func (s *session) finish() {
+	close(s.stopping)
+	s.sendMu.Lock()
+	s.closed = true
+	close(s.queue)
+	s.sendMu.Unlock()
+
+	if !s.wait(s.writerDone, s.grace, true) {
+		// The server is not reading its stdin; closing it unblocks the write.
+		s.closeW()
+		s.wait(s.writerDone, closeWait, false)
+	}
+	s.wait(s.outputEnded, drainWait, true)
+	s.closeR()
+	s.wait(s.readerDone, closeWait, false)
+	s.watchers.Wait()
+}
+
+// wait waits at most d for ch to close. With interruptible, it stops waiting
+// as soon as ctx ends: the caller then closes what it was waiting on instead.
+func (s *session) wait(ch <-chan struct{}, d time.Duration, interruptible bool) bool {
+	var cancelled <-chan struct{}
+	if interruptible {
+		cancelled = s.ctx.Done()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+	case <-cancelled:
+	}
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// report copies what the session recorded into out.
+func (s *session) report(out *Outcome) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out.Requests = append([]Request(nil), s.requests...)
+	out.ServerRequests = append([]string(nil), s.serverRequests...)
+	out.Notifications = s.notifications
+}

@@ -1,0 +1,368 @@
+package probe
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+)
+
+// Metadata keys of the stateless era, carried in every request's _meta. They
+// are spelled as mcp-go's mcp.MetaKey* constants; importing that package for
+// them would link an SDK into the mcpchaos binary, which has none.
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
+)
+
+// clientCapabilities are declared in both eras. The probe can answer every
+// server-to-client request they allow (see serverRequestResults), and
+// declaring them is what makes servers exercise those paths.
+var clientCapabilities = json.RawMessage(`{"roots":{"listChanged":true},"sampling":{},"elicitation":{}}`)
+
+// serverCapabilities is the part of a server's capabilities the workload
+// depends on: a member that is present (not null) declares the feature.
+type serverCapabilities struct {
+	Prompts   json.RawMessage `json:"prompts"`
+	Resources json.RawMessage `json:"resources"`
+}
+
+func declared(raw json.RawMessage) bool {
+	return len(raw) > 0 && string(raw) != "null"
+}
+
+type listedTool struct {
+	Name        string          `json:"name"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// workload runs the session's requests on Run's goroutine. Its error is what
+// Run returns; requests that failed are not errors, they are in the outcome.
+func (s *session) workload(out *Outcome) error {
+	caps, err := s.handshake(out)
+	if err != nil {
+		return err
+	}
+	tools, complete := s.listTools()
+	for _, t := range tools {
+		out.Tools = append(out.Tools, t.Name)
+	}
+	calls, err := s.plan(tools, out.Tools, complete)
+	if err != nil {
+		return err
+	}
+	if declared(caps.Prompts) {
+		s.list("prompts/list")
+	}
+	if declared(caps.Resources) {
+		s.list("resources/list")
+	}
+	s.callTools(calls)
+	if out.Era == EraStateful {
+		s.roundTrip("ping", nil, "")
+	}
+	if err := s.ctx.Err(); err != nil {
+		return fmt.Errorf("probe: %w", err)
+	}
+	return nil
+}
+
+// handshake settles the era: server/discover first, the initialize handshake
+// when the server does not offer the stateless revision.
+func (s *session) handshake(out *Outcome) (serverCapabilities, error) {
+	var caps serverCapabilities
+	if s.cfg.Era != EraStateful {
+		p, err := s.request("server/discover", s.params(nil, nil, true), "")
+		if err != nil {
+			return caps, s.notInitialized(err.Error())
+		}
+		// A server of an earlier revision may ignore the method instead of
+		// refusing it, so the wait is short; the request keeps its own
+		// deadline, and a late answer is still recorded.
+		if s.wait(p.done, s.grace, true) && p.answered && p.result != nil {
+			var r struct {
+				SupportedVersions []string           `json:"supportedVersions"`
+				Capabilities      serverCapabilities `json:"capabilities"`
+				Meta              map[string]struct {
+					Name string `json:"name"`
+				} `json:"_meta"`
+			}
+			if json.Unmarshal(p.result, &r) == nil && slices.Contains(r.SupportedVersions, StatelessVersion) {
+				s.era = EraStateless
+				out.Era, out.ProtocolVersion, out.Initialized = EraStateless, StatelessVersion, true
+				out.ServerName = r.Meta[metaServerInfo].Name
+				return r.Capabilities, nil
+			}
+		}
+		if s.ctx.Err() != nil {
+			return caps, s.notInitialized("")
+		}
+	}
+
+	s.era, out.Era = EraStateful, EraStateful
+	init := map[string]any{
+		"protocolVersion": StatefulVersion,
+		"capabilities":    clientCapabilities,
+		"clientInfo":      s.clientInfo(),
+	}
+	p, err := s.request("initialize", init, "")
+	if err != nil {
+		return caps, s.notInitialized(err.Error())
+	}
+	<-p.done
+	if !p.answered || p.errText != "" {
+		return caps, s.notInitialized("initialize: " + p.errText)
+	}
+	if p.result == nil {
+		return caps, s.notInitialized("initialize: empty result")
+	}
+	var r struct {
+		ProtocolVersion string             `json:"protocolVersion"`
+		Capabilities    serverCapabilities `json:"capabilities"`
+		ServerInfo      struct {
+			Name string `json:"name"`
+		} `json:"serverInfo"`
+	}
+	if err := json.Unmarshal(p.result, &r); err != nil {
+		return caps, s.notInitialized("unreadable initialize result: " + err.Error())
+	}
+	out.ProtocolVersion, out.ServerName = r.ProtocolVersion, r.ServerInfo.Name
+	if err := s.notify("notifications/initialized", nil); err != nil {
+		return caps, s.notInitialized("sending notifications/initialized: " + err.Error())
+	}
+	out.Initialized = true
+	return r.Capabilities, nil
+}
+
+func (s *session) notInitialized(why string) error {
+	if err := s.ctx.Err(); err != nil {
+		return fmt.Errorf("probe: %w: %w", ErrNotInitialized, err)
+	}
+	return fmt.Errorf("probe: %w: %s", ErrNotInitialized, why)
+}
+
+func (s *session) clientInfo() map[string]string {
+	return map[string]string{"name": s.cfg.ClientName, "version": clientVersion}
+}
+
+// params builds a request's params: fields, plus _meta made of meta and, in
+// the stateless era, the protocol metadata every request must carry. It is
+// nil (no params member) when there is nothing to send.
+func (s *session) params(fields, meta map[string]any, stateless bool) any {
+	if stateless {
+		meta = maps(meta, map[string]any{
+			metaProtocolVersion:    StatelessVersion,
+			metaClientInfo:         s.clientInfo(),
+			metaClientCapabilities: clientCapabilities,
+		})
+	}
+	if len(meta) > 0 {
+		fields = maps(fields, map[string]any{"_meta": meta})
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	return fields
+}
+
+func maps(a, b map[string]any) map[string]any {
+	out := make(map[string]any, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+// roundTrip sends a request and waits for it to be settled, which the
+// request's watcher bounds. It returns the result when there is one.
+func (s *session) roundTrip(method string, fields map[string]any, tool string) (json.RawMessage, bool) {
+	p, err := s.request(method, s.params(fields, nil, s.stateless()), tool)
+	if err != nil {
+		return nil, false
+	}
+	<-p.done
+	return p.result, p.answered && p.errText == "" && p.result != nil
+}
+
+func (s *session) stateless() bool {
+	return s.era == EraStateless
+}
+
+// listTools follows tools/list pages. complete says the listing reached its
+// end, so that a tool missing from it is really missing.
+func (s *session) listTools() ([]listedTool, bool) {
+	var tools []listedTool
+	cursor := ""
+	for range maxListPages {
+		var fields map[string]any
+		if cursor != "" {
+			fields = map[string]any{"cursor": cursor}
+		}
+		result, ok := s.roundTrip("tools/list", fields, "")
+		if !ok {
+			return tools, false
+		}
+		var page struct {
+			Tools      []listedTool `json:"tools"`
+			NextCursor string       `json:"nextCursor"`
+		}
+		if json.Unmarshal(result, &page) != nil {
+			return tools, false
+		}
+		tools = append(tools, page.Tools...)
+		if page.NextCursor == "" {
+			return tools, true
+		}
+		cursor = page.NextCursor
+	}
+	return tools, false
+}
+
+// list follows the pages of a prompts/list or resources/list; only the
+// exchange matters, not the items.
+func (s *session) list(method string) {
+	cursor := ""
+	for range maxListPages {
+		var fields map[string]any
+		if cursor != "" {
+			fields = map[string]any{"cursor": cursor}
+		}
+		result, ok := s.roundTrip(method, fields, "")
+		if !ok {
+			return
+		}
+		var page struct {
+			NextCursor string `json:"nextCursor"`
+		}
+		if json.Unmarshal(result, &page) != nil || page.NextCursor == "" {
+			return
+		}
+		cursor = page.NextCursor
+	}
+}
+
+// plan decides the tool calls. Explicit calls are checked against a complete
+// listing only: when the listing failed (perhaps under a fault) the calls are
+// made anyway, since the server may still know the tools.
+func (s *session) plan(tools []listedTool, names []string, complete bool) ([]Call, error) {
+	skip := func(name string) bool { return slices.Contains(s.cfg.SkipTools, name) }
+	var calls []Call
+	if s.cfg.Calls != nil {
+		for _, c := range s.cfg.Calls {
+			if complete && !slices.Contains(names, c.Tool) {
+				return nil, &UnknownToolError{Tool: c.Tool, Known: slices.Clone(names)}
+			}
+		}
+		for _, c := range s.cfg.Calls {
+			if !skip(c.Tool) {
+				calls = append(calls, c)
+			}
+		}
+		return s.fill(calls), nil
+	}
+	for _, t := range tools {
+		if !skip(t.Name) {
+			calls = append(calls, Call{Tool: t.Name, Args: Arguments(t.InputSchema)})
+		}
+	}
+	return s.fill(calls), nil
+}
+
+// fill repeats the calls in order until there are at least MinCalls.
+func (s *session) fill(calls []Call) []Call {
+	for i := 0; len(calls) > 0 && len(calls) < s.cfg.MinCalls; i++ {
+		calls = append(calls, calls[i])
+	}
+	return calls
+}
+
+// callTools makes the calls, Concurrency at a time, each with its own
+// progress token so that servers send progress and the transport can inject
+// progress for it.
+func (s *session) callTools(calls []Call) {
+	slots := make(chan struct{}, s.cfg.Concurrency)
+	var inFlight sync.WaitGroup
+	defer inFlight.Wait()
+	for i, c := range calls {
+		select {
+		case slots <- struct{}{}:
+		case <-s.ctx.Done():
+			return
+		}
+		token := "mcpchaos-progress-" + strconv.Itoa(i+1)
+		p, err := s.callTool(c, token, nil)
+		if err != nil {
+			// The server can no longer be reached; the calls not made are
+			// simply absent from the outcome.
+			<-slots
+			return
+		}
+		inFlight.Go(func() {
+			s.completeCall(c, token, p)
+			<-slots
+		})
+	}
+}
+
+// maxInputRounds bounds the retries of one stateless tool call, so a server
+// that keeps asking for input cannot keep a slot for ever.
+const maxInputRounds = 3
+
+func (s *session) callTool(c Call, token string, retry map[string]any) (*pending, error) {
+	fields := maps(retry, map[string]any{"name": c.Tool, "arguments": c.Args})
+	meta := map[string]any{"progressToken": token}
+	return s.request("tools/call", s.params(fields, meta, s.stateless()), c.Tool)
+}
+
+// completeCall waits for a call and, in the stateless era, answers an
+// input_required result by retrying the call with the answers a
+// server-to-client request would have got, the way the stateless revision
+// replaces those requests. Each retry is a request of its own.
+func (s *session) completeCall(c Call, token string, p *pending) {
+	for range maxInputRounds {
+		<-p.done
+		retry := inputRetry(p.result)
+		if retry == nil {
+			return
+		}
+		next, err := s.callTool(c, token, retry)
+		if err != nil {
+			return
+		}
+		p = next
+	}
+	<-p.done
+}
+
+// inputRetry returns the params members of the retry an input_required result
+// asks for, or nil when the result is final.
+func inputRetry(result json.RawMessage) map[string]any {
+	var r struct {
+		ResultType    string `json:"resultType"`
+		InputRequests map[string]struct {
+			Method string `json:"method"`
+		} `json:"inputRequests"`
+		RequestState json.RawMessage `json:"requestState"`
+	}
+	if result == nil || json.Unmarshal(result, &r) != nil || r.ResultType != "input_required" {
+		return nil
+	}
+	answers := make(map[string]any, len(r.InputRequests))
+	for key, req := range r.InputRequests {
+		if answer, ok := serverRequestResults[req.Method]; ok {
+			answers[key] = answer
+		}
+	}
+	retry := map[string]any{"inputResponses": answers}
+	if declared(r.RequestState) {
+		// Opaque to the client: echoed back exactly.
+		retry["requestState"] = r.RequestState
+	}
+	return retry
+}

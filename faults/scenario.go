@@ -1,0 +1,93 @@
+package faults
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Scenario is a named fault plan that targets one moment known to break MCP
+// SDKs. `mcpchaos test` runs each against a fresh server process.
+type Scenario struct {
+	Name string
+	// Doc says what the scenario does and which bug class it exposes.
+	Doc    string
+	Faults []string
+}
+
+// Parse parses the scenario's fault specs; a preset that does not parse is a
+// bug caught by the tests.
+func (s Scenario) Parse() ([]*Fault, error) {
+	var out []*Fault
+	for _, spec := range s.Faults {
+		f, err := Parse(spec)
+		if err != nil {
+			return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// Baseline is the no-fault run every matrix starts with: a target that fails
+// it is broken without faults, which is said separately from fault findings.
+var Baseline = Scenario{Name: "baseline", Doc: "no faults: the workload as a well-behaved client runs it"}
+
+// ServerScenarios is the default matrix for probing a server: the four core
+// faults at the moments that break SDKs (DESIGN.md, "Bug classes").
+func ServerScenarios() []Scenario {
+	return []Scenario{
+		{
+			Name:   "stall-s2c",
+			Doc:    "zero buffering: the server's stdout is not read for 2s (pipe shrunk to a page) once a tool call is in flight; servers that write while holding a lock, or time out writes, misbehave (bug classes 2, 7)",
+			Faults: []string{"stall:on=c2s:request:tools/call,dir=s2c,for=2s,shrink=true"},
+		},
+		{
+			Name:   "burst-c2s",
+			Doc:    "100 client notifications (roots/list_changed) right after a tool call is forwarded; servers that queue notifications on a bounded or unbuffered channel hang, servers that answer notifications or log to stdout break the protocol (bug classes 2, 6)",
+			Faults: []string{"burst:on=c2s:request:tools/call,dir=c2s,method=notifications/roots/list_changed,count=100,position=after"},
+		},
+		{
+			Name:   "eof-inflight",
+			Doc:    "the server's stdin closes while 3 tool calls are in flight; servers that tear down under running handlers crash (ClosedResourceError, dictionary changed size) or drop the answers (bug classes 3, 5)",
+			Faults: []string{"eof:on=c2s:request:tools/call,inflight=3"},
+		},
+		{
+			Name:   "eof-server-request",
+			Doc:    "the server's stdin closes right after the server sends a request to the client (roots, sampling, elicitation); handlers blocked on the answer crash, lose their response or keep the server alive (bug class 4)",
+			Faults: []string{"eof:on=s2c:request"},
+		},
+		{
+			Name:   "half-close-s2c",
+			Doc:    "our read end of the server's stdout closes during a tool call, so its writes fail with EPIPE while its stdin still flows; the server must still exit when its stdin closes (bug classes 3, 5)",
+			Faults: []string{"half-close:dir=s2c,on=c2s:request:tools/call"},
+		},
+	}
+}
+
+// SelectScenarios picks scenarios by name from the default matrix, keeping
+// the order given; an unknown name is an error that lists the known ones.
+func SelectScenarios(names []string) ([]Scenario, error) {
+	all := ServerScenarios()
+	if len(names) == 0 {
+		return all, nil
+	}
+	var known []string
+	byName := map[string]Scenario{}
+	for _, s := range all {
+		known = append(known, s.Name)
+		byName[s.Name] = s
+	}
+	var out []Scenario
+	seen := map[string]bool{}
+	for _, n := range names {
+		s, ok := byName[n]
+		if !ok {
+			return nil, fmt.Errorf("unknown scenario %q%s (known: %s; see mcpchaos scenarios)", n, suggest(n, known), strings.Join(known, ", "))
+		}
+		if !seen[n] {
+			out = append(out, s)
+			seen[n] = true
+		}
+	}
+	return out, nil
+}
