@@ -162,6 +162,9 @@ func TestShutdownLadderEscalatesToSIGKILL(t *testing.T) {
 	for _, e := range r.Rec.Events() {
 		switch e.Type {
 		case wire.EventPipeClosed:
+			if e.Pipe == wire.PipeClientOutput {
+				continue // closed when the server's output ends, which races its exit
+			}
 			got = append(got, e.Type+" "+e.Pipe)
 		case wire.EventSignal:
 			got = append(got, e.Type+" "+e.Signal)
@@ -176,7 +179,6 @@ func TestShutdownLadderEscalatesToSIGKILL(t *testing.T) {
 		"signal SIGKILL",
 		"pipe-closed server-stdout",
 		"process-exited SIGKILL",
-		"pipe-closed client-stdout",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("lifecycle events (-want +got):\n%s", diff)

@@ -174,7 +174,7 @@ func (s *session) run(ctx context.Context) *Result {
 	go func() { s.drainStderr(); close(stderrDone) }()
 
 	res := &Result{}
-	c2sRunning := true
+	c2sRunning, s2cRunning := true, true
 	for ended := false; !ended; {
 		select {
 		case <-s.proc.Done():
@@ -191,6 +191,15 @@ func (s *session) run(ctx context.Context) *Result {
 				}
 				s.shutdown(res.Reason)
 			}
+		case <-s2c:
+			// Nothing more can reach the client (the server closed its
+			// output, or a fault closed our read end of it): say so with
+			// EOF, as a direct pipe would, rather than leave it waiting.
+			s2cRunning = false
+			s.flush(wire.ToClient)
+			if s.writers[wire.ToClient].close() {
+				s.recordPipe(wire.PipeClientOutput, "nothing more can come from the server: its output ended", true)
+			}
 		case <-ctx.Done():
 			res.Reason = "interrupted"
 			if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
@@ -206,7 +215,9 @@ func (s *session) run(ctx context.Context) *Result {
 	if s.proc.SignalGroup(syscall.SIGKILL) {
 		s.recordSignal("SIGKILL", "the server exited and left processes in its group")
 	}
-	s.awaitOrClose(s2c, s.proc.Stdout)
+	if s2cRunning {
+		s.awaitOrClose(s2c, s.proc.Stdout)
+	}
 	s.awaitDone(stderrDone, s.proc.Stderr)
 	res.ExitCode, res.Signal = s.proc.Exit()
 	res.SignalledByUs = s.signalled.Load()

@@ -12,6 +12,10 @@ type Scenario struct {
 	// Doc says what the scenario does and which bug class it exposes.
 	Doc    string
 	Faults []string
+	// Era asks the probe client for a protocol era ("stateful" or
+	// "stateless"); empty negotiates the newest the server offers. A moment
+	// that exists in one era only (server-to-client requests) needs it.
+	Era string
 }
 
 // Parse parses the scenario's fault specs; a preset that does not parse is a
@@ -55,6 +59,7 @@ func ServerScenarios() []Scenario {
 			Name:   "eof-server-request",
 			Doc:    "the server's stdin closes right after the server sends a request to the client (roots, sampling, elicitation); handlers blocked on the answer crash, lose their response or keep the server alive (bug class 4)",
 			Faults: []string{"eof:on=s2c:request"},
+			Era:    "stateful", // the stateless revision has no server-to-client requests
 		},
 		{
 			Name:   "half-close-s2c",

@@ -24,8 +24,13 @@ func main() {
 const usage = `mcpchaos: a chaos man-in-the-middle for MCP servers and clients
 
 Usage:
+  mcpchaos test [flags] [-- CMD [ARGS...]] probe a stdio server (default: the bundled example)
+                                           through a matrix of fault scenarios, judge, report
   mcpchaos wrap [flags] -- CMD [ARGS...]   relay a stdio MCP session to CMD, injecting faults
+  mcpchaos judge TRANSCRIPT.jsonl...       judge stored transcripts again, offline
+  mcpchaos serve                           serve the bundled example MCP server on stdio
   mcpchaos faults                          list the faults, their parameters and the trigger keys
+  mcpchaos scenarios                       list the scenarios of the default matrix
   mcpchaos version                         print the version
 
 Run 'mcpchaos COMMAND --help' for a command's flags.
@@ -40,8 +45,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "wrap":
 		return runWrap(args[1:], stdin, stdout, stderr)
+	case "test":
+		return runTest(args[1:], stdout, stderr)
+	case "judge":
+		return runJudge(args[1:], stdout, stderr)
+	case "serve":
+		return runServe(args[1:], stdin, stdout, stderr)
 	case "faults":
 		return runFaults(args[1:], stdout, stderr)
+	case "scenarios":
+		return runScenarios(args[1:], stdout, stderr)
 	case "version", "--version":
 		io.WriteString(stdout, "mcpchaos "+version+"\n")
 		return exitOK

@@ -135,3 +135,19 @@ func runFaults(args []string, stdout, stderr io.Writer) int {
 	io.WriteString(stdout, b.String())
 	return exitOK
 }
+
+func runScenarios(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		return usageError(stderr, "scenarios takes no arguments")
+	}
+	var b strings.Builder
+	b.WriteString("Scenarios of mcpchaos test (--scenario NAME), each run against a fresh server after a no-fault baseline:\n")
+	for _, s := range faults.ServerScenarios() {
+		fmt.Fprintf(&b, "\n  %s: %s\n", s.Name, s.Doc)
+		for _, f := range s.Faults {
+			fmt.Fprintf(&b, "      --fault '%s'\n", f)
+		}
+	}
+	io.WriteString(stdout, b.String())
+	return exitOK
+}

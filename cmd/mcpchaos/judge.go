@@ -1,0 +1,63 @@
+package main
+
+import (
+	"io"
+	"os"
+
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// runJudge re-judges stored transcripts offline; the findings are the ones
+// the live run reported.
+func runJudge(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		return usageError(stderr, "judge: give one or more transcript files, as in mcpchaos judge run/eof-inflight.jsonl")
+	}
+	report := &reports.Report{Schema: reports.Schema, Tool: reports.Tool{Name: "mcpchaos", Version: version}}
+	for _, path := range args {
+		f, err := os.Open(path)
+		if err != nil {
+			return usageError(stderr, "judge: %v", err)
+		}
+		var events []wire.Event
+		err = wire.ReadTranscript(f, func(e wire.Event) error {
+			events = append(events, e)
+			return nil
+		})
+		f.Close()
+		if err != nil {
+			return usageError(stderr, "judge: %s: %v", path, err)
+		}
+		if len(events) == 0 || events[0].Type != wire.EventSession {
+			return usageError(stderr, "judge: %s does not start with a session event; is it an mcpchaos transcript?", path)
+		}
+		v := reports.JudgeSession(events)
+		s := events[0]
+		if s.Seed != nil {
+			report.Seed = *s.Seed
+		}
+		report.Target.Command = s.Command
+		res := reports.ScenarioResult{Name: s.Scenario, Findings: len(v.Findings), Indeterminate: v.Indeterminate, Transcript: path, Outcome: "pass"}
+		if s.Seed != nil {
+			res.Seed = *s.Seed
+		}
+		if len(events) > 1 {
+			res.DurationMS = (events[len(events)-1].T - events[0].T) / 1000
+		}
+		switch {
+		case len(v.Findings) > 0:
+			res.Outcome = "fail"
+		case len(v.Indeterminate) > 0:
+			res.Outcome = "indeterminate"
+		}
+		report.Scenarios = append(report.Scenarios, res)
+		report.Findings = append(report.Findings, v.Findings...)
+	}
+	report.Outcome = "pass"
+	if len(report.Findings) > 0 {
+		report.Outcome = "fail"
+	}
+	reports.WriteSummary(stdout, report)
+	return report.ExitCode(false)
+}

@@ -1,0 +1,146 @@
+package reports
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// The crash check: a non-zero exit or a signal we did not send, or a crash
+// signature on stderr whichever way the peer exited (a server that logs a
+// traceback and exits 0 still crashed). Each distinct signature is one
+// finding; a crash the faults explain (EPIPE after we closed the peer's
+// output, dying of our signal) is noted, not blamed.
+
+// maxSignatures bounds the distinct signatures kept per session.
+const maxSignatures = 32
+
+type crashSig struct {
+	hit   crashHit
+	count int
+}
+
+type crashes struct {
+	scan  stderrScanner
+	sigs  map[string]*crashSig
+	order []string
+	extra int
+}
+
+func (c *crashes) init(j *Judger) {
+	c.sigs = map[string]*crashSig{}
+	c.scan.emit = func(h crashHit) bool { return c.hit(j, h) }
+}
+
+func (c *crashes) stderr(e *wire.Event) {
+	c.scan.add(e.Seq, e.T, stderrText(e))
+}
+
+// hit files one signature; it returns whether the signature is new, so the
+// scanner collects an excerpt only for the first of each.
+func (c *crashes) hit(j *Judger, h crashHit) bool {
+	pc := &j.pc
+	if hc := pc.halfClose; hc != nil && hc.Seq < h.seq && isEPIPE(h) {
+		j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos closed its output (%s): the failed write is the fault's doing", j.p.name, h.sig, hc.Excerpt))
+		return false
+	}
+	if s := pc.ourSignal; s != nil && s.Seq < h.seq {
+		j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos signalled it (%s): not judged as a crash", j.p.name, h.sig, s.Excerpt))
+		return false
+	}
+	if cs := c.sigs[h.sig]; cs != nil {
+		cs.count++
+		return false
+	}
+	if len(c.sigs) >= maxSignatures {
+		c.extra++
+		return false
+	}
+	c.sigs[h.sig] = &crashSig{hit: h, count: 1}
+	c.order = append(c.order, h.sig)
+	return true
+}
+
+// isEPIPE reports whether a signature is a write failing on a closed pipe.
+func isEPIPE(h crashHit) bool {
+	return h.sig == "python:BrokenPipeError" || strings.HasPrefix(h.sig, "node:unhandled-error EPIPE") ||
+		strings.Contains(strings.ToLower(h.text), "broken pipe") || strings.Contains(h.text, "EPIPE")
+}
+
+func (c *crashes) findings(j *Judger) []Finding {
+	c.scan.flush()
+	pc := &j.pc
+	exitClause := "it had not exited when the transcript ends"
+	if pc.exit != nil {
+		exitClause = "the " + j.p.name + " " + pc.exitWords()
+		if pc.exitByUs {
+			exitClause += " (signalled by mcpchaos)"
+		}
+	}
+	var fs []Finding
+	for _, sig := range c.order {
+		cs := c.sigs[sig]
+		times := ""
+		if cs.count > 1 {
+			times = fmt.Sprintf(" (%d times)", cs.count)
+		}
+		msg := fmt.Sprintf("%s on stderr%s; %s", sigWords(cs.hit), times, exitClause)
+		ev := []Evidence{cs.hit.excerpt.evidence()}
+		if pc.exit != nil {
+			ev = append(ev, *pc.exit)
+		}
+		fs = append(fs, Finding{Kind: KindCrash, Severity: SeverityError, Signature: sig, Message: msg, Evidence: ev})
+	}
+	if c.extra > 0 {
+		j.notes.add(fmt.Sprintf("%d more distinct crash signatures on stderr were not reported (see the transcript)", c.extra))
+	}
+	if len(fs) > 0 || pc.exit == nil {
+		return fs
+	}
+	x := pc.exit
+	hc, sig := pc.halfClose, pc.ourSignal
+	switch {
+	case pc.exitSig != "":
+		switch {
+		case pc.exitByUs || pc.sent[pc.exitSig]:
+		case pc.exitSig == "SIGPIPE" && hc != nil && hc.Seq < x.Seq:
+			j.notes.add(fmt.Sprintf("the %s died of SIGPIPE after mcpchaos closed its output (%s): the fault's doing", j.p.name, hc.Excerpt))
+		default:
+			fs = append(fs, Finding{Kind: KindCrash, Severity: SeverityError, Signature: "signal:" + pc.exitSig,
+				Message:  fmt.Sprintf("the %s was killed by %s, a signal mcpchaos did not send, with no crash signature on stderr", j.p.name, pc.exitSig),
+				Evidence: []Evidence{*x}})
+		}
+	case pc.exitCode != nil && *pc.exitCode != 0:
+		switch {
+		case sig != nil && sig.Seq < x.Seq:
+			// The status reports our signal (143, or a handler's choice).
+		case hc != nil && hc.Seq < x.Seq:
+			j.notes.add(fmt.Sprintf("the %s exited with status %d after mcpchaos closed its output (%s): a failed write is a fair reason to fail", j.p.name, *pc.exitCode, hc.Excerpt))
+		default:
+			fs = append(fs, Finding{Kind: KindCrash, Severity: SeverityError, Signature: fmt.Sprintf("exit:%d", *pc.exitCode),
+				Message:  fmt.Sprintf("the %s exited with status %d, with no crash signature on stderr", j.p.name, *pc.exitCode),
+				Evidence: []Evidence{*x}})
+		}
+	}
+	return fs
+}
+
+// sigWords says what a signature is, in the finding's message.
+func sigWords(h crashHit) string {
+	switch {
+	case strings.HasPrefix(h.sig, "python:"):
+		return "Python exception " + h.text
+	case h.sig == "go:panic":
+		return "Go panic: " + h.text
+	case strings.HasPrefix(h.sig, "go:"):
+		return "Go fatal error: " + h.text
+	case strings.HasPrefix(h.sig, "node:unhandled-error"):
+		return "Node.js unhandled 'error' event: " + h.text
+	case h.sig == "node:unhandled-rejection":
+		return "Node.js unhandled promise rejection: " + h.text
+	case strings.HasPrefix(h.sig, "node:"):
+		return "Node.js uncaught exception: " + h.text
+	}
+	return h.text
+}

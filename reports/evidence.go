@@ -1,0 +1,187 @@
+package reports
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// Evidence stays small: a finding names events by seq (the transcript has
+// the rest), and a report with a thousand findings must still be readable.
+const (
+	// maxExcerpt is the most bytes of one frame an excerpt keeps.
+	maxExcerpt = 500
+	// maxEvidence is the most events one finding cites.
+	maxEvidence = 10
+	// maxStderrLines is the most stderr lines a crash excerpt keeps.
+	maxStderrLines = 40
+	// maxStderrLine is the most bytes of one stderr line an excerpt keeps.
+	maxStderrLine = 300
+)
+
+// cut returns at most n bytes of s, cut on a rune boundary, and says how much
+// was left out. The result is a copy: an excerpt must not pin a frame of many
+// megabytes in memory for the life of the judge.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return strings.Clone(s)
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…[" + strconv.Itoa(len(s)-i) + " more bytes]"
+}
+
+// frameExcerpt is what a report shows of a frame: its text without the line
+// end, or, for bytes that are not UTF-8, a quoted form of them.
+func frameExcerpt(e *wire.Event) string {
+	if e.RawBase64 != "" {
+		b, err := base64.StdEncoding.DecodeString(e.RawBase64)
+		if err != nil {
+			return cut("raw_b64 "+e.RawBase64, maxExcerpt)
+		}
+		if len(b) > maxExcerpt {
+			return strconv.Quote(string(b[:maxExcerpt])) + "…[" + strconv.Itoa(len(b)-maxExcerpt) + " more bytes]"
+		}
+		return strconv.Quote(string(b))
+	}
+	return cut(strings.TrimRight(e.Raw, "\r\n"), maxExcerpt)
+}
+
+// evidenceOf turns one event into evidence; frames keep their bytes, other
+// events a sentence that says what happened.
+func evidenceOf(e *wire.Event) Evidence {
+	ev := Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}
+	switch e.Type {
+	case wire.EventReceived, wire.EventInjected, wire.EventProbe:
+		ev.Excerpt = frameExcerpt(e)
+	default:
+		ev.Excerpt = cut(describe(e), maxExcerpt)
+	}
+	return ev
+}
+
+// describe says in words what a non-frame event records.
+func describe(e *wire.Event) string {
+	var b strings.Builder
+	switch e.Type {
+	case wire.EventForwarded:
+		fmt.Fprintf(&b, "forwarded the frame of seq %d", e.Of)
+	case wire.EventDropped:
+		fmt.Fprintf(&b, "dropped the frame of seq %d", e.Of)
+	case wire.EventPipeClosed:
+		b.WriteString(e.Pipe + " closed")
+		if e.ByUs {
+			b.WriteString(" by mcpchaos")
+		}
+	case wire.EventSignal:
+		b.WriteString("sent " + e.Signal)
+	case wire.EventProcessExited:
+		b.WriteString("the server " + exitWords(e))
+		if e.ByUs {
+			b.WriteString(" (signalled by mcpchaos)")
+		}
+	case wire.EventFault:
+		b.WriteString("fault " + e.Fault)
+		if e.Action != "" {
+			b.WriteString(" (" + e.Action + ")")
+		}
+	case wire.EventStderr:
+		return stderrText(e)
+	default:
+		b.WriteString(e.Type)
+	}
+	if e.Detail != "" {
+		b.WriteString(": " + e.Detail)
+	}
+	return b.String()
+}
+
+// exitWords says how a process-exited event ended the process.
+func exitWords(e *wire.Event) string {
+	switch {
+	case e.Signal != "":
+		return "was killed by " + e.Signal
+	case e.ExitCode != nil:
+		return "exited with status " + strconv.Itoa(*e.ExitCode)
+	}
+	return "exited"
+}
+
+// stderrText is one stderr line as text: invalid UTF-8 is replaced, so that
+// signature matching and excerpts work on what a person would see.
+func stderrText(e *wire.Event) string {
+	s := e.Raw
+	if e.RawBase64 != "" {
+		b, err := base64.StdEncoding.DecodeString(e.RawBase64)
+		if err != nil {
+			return ""
+		}
+		s = strings.ToValidUTF8(string(b), "\uFFFD")
+	}
+	return strings.TrimRight(s, "\r\n")
+}
+
+// addEvidence appends ev unless the finding already cites maxEvidence events
+// or this one.
+func addEvidence(list []Evidence, ev ...Evidence) []Evidence {
+	for _, e := range ev {
+		if len(list) >= maxEvidence {
+			return list
+		}
+		dup := false
+		for _, have := range list {
+			if have.Seq == e.Seq && have.Type == e.Type {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			list = append(list, e)
+		}
+	}
+	return list
+}
+
+// fmtDur prints a duration given in microseconds the way a person says it:
+// 250ms, 3.1s.
+func fmtDur(us int64) string {
+	d := time.Duration(us) * time.Microsecond
+	if d >= time.Second || d <= -time.Second {
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+// idList names up to five ids and counts the rest, for aggregated findings.
+func idList(ids []string, total int) string {
+	var b strings.Builder
+	for i, id := range ids {
+		if i == 5 {
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(id)
+	}
+	if more := total - min(len(ids), 5); more > 0 {
+		fmt.Fprintf(&b, " and %d more", more)
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,321 @@
+package reports
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// Defaults for a session event that does not say (a transcript of mcpchaos
+// wrap, which has no deadline of its own): the deadline of mcpchaos test and
+// the grace of the stdio shutdown ladder.
+const (
+	DefaultDeadline = 5 * time.Second
+	DefaultGrace    = 3 * time.Second
+)
+
+// Verdict is what the judge concludes about one session: the findings, and
+// what the faults made impossible to judge, in words. A scenario with no
+// findings but with indeterminate notes did not pass: it could not fail.
+type Verdict struct {
+	Findings      []Finding
+	Indeterminate []string
+}
+
+// JudgeSession judges the transcript of one session.
+func JudgeSession(events []wire.Event) Verdict {
+	j := NewJudger()
+	for i := range events {
+		j.add(&events[i])
+	}
+	return j.Verdict()
+}
+
+// Judge returns the findings of one session's transcript: the same events
+// always give the same findings in the same order.
+func Judge(events []wire.Event) []Finding {
+	return JudgeSession(events).Findings
+}
+
+// peer is one side of a session seen as the thing under test. The checks are
+// written against a peer, not against "the server", so that the same checks
+// can judge a client (requests travel s2c to it, its answers c2s).
+type peer struct {
+	name string
+	// in is the direction requests to the peer travel; out the direction
+	// the peer writes in.
+	in, out string
+	// inPipe and outPipe are the pipes the peer reads and writes.
+	inPipe, outPipe string
+	// process is set when the process events (exit, signals, stderr) are
+	// this peer's: the spawned process is the one under test.
+	process bool
+}
+
+var serverPeer = peer{name: "server", in: "c2s", out: "s2c",
+	inPipe: wire.PipeServerInput, outPipe: wire.PipeServerOutput, process: true}
+
+// clientPeer is the client as the peer under test. Not wired to a role yet
+// (role "client" is judged by a later change); the request checks are
+// exercised against it in tests so that they stay peer-agnostic.
+var clientPeer = peer{name: "client", in: "s2c", out: "c2s",
+	inPipe: wire.PipeClientOutput, outPipe: wire.PipeClientInput}
+
+// Judger judges a transcript one event at a time, for transcripts too long
+// to hold: its memory is bounded by the requests open at once, plus the
+// small excerpts that evidence keeps. Add every event in order, then call
+// Verdict once.
+type Judger struct {
+	p        peer
+	disabled string // why no check runs (a role not judged yet)
+
+	// session facts
+	seenAny, haveSession bool
+	scenario, repro      string
+	seed                 uint64
+	deadlineUS, graceUS  int64
+
+	lastT int64
+	end   *Evidence // the session-end event
+	notes notes
+
+	tr tracker
+	pr protocolChecks
+	pc processFacts
+	st stalls
+	cr crashes
+
+	done    bool
+	verdict Verdict
+}
+
+// NewJudger returns a Judger of the server: the peer under test for roles
+// "server" and "" (both peers real, as under mcpchaos wrap). A session of
+// role "client" is not judged yet; its verdict says so.
+func NewJudger() *Judger {
+	return newJudger(serverPeer)
+}
+
+func newJudger(p peer) *Judger {
+	j := &Judger{p: p, deadlineUS: DefaultDeadline.Microseconds(), graceUS: DefaultGrace.Microseconds()}
+	j.tr.init()
+	j.pr.init()
+	j.cr.init(j)
+	return j
+}
+
+// Add judges the next event of the transcript. Events after Verdict was
+// called are ignored.
+func (j *Judger) Add(e wire.Event) { j.add(&e) }
+
+func (j *Judger) add(e *wire.Event) {
+	if j.done {
+		return
+	}
+	if !j.seenAny {
+		j.seenAny = true
+		if e.Type != wire.EventSession {
+			j.notes.add("the transcript does not start with a session event: judged with the default deadline and grace, without scenario, seed or repro")
+		}
+	}
+	j.lastT = max(j.lastT, e.T)
+	switch e.Type {
+	case wire.EventSession:
+		j.session(e)
+		return
+	case wire.EventSessionEnd:
+		ev := evidenceOf(e)
+		j.end = &ev
+		return
+	}
+	if j.disabled != "" {
+		return
+	}
+	switch e.Type {
+	case wire.EventReceived:
+		j.received(e)
+	case wire.EventForwarded:
+		j.tr.forwarded(j, e)
+	case wire.EventDropped:
+		j.tr.dropped(e)
+	case wire.EventInjected:
+		if e.Dir == j.p.in {
+			j.tr.injected(e)
+		}
+	case wire.EventProbe:
+		if e.Dir == j.p.in {
+			j.tr.probe(j, e)
+		}
+	case wire.EventFault:
+		j.fault(e)
+	case wire.EventPipeClosed:
+		j.pc.pipeClosed(j, e)
+	case wire.EventSignal:
+		if j.p.process {
+			j.pc.signal(e)
+		}
+	case wire.EventProcessExited:
+		if j.p.process && j.pc.exit == nil {
+			j.pc.exited(e)
+		}
+	case wire.EventStderr:
+		if j.p.process {
+			j.cr.stderr(e)
+		}
+	}
+}
+
+func (j *Judger) session(e *wire.Event) {
+	if j.haveSession {
+		return // one transcript is one session; a second header changes nothing
+	}
+	j.haveSession = true
+	j.scenario, j.repro = e.Scenario, e.Repro
+	if e.Seed != nil {
+		j.seed = *e.Seed
+	}
+	if e.DeadlineMS > 0 {
+		j.deadlineUS = e.DeadlineMS * 1000
+	}
+	if e.GraceMS > 0 {
+		j.graceUS = e.GraceMS * 1000
+	}
+	if e.Role == "client" {
+		j.disabled = "the client is the peer under test (role client), and judging a client is not implemented yet: no check ran"
+	}
+}
+
+func (j *Judger) received(e *wire.Event) {
+	switch e.Dir {
+	case j.p.in:
+		j.tr.receivedIn(e)
+	case j.p.out:
+		if isPiece(e) {
+			// A line over the relay's cap is recorded in unclassified pieces:
+			// it may have been an answer, which no check can tell.
+			j.tr.unclassifiedOut = e.Seq
+			return
+		}
+		method := j.tr.answer(j, e)
+		j.pr.check(j, e, method)
+	}
+}
+
+func (j *Judger) fault(e *wire.Event) {
+	switch {
+	case e.Action == "stall" && e.Dir == j.p.out && (e.Forever || e.UntilUS > 0):
+		end := e.UntilUS
+		if e.Forever {
+			end = never
+		}
+		j.st.add(e.T, end)
+		j.pc.stallEvidence = addEvidence(j.pc.stallEvidence, evidenceOf(e))
+	case e.Action == "signal" || e.Action == "kill":
+		// The next signal event is this fault's doing, not the ladder's.
+		j.pc.faultSignal = true
+	}
+}
+
+// isPiece reports whether e is a piece of a line longer than the relay's
+// cap, which the relay records unclassified.
+func isPiece(e *wire.Event) bool {
+	return e.Kind == "invalid" && strings.HasPrefix(e.Problem, "line longer than")
+}
+
+// endT is when the session ended: its session-end event, or, when the
+// recorder died before writing one, the last event there is.
+func (j *Judger) endT() int64 {
+	if j.end != nil {
+		return j.end.TUS
+	}
+	return j.lastT
+}
+
+// Verdict finishes judging and returns the findings, sorted by kind (in the
+// order of DESIGN.md's verdict table) and then by their first evidence.
+func (j *Judger) Verdict() Verdict {
+	if j.done {
+		return j.verdict
+	}
+	j.done = true
+	if j.disabled != "" {
+		j.notes.add(j.disabled)
+		j.verdict = Verdict{Indeterminate: j.notes.list()}
+		return j.verdict
+	}
+	if j.end == nil && j.seenAny {
+		j.notes.add("the transcript has no session-end event (did mcpchaos die?): judged what it holds")
+	}
+	var fs []Finding
+	fs = append(fs, j.tr.judgeOpen(j)...)
+	fs = append(fs, j.tr.answerFindings(j)...)
+	fs = append(fs, j.cr.findings(j)...)
+	fs = append(fs, j.pc.zombie(j)...)
+	fs = append(fs, j.pr.findings(j)...)
+	for i := range fs {
+		fs[i].Scenario, fs[i].Seed, fs[i].Repro = j.scenario, j.seed, j.repro
+	}
+	sortFindings(fs)
+	j.verdict = Verdict{Findings: fs, Indeterminate: j.notes.list()}
+	return j.verdict
+}
+
+// Findings is Verdict().Findings.
+func (j *Judger) Findings() []Finding { return j.Verdict().Findings }
+
+func sortFindings(fs []Finding) {
+	first := func(f *Finding) int64 {
+		if len(f.Evidence) == 0 {
+			return 0
+		}
+		return f.Evidence[0].Seq
+	}
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		if c := cmp.Compare(kindOrder[a.Kind], kindOrder[b.Kind]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(first(&a), first(&b)); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Signature, b.Signature); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Message, b.Message)
+	})
+}
+
+// notes collects the indeterminate outcomes of a session, each once.
+type notes struct {
+	items []string
+	seen  map[string]bool
+	extra int
+}
+
+// maxNotes bounds the notes of one session; the rest are counted.
+const maxNotes = 20
+
+func (n *notes) add(s string) {
+	if n.seen == nil {
+		n.seen = map[string]bool{}
+	}
+	if n.seen[s] {
+		return
+	}
+	if len(n.items) >= maxNotes {
+		n.extra++
+		return
+	}
+	n.seen[s] = true
+	n.items = append(n.items, s)
+}
+
+func (n *notes) list() []string {
+	out := slices.Clone(n.items)
+	if n.extra > 0 {
+		out = append(out, "and "+itoa(n.extra)+" more indeterminate outcomes (see the transcript)")
+	}
+	return out
+}

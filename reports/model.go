@@ -1,0 +1,243 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Schema names the report format. A reader that meets another value must not
+// guess: fields may be added within a version, never change meaning.
+const Schema = "mcpchaos.report/v1"
+
+// Finding kinds. These names are a contract (DESIGN.md, "Verdicts"): reports,
+// baselines and diffs compare them as strings.
+const (
+	KindHang              = "hang"
+	KindLostResponse      = "lost-response"
+	KindDuplicateResponse = "duplicate-response"
+	KindUnknownResponse   = "unknown-response"
+	KindCrash             = "crash"
+	KindZombie            = "zombie"
+	KindProtocolViolation = "protocol-violation"
+)
+
+// kindOrder is the order findings are listed in: the order of the verdict
+// table in DESIGN.md, which puts what blocks a user (a hang) before what
+// merely breaks the protocol.
+var kindOrder = map[string]int{
+	KindHang:              0,
+	KindLostResponse:      1,
+	KindDuplicateResponse: 2,
+	KindUnknownResponse:   3,
+	KindCrash:             4,
+	KindZombie:            5,
+	KindProtocolViolation: 6,
+}
+
+// Severities. Only a response lost after the client itself closed the
+// server's stdin is a warning: the peer was told to shut down.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+)
+
+// Outcomes of a report (pass, fail, error) and of a scenario (pass, fail,
+// indeterminate).
+const (
+	OutcomePass          = "pass"
+	OutcomeFail          = "fail"
+	OutcomeError         = "error"
+	OutcomeIndeterminate = "indeterminate"
+)
+
+// Report is one run of mcpchaos against one target (mcpchaos.report/v1).
+type Report struct {
+	Schema string `json:"schema"`
+	Tool   Tool   `json:"tool"`
+	Target Target `json:"target"`
+	Seed   uint64 `json:"seed"`
+	// Outcome is pass, fail (findings) or error (the run could not judge the
+	// target; Error says why).
+	Outcome string `json:"outcome"`
+	// Baseline is the run without faults, kept apart so that a target broken
+	// without faults is not mistaken for one that faults break.
+	Baseline  *ScenarioResult  `json:"baseline,omitempty"`
+	Scenarios []ScenarioResult `json:"scenarios"`
+	Findings  []Finding        `json:"findings"`
+	Error     string           `json:"error,omitempty"`
+}
+
+// Tool names the program that wrote the report.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Target is what was tested.
+type Target struct {
+	Command []string `json:"command"`
+}
+
+// ScenarioResult is one scenario's session, judged.
+type ScenarioResult struct {
+	Name string `json:"name"`
+	Seed uint64 `json:"seed"`
+	// Outcome is pass, fail, or indeterminate when the faults made the
+	// outcome unknowable (Indeterminate says how).
+	Outcome    string `json:"outcome"`
+	DurationMS int64  `json:"duration_ms"`
+	// Findings counts this scenario's entries in Report.Findings.
+	Findings      int      `json:"findings"`
+	Indeterminate []string `json:"indeterminate,omitempty"`
+	// Transcript is where the session's transcript was written, if it was.
+	Transcript string `json:"transcript,omitempty"`
+}
+
+// Finding is one thing the judge holds against the peer under test.
+type Finding struct {
+	Kind     string `json:"kind"`
+	Severity string `json:"severity"`
+	// Signature names a crash (python:ClosedResourceError, go:panic,
+	// exit:1, ...); it is empty for other kinds.
+	Signature string `json:"signature,omitempty"`
+	Scenario  string `json:"scenario"`
+	Seed      uint64 `json:"seed"`
+	// Message is one line a person can act on.
+	Message  string     `json:"message"`
+	Request  *Request   `json:"request,omitempty"`
+	Evidence []Evidence `json:"evidence"`
+	// Repro is the command line that replays the scenario with its seed.
+	// Always present, as DESIGN.md promises of every finding, even when the
+	// session did not record one (a transcript of mcpchaos wrap).
+	Repro string `json:"repro"`
+}
+
+// Request names the request a finding is about.
+type Request struct {
+	// ID is the JSON text of the id as the peer sent it (7, "a"). It is
+	// written into the report as that JSON value, not as a string of it, so
+	// that "id": 3 in the report is the id 3 on the wire.
+	ID     string
+	Method string
+}
+
+type requestJSON struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method,omitempty"`
+}
+
+// MarshalJSON writes ID as the JSON value it holds. An ID that is not valid
+// JSON (a hand-built finding) is written as a string rather than breaking
+// the whole report.
+func (r Request) MarshalJSON() ([]byte, error) {
+	id := json.RawMessage(r.ID)
+	if !json.Valid(id) {
+		b, err := json.Marshal(r.ID)
+		if err != nil {
+			return nil, err
+		}
+		id = b
+	}
+	return json.Marshal(requestJSON{ID: id, Method: r.Method})
+}
+
+// UnmarshalJSON keeps the id's JSON text, compacted, so that a round trip
+// gives back the ID the judge produced.
+func (r *Request) UnmarshalJSON(b []byte) error {
+	var v requestJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if len(v.ID) > 0 {
+		if err := json.Compact(&buf, v.ID); err != nil {
+			return err
+		}
+	}
+	r.ID, r.Method = buf.String(), v.Method
+	return nil
+}
+
+// Evidence is one transcript event behind a finding, by its seq, with an
+// excerpt small enough to read in a report.
+type Evidence struct {
+	Seq  int64  `json:"seq"`
+	TUS  int64  `json:"t_us"`
+	Type string `json:"type"`
+	Dir  string `json:"dir,omitempty"`
+	// Excerpt is the frame's bytes (cut at maxExcerpt), the stderr lines of
+	// a crash, or a short description of a non-frame event.
+	Excerpt string `json:"excerpt"`
+}
+
+// WriteJSON writes the report as indented JSON. Empty lists are written as
+// [] rather than null, so consumers can iterate without a nil check.
+func (r *Report) WriteJSON(w io.Writer) error {
+	c := *r
+	if c.Schema == "" {
+		c.Schema = Schema
+	}
+	if c.Scenarios == nil {
+		c.Scenarios = []ScenarioResult{}
+	}
+	if c.Target.Command == nil {
+		c.Target.Command = []string{}
+	}
+	c.Findings = make([]Finding, len(r.Findings))
+	for i, f := range r.Findings {
+		if f.Evidence == nil {
+			f.Evidence = []Evidence{}
+		}
+		c.Findings[i] = f
+	}
+	b, err := json.MarshalIndent(&c, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// ReadReport decodes a report written by WriteJSON. It refuses other schemas,
+// because a field of another version may not mean what v1 says it means.
+func ReadReport(r io.Reader) (*Report, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading the report: %w", err)
+	}
+	var head struct {
+		Schema *string `json:"schema"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("the report is not JSON: %v (is it an mcpchaos --report file?)", err)
+	}
+	switch {
+	case head.Schema == nil:
+		return nil, fmt.Errorf("the report has no \"schema\" member; expected %q (is it an mcpchaos --report file?)", Schema)
+	case *head.Schema != Schema:
+		return nil, fmt.Errorf("the report's schema is %q; this mcpchaos reads %q (use the mcpchaos version that wrote it)", *head.Schema, Schema)
+	}
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return nil, fmt.Errorf("the report does not fit %s: %v", Schema, err)
+	}
+	return &rep, nil
+}
+
+// ExitCode is the process exit status the report calls for: 2 when the run
+// ended in error, 1 when there are error findings (or warnings with strict),
+// 0 otherwise.
+func (r *Report) ExitCode(strict bool) int {
+	if r.Outcome == OutcomeError {
+		return 2
+	}
+	for _, f := range r.Findings {
+		if f.Severity != SeverityWarning || strict {
+			return 1
+		}
+	}
+	return 0
+}

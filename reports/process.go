@@ -1,0 +1,187 @@
+package reports
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// processFacts are the lifecycle events of the peer under test: its pipes
+// closing, the signals mcpchaos sent it, its exit. The checks ask when
+// each happened, and whether we caused it.
+type processFacts struct {
+	stdinClose    *Evidence
+	stdinDetail   string
+	stdinByClient bool // the client's own shutdown closed it, not a fault
+	// stdoutEOF is the peer ending its output; halfClose is mcpchaos
+	// closing it (a half-close fault).
+	stdoutEOF *Evidence
+	halfClose *Evidence
+
+	exit     *Evidence
+	exitCode *int
+	exitSig  string
+	exitByUs bool
+
+	// ourSignal is the first signal mcpchaos sent that can have ended the
+	// peer: the shutdown ladder's or a signal fault's. sent names them all.
+	ourSignal  *Evidence
+	sent       map[string]bool
+	ladderTerm *Evidence // the ladder's SIGTERM
+	ladderKill *Evidence // the ladder's SIGKILL, after its SIGTERM
+	// faultSignal is set by a signal fault's decision, for the signal event
+	// that follows it.
+	faultSignal bool
+
+	stallEvidence []Evidence
+}
+
+// clientShutdown lists how the relay says, when it closes the server's
+// stdin, that the client side ended the session. Such a close tells the
+// server to shut down (MCP stdio shutdown); an eof fault's close does not.
+var clientShutdown = []string{
+	"the client closed its output",
+	"the client stopped reading its input",
+	"reading from the client failed",
+	"interrupted",
+}
+
+func (pc *processFacts) pipeClosed(j *Judger, e *wire.Event) {
+	ev := evidenceOf(e)
+	switch e.Pipe {
+	case j.p.inPipe:
+		if pc.stdinClose == nil {
+			pc.stdinClose, pc.stdinDetail = &ev, e.Detail
+			for _, p := range clientShutdown {
+				if strings.HasPrefix(e.Detail, p) {
+					pc.stdinByClient = true
+				}
+			}
+		}
+	case j.p.outPipe:
+		switch {
+		case e.ByUs && pc.halfClose == nil:
+			pc.halfClose = &ev
+		case !e.ByUs && pc.stdoutEOF == nil:
+			pc.stdoutEOF = &ev
+		}
+	}
+}
+
+// signal sorts the signals mcpchaos sent. The ladder sends SIGTERM and then
+// SIGKILL; a signal fault announces itself with a fault event first. A
+// SIGKILL with neither before it is the clean-up of the process group after
+// the server had already exited, which ended nothing the judge cares about.
+func (pc *processFacts) signal(e *wire.Event) {
+	if !e.ByUs {
+		return
+	}
+	fault := pc.faultSignal
+	pc.faultSignal = false
+	ev := evidenceOf(e)
+	switch {
+	case fault:
+	case e.Signal == "SIGTERM":
+		if pc.ladderTerm == nil {
+			pc.ladderTerm = &ev
+		}
+	case pc.ladderTerm != nil:
+		if pc.ladderKill == nil {
+			pc.ladderKill = &ev
+		}
+	default:
+		return
+	}
+	if pc.ourSignal == nil {
+		pc.ourSignal = &ev
+	}
+	if pc.sent == nil {
+		pc.sent = map[string]bool{}
+	}
+	pc.sent[e.Signal] = true
+}
+
+func (pc *processFacts) exited(e *wire.Event) {
+	ev := evidenceOf(e)
+	pc.exit, pc.exitCode, pc.exitSig, pc.exitByUs = &ev, e.ExitCode, e.Signal, e.ByUs
+}
+
+// loss is when the peer could no longer answer: it ended its output or
+// exited, whichever came first. The relay records the exit only after
+// draining the pipes, so the end of output is the closer estimate.
+func (pc *processFacts) loss(name string) (t int64, ev Evidence, words string, ok bool) {
+	switch {
+	case pc.stdoutEOF != nil && (pc.exit == nil || pc.stdoutEOF.TUS <= pc.exit.TUS):
+		words = "closed its stdout"
+		if pc.exit != nil {
+			words += " and " + pc.exitWords()
+		}
+		return pc.stdoutEOF.TUS, *pc.stdoutEOF, name + " " + words, true
+	case pc.exit != nil:
+		return pc.exit.TUS, *pc.exit, name + " " + pc.exitWords(), true
+	}
+	return 0, Evidence{}, "", false
+}
+
+func (pc *processFacts) exitWords() string {
+	switch {
+	case pc.exitSig != "":
+		return "was killed by " + pc.exitSig
+	case pc.exitCode != nil:
+		return fmt.Sprintf("exited with status %d", *pc.exitCode)
+	}
+	return "exited"
+}
+
+// zombie checks the MCP stdio shutdown: once its stdin closes, the server
+// must exit within the grace period, before the ladder has to signal it.
+func (pc *processFacts) zombie(j *Judger) []Finding {
+	c := pc.stdinClose
+	if c == nil || !j.p.process {
+		return nil
+	}
+	endT := j.endT()
+	grace := fmtDur(j.graceUS)
+	var how string
+	ev := []Evidence{*c}
+	switch t := pc.ladderTerm; {
+	case t != nil && t.Seq > c.Seq:
+		if j.st.heldAt(t.TUS, endT) {
+			j.notes.add(fmt.Sprintf("the %s did not exit within %s of its stdin closing, but a stall fault had stopped mcpchaos reading its output: it may have been blocked writing", j.p.name, grace))
+			return nil
+		}
+		ev = append(ev, *t)
+		switch {
+		case pc.exit != nil && (pc.exitSig == "SIGKILL" || pc.ladderKill != nil && pc.ladderKill.Seq < pc.exit.Seq):
+			how = fmt.Sprintf("SIGTERM did not end it; SIGKILL did, %s after its stdin closed", fmtDur(pc.exit.TUS-c.TUS))
+		case pc.exit != nil:
+			how = fmt.Sprintf("SIGTERM ended it %s after its stdin closed", fmtDur(pc.exit.TUS-c.TUS))
+		case pc.ladderKill != nil:
+			how = fmt.Sprintf("it had not exited when the transcript ends, %s after its stdin closed, even after SIGKILL", fmtDur(endT-c.TUS))
+		default:
+			how = fmt.Sprintf("it had not exited when the transcript ends, %s after its stdin closed and SIGTERM", fmtDur(endT-c.TUS))
+		}
+		if pc.ladderKill != nil {
+			ev = append(ev, *pc.ladderKill)
+		}
+	case pc.exit == nil && endT-c.TUS >= j.graceUS:
+		if j.st.heldAt(c.TUS+j.graceUS, endT) {
+			j.notes.add(fmt.Sprintf("the %s did not exit within %s of its stdin closing, but a stall fault had stopped mcpchaos reading its output: it may have been blocked writing", j.p.name, grace))
+			return nil
+		}
+		how = fmt.Sprintf("it had not exited when the transcript ends, %s after its stdin closed", fmtDur(endT-c.TUS))
+	case pc.exit == nil:
+		if j.end == nil {
+			j.notes.add(fmt.Sprintf("the transcript ends %s after the %s's stdin closed, within the %s grace period: whether it exits is unknown", fmtDur(endT-c.TUS), j.p.name, grace))
+		}
+		return nil
+	default:
+		return nil
+	}
+	if pc.exit != nil {
+		ev = append(ev, *pc.exit)
+	}
+	msg := fmt.Sprintf("the %s did not exit within %s of its stdin closing (%s); %s", j.p.name, grace, pc.stdinDetail, how)
+	return []Finding{{Kind: KindZombie, Severity: SeverityError, Message: msg, Evidence: ev}}
+}

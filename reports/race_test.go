@@ -1,0 +1,5 @@
+//go:build race
+
+package reports
+
+const raceEnabled = true

@@ -1,0 +1,631 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// The request checks: every request delivered to the peer is an obligation,
+// opened by its forwarded event (the peer got it; a request we dropped never
+// reached it) and closed by the peer's answer (a received response or error
+// with its id). What is still open at the end is a hang, a lost response, or
+// indeterminate when a fault of ours explains it. Answers that close nothing
+// are duplicates or unknown.
+
+// inFrame is a frame received from the other side and not yet delivered to
+// the peer: only the frames that change the peer's obligations are kept.
+type inFrame struct {
+	kind    frameKind
+	id      string
+	method  string
+	cancels string // the requestId a cancellation names
+	recv    Evidence
+}
+
+type frameKind uint8
+
+const (
+	frameRequest frameKind = iota + 1
+	frameCancel
+	frameInvalid
+)
+
+// openReq is a request the peer has and has not answered.
+type openReq struct {
+	id, method string
+	recv, fwd  Evidence
+	// probe is the last liveness probe sent because of this request.
+	probe *probeInfo
+}
+
+// probeInfo is a liveness probe mcpchaos sent to the peer.
+type probeInfo struct {
+	method string
+	ev     Evidence
+	answer *Evidence
+	// informative is false for a probe that could not tell anything: not
+	// delivered, or sent after the peer's input was closed.
+	informative bool
+}
+
+// answered remembers the last answeredCap answers by id, so that a second
+// answer is recognised as a duplicate. It is a ring: memory stays constant
+// however many requests a session makes, at the price that an answer
+// repeated more than answeredCap answers later counts as unknown.
+const answeredCap = 1 << 16
+
+type answeredEntry struct {
+	id, method string
+	seq, t     int64
+	// cancelled is set for a request the client cancelled before any
+	// answer: one late answer is then allowed (the race the spec expects).
+	cancelled bool
+}
+
+type answeredRing struct {
+	ring []answeredEntry
+	next int
+	byID map[string]int // index into ring
+}
+
+func (a *answeredRing) put(e answeredEntry) {
+	if a.byID == nil {
+		a.byID = map[string]int{}
+	}
+	if len(a.ring) < answeredCap {
+		a.ring = append(a.ring, e)
+		a.byID[e.id] = len(a.ring) - 1
+		return
+	}
+	old := a.ring[a.next]
+	if i, ok := a.byID[old.id]; ok && i == a.next {
+		delete(a.byID, old.id)
+	}
+	a.ring[a.next] = e
+	a.byID[e.id] = a.next
+	a.next = (a.next + 1) % answeredCap
+}
+
+func (a *answeredRing) get(id string) *answeredEntry {
+	if i, ok := a.byID[id]; ok {
+		return &a.ring[i]
+	}
+	return nil
+}
+
+// aggregate is a run of answers with the same problem, reported once with a
+// count: a server that echoes a wrong id does it for every request.
+type aggregate struct {
+	method   string
+	count    int
+	ids      []string
+	req      *Request
+	evidence []Evidence
+	null     bool
+}
+
+func (g *aggregate) add(id string, ev ...Evidence) {
+	g.count++
+	if len(g.ids) < 5 {
+		g.ids = append(g.ids, id)
+	}
+	g.evidence = addEvidence(g.evidence, ev...)
+}
+
+// maxTolerated bounds the ids whose answers are neither owed nor unknown.
+const maxTolerated = 4096
+
+type tracker struct {
+	pending map[int64]*inFrame
+	// pendingIDs finds a pending request by id. The relay records a frame
+	// as forwarded after writing it, and a write of a large frame goes
+	// straight to the pipe: a fast peer's answer can be recorded before the
+	// forwarded event it answers.
+	pendingIDs map[string]int64
+	open       map[string][]*openReq
+	bySeq      map[int64]*openReq // open requests by the seq of their received event
+	answers    answeredRing
+	// tolerated counts ids the peer may answer without being asked by the
+	// other side: requests mcpchaos injected, invalid frames with an id.
+	tolerated map[string]int
+	// invalidDelivered counts invalid frames delivered to the peer that no
+	// error with id null has answered yet: JSON-RPC answers a parse error
+	// with id null.
+	invalidDelivered int
+
+	probes    map[string]*probeInfo
+	lastProbe *probeInfo
+	// earlyProbes are probe answers recorded before their probe event (the
+	// relay records a probe after writing it).
+	earlyProbes map[string]*Evidence
+
+	// suspects are answers to ids nobody asked for yet. They become unknown
+	// answers only once suspectWindow has passed without an injected request
+	// of that id, which the relay also records after writing it.
+	suspects []suspect
+
+	// unclassifiedOut is the seq of the last line the peer wrote that was
+	// too long to classify (0 when none).
+	unclassifiedOut int64
+
+	dups    map[string]*aggregate
+	dupKeys []string
+	unknown *aggregate
+}
+
+// suspectWindow is how long an answer to an unknown id waits for the
+// injected request it may answer to be recorded.
+const suspectWindow = 1_000_000 // µs
+
+// maxSuspects bounds the answers waiting; beyond it they are judged at once.
+const maxSuspects = 1024
+
+type suspect struct {
+	id string
+	ev Evidence
+}
+
+func (t *tracker) init() {
+	t.pending = map[int64]*inFrame{}
+	t.pendingIDs = map[string]int64{}
+	t.earlyProbes = map[string]*Evidence{}
+	t.open = map[string][]*openReq{}
+	t.bySeq = map[int64]*openReq{}
+	t.tolerated = map[string]int{}
+	t.probes = map[string]*probeInfo{}
+	t.dups = map[string]*aggregate{}
+}
+
+// receivedIn notes a frame on its way to the peer. It becomes the peer's
+// business only once forwarded.
+func (t *tracker) receivedIn(e *wire.Event) {
+	switch e.Kind {
+	case "request":
+		t.pending[e.Seq] = &inFrame{kind: frameRequest, id: e.ID, method: e.Method, recv: evidenceOf(e)}
+		t.pendingIDs[e.ID] = e.Seq
+	case "notification":
+		if e.Method == "notifications/cancelled" {
+			if id := cancelledID(e); id != "" {
+				t.pending[e.Seq] = &inFrame{kind: frameCancel, cancels: id}
+			}
+		}
+	case "invalid":
+		t.pending[e.Seq] = &inFrame{kind: frameInvalid, id: e.ID}
+	}
+}
+
+// cancelledID is the JSON text of params.requestId of a cancellation.
+func cancelledID(e *wire.Event) string {
+	b, err := e.Bytes()
+	if err != nil {
+		return ""
+	}
+	var n struct {
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(b, &n) != nil {
+		return ""
+	}
+	return string(n.Params.RequestID)
+}
+
+func (t *tracker) forwarded(j *Judger, e *wire.Event) {
+	if e.Dir != j.p.in {
+		return
+	}
+	f := t.pending[e.Of]
+	if f == nil {
+		return
+	}
+	t.unpend(e.Of, f)
+	switch f.kind {
+	case frameRequest:
+		// The forwarded event's excerpt is written only if a finding cites
+		// it: most requests are answered and never need one.
+		r := &openReq{id: f.id, method: f.method, recv: f.recv, fwd: Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}}
+		t.open[f.id] = append(t.open[f.id], r)
+		t.bySeq[e.Of] = r
+	case frameCancel:
+		t.cancel(f.cancels, e)
+	case frameInvalid:
+		t.invalidDelivered++
+		if f.id != "" {
+			t.tolerate(f.id)
+		}
+	}
+}
+
+// dropped forgets a frame that never reached the peer. A request can be
+// dropped after it was recorded as forwarded (a write that failed with the
+// frame still buffered): then the peer never had it either.
+func (t *tracker) dropped(e *wire.Event) {
+	if f, ok := t.pending[e.Of]; ok {
+		t.unpend(e.Of, f)
+		return
+	}
+	if r := t.bySeq[e.Of]; r != nil {
+		t.closeOpen(r)
+	}
+}
+
+func (t *tracker) unpend(seq int64, f *inFrame) {
+	delete(t.pending, seq)
+	if f.kind == frameRequest && t.pendingIDs[f.id] == seq {
+		delete(t.pendingIDs, f.id)
+	}
+}
+
+func (t *tracker) injected(e *wire.Event) {
+	switch {
+	case e.Kind == "request":
+		for i, s := range t.suspects {
+			if s.id == e.ID {
+				t.suspects = slices.Delete(t.suspects, i, i+1)
+				return // answered already, just recorded late
+			}
+		}
+		t.tolerate(e.ID)
+	case e.Kind == "notification" && e.Method == "notifications/cancelled":
+		if id := cancelledID(e); id != "" {
+			t.cancel(id, e)
+		}
+	}
+}
+
+func (t *tracker) tolerate(id string) {
+	if len(t.tolerated) < maxTolerated || t.tolerated[id] > 0 {
+		t.tolerated[id]++
+	}
+}
+
+// cancel closes the oldest open request with id: the spec lets a peer leave
+// a cancelled request unanswered.
+func (t *tracker) cancel(id string, e *wire.Event) {
+	list := t.open[id]
+	if len(list) == 0 {
+		return
+	}
+	r := list[0]
+	t.closeOpen(r)
+	t.answers.put(answeredEntry{id: id, method: r.method, seq: e.Seq, t: e.T, cancelled: true})
+}
+
+func (t *tracker) closeOpen(r *openReq) {
+	list := t.open[r.id]
+	if i := slices.Index(list, r); i >= 0 {
+		list = slices.Delete(list, i, i+1)
+	}
+	if len(list) == 0 {
+		delete(t.open, r.id)
+	} else {
+		t.open[r.id] = list
+	}
+	delete(t.bySeq, r.recv.Seq)
+}
+
+func (t *tracker) probe(j *Judger, e *wire.Event) {
+	p := &probeInfo{method: e.Method, ev: evidenceOf(e)}
+	p.informative = !strings.Contains(e.Detail, "not delivered") && j.pc.stdinClose == nil
+	if a := t.earlyProbes[e.ID]; a != nil {
+		p.answer = a
+		delete(t.earlyProbes, e.ID)
+	} else {
+		t.probes[e.ID] = p
+	}
+	if !p.informative {
+		return
+	}
+	t.lastProbe = p
+	if r := t.bySeq[e.Of]; e.Of != 0 && r != nil {
+		r.probe = p
+	}
+}
+
+// answer handles a frame the peer wrote: it closes the request it answers
+// and returns that request's method, for the schema checks ("" when it
+// answers none, or is no answer).
+func (t *tracker) answer(j *Judger, e *wire.Event) string {
+	switch e.Kind {
+	case "response", "error":
+	case "invalid":
+		// An answer shaped wrongly (a bad "jsonrpc") still answers: the
+		// protocol check reports the shape, and the request is not also a
+		// hang.
+		if e.ID != "" && e.Method == "" && len(t.open[e.ID]) > 0 {
+			t.closeOpen(t.open[e.ID][0])
+		}
+		return ""
+	default:
+		return ""
+	}
+	id := e.ID
+	if strings.HasPrefix(id, wire.ProbeIDPrefix) {
+		ev := evidenceOf(e)
+		if p := t.probes[id]; p != nil {
+			p.answer = &ev
+			delete(t.probes, id)
+		} else if len(t.earlyProbes) < maxTolerated {
+			t.earlyProbes[id] = &ev
+		}
+		return ""
+	}
+	if list := t.open[id]; len(list) > 0 {
+		// The oldest request with this id takes the answer: a client that
+		// reuses an id in flight gets its answers in order, or loses one.
+		r := list[0]
+		t.closeOpen(r)
+		t.answers.put(answeredEntry{id: id, method: r.method, seq: e.Seq, t: e.T})
+		return r.method
+	}
+	if seq, ok := t.pendingIDs[id]; ok {
+		f := t.pending[seq]
+		t.unpend(seq, f)
+		t.answers.put(answeredEntry{id: id, method: f.method, seq: e.Seq, t: e.T})
+		return f.method
+	}
+	if id == "null" && e.Kind == "error" && t.invalidDelivered > 0 {
+		t.invalidDelivered--
+		return ""
+	}
+	if t.tolerated[id] > 0 {
+		if t.tolerated[id]--; t.tolerated[id] == 0 {
+			delete(t.tolerated, id)
+		}
+		return ""
+	}
+	if a := t.answers.get(id); a != nil {
+		if a.cancelled {
+			a.cancelled, a.seq, a.t = false, e.Seq, e.T
+			return ""
+		}
+		g := t.dups[a.method]
+		if g == nil {
+			g = &aggregate{method: a.method, req: &Request{ID: id, Method: a.method}}
+			t.dups[a.method] = g
+			t.dupKeys = append(t.dupKeys, a.method)
+		}
+		first := Evidence{Seq: a.seq, TUS: a.t, Type: wire.EventReceived, Dir: j.p.out,
+			Excerpt: fmt.Sprintf("the first answer to %s (id %s); see the transcript", a.method, id)}
+		g.add(id, first, evidenceOf(e))
+		return ""
+	}
+	t.settle(e.T)
+	t.suspects = append(t.suspects, suspect{id: id, ev: evidenceOf(e)})
+	if len(t.suspects) > maxSuspects {
+		t.settle(never)
+	}
+	return ""
+}
+
+// settle turns the suspects older than suspectWindow at time now into
+// unknown answers.
+func (t *tracker) settle(now int64) {
+	n := 0
+	for _, s := range t.suspects {
+		if now != never && now-s.ev.TUS < suspectWindow {
+			break
+		}
+		if t.unknown == nil {
+			t.unknown = &aggregate{req: &Request{ID: s.id}}
+		}
+		if s.id == "null" {
+			t.unknown.null = true
+		}
+		t.unknown.add(s.id, s.ev)
+		n++
+	}
+	t.suspects = t.suspects[n:]
+}
+
+// answerFindings reports the duplicate and unknown answers.
+func (t *tracker) answerFindings(j *Judger) []Finding {
+	t.settle(never)
+	var fs []Finding
+	for _, m := range t.dupKeys {
+		g := t.dups[m]
+		msg := fmt.Sprintf("the %s answered %s (id %s) more than once", j.p.name, m, g.ids[0])
+		if g.count > 1 {
+			msg = fmt.Sprintf("the %s sent %d extra answers to %s requests (ids %s)", j.p.name, g.count, m, idList(g.ids, g.count))
+		}
+		fs = append(fs, Finding{Kind: KindDuplicateResponse, Severity: SeverityError, Message: msg, Request: g.req, Evidence: g.evidence})
+	}
+	if g := t.unknown; g != nil {
+		msg := fmt.Sprintf("the %s answered id %s, which was never requested", j.p.name, g.ids[0])
+		if g.count > 1 {
+			msg = fmt.Sprintf("the %s sent %d answers for ids never requested (%s)", j.p.name, g.count, idList(g.ids, g.count))
+		}
+		if g.null {
+			msg += "; an error with id null answers an unparseable frame, and none was sent"
+		}
+		fs = append(fs, Finding{Kind: KindUnknownResponse, Severity: SeverityError, Message: msg, Request: g.req, Evidence: g.evidence})
+	}
+	return fs
+}
+
+// outcome of one request still open when the session ended.
+type openOutcome struct {
+	r       *openReq
+	kind    string
+	sev     string
+	variant string // how the finding reads: the probe's result, or the loss
+	ev      []Evidence
+	extUS   int64 // how much a stall pushed the deadline back
+}
+
+// judgeOpen decides every request still open at the end of the session.
+func (t *tracker) judgeOpen(j *Judger) []Finding {
+	if len(t.bySeq) == 0 {
+		return nil
+	}
+	seqs := make([]int64, 0, len(t.bySeq))
+	for s := range t.bySeq {
+		seqs = append(seqs, s)
+	}
+	slices.Sort(seqs)
+	endT := j.endT()
+	pc := &j.pc
+	lossT, lossEv, lossWords, lost := pc.loss(j.p.name)
+	var outs []openOutcome
+	// Indeterminate requests are noted per method and reason, like the
+	// findings: two hundred calls held by one stall are one note.
+	type noteGroup struct {
+		method, reason string
+		ids            []string
+		n              int
+	}
+	var groups []*noteGroup
+	byReason := map[string]*noteGroup{}
+	for _, s := range seqs {
+		r := t.bySeq[s]
+		r.fwd.Excerpt = fmt.Sprintf("forwarded the frame of seq %d", r.recv.Seq)
+		note := func(reason string) {
+			k := r.method + "\x00" + reason
+			g := byReason[k]
+			if g == nil {
+				g = &noteGroup{method: r.method, reason: reason}
+				byReason[k] = g
+				groups = append(groups, g)
+			}
+			g.n++
+			if len(g.ids) < 5 {
+				g.ids = append(g.ids, r.id)
+			}
+		}
+		d, forever := j.st.deadline(r.fwd.TUS, j.deadlineUS, endT)
+		sig, hc := pc.ourSignal, pc.halfClose
+		unclassified := t.unclassifiedOut > r.fwd.Seq
+		if lost && lossT <= d {
+			// Whether a fault came before the loss is a question of order,
+			// which seqs answer even when two events share a microsecond.
+			switch {
+			case hc != nil && hc.Seq < lossEv.Seq:
+				note(fmt.Sprintf("unanswered, but mcpchaos had closed the %s's output (%s) before it ended: the answer could not be read", j.p.name, hc.Excerpt))
+			case sig != nil && sig.Seq < lossEv.Seq:
+				note(fmt.Sprintf("unanswered when the %s ended, after mcpchaos signalled it before the deadline (%s)", j.p.name, sig.Excerpt))
+			case unclassified:
+				note(fmt.Sprintf("unanswered, but the %s wrote a line too long to classify after the request: it may have been the answer", j.p.name))
+			default:
+				o := openOutcome{r: r, kind: KindLostResponse, sev: SeverityError, variant: lossWords}
+				o.ev = []Evidence{r.recv, r.fwd}
+				if c := pc.stdinClose; c != nil && c.Seq < lossEv.Seq {
+					o.ev = append(o.ev, *c)
+					o.variant += " after its stdin closed (" + pc.stdinDetail + ")"
+					if pc.stdinByClient {
+						o.sev = SeverityWarning
+						o.variant += ", so it was shutting down"
+					}
+				}
+				o.ev = append(o.ev, lossEv)
+				outs = append(outs, o)
+			}
+			continue
+		}
+		switch {
+		case forever:
+			note(fmt.Sprintf("unanswered, but a stall fault stopped mcpchaos reading the %s's output before the deadline and did not lift: the answer may be waiting in the pipe", j.p.name))
+		case hc != nil && hc.TUS <= d:
+			note(fmt.Sprintf("unanswered, but mcpchaos closed the %s's output (%s) before the deadline: the answer could not be read", j.p.name, hc.Excerpt))
+		case sig != nil && sig.TUS <= d:
+			note(fmt.Sprintf("unanswered, but mcpchaos signalled the %s before the deadline (%s)", j.p.name, sig.Excerpt))
+		case unclassified:
+			note(fmt.Sprintf("unanswered, but the %s wrote a line too long to classify after the request: it may have been the answer", j.p.name))
+		case endT < d:
+			note("unanswered when the transcript ends, before the deadline")
+		default:
+			o := openOutcome{r: r, kind: KindHang, sev: SeverityError, extUS: d - r.fwd.TUS - j.deadlineUS}
+			o.ev = []Evidence{r.recv, r.fwd}
+			p := r.probe
+			if p == nil && t.lastProbe != nil && t.lastProbe.ev.Seq > r.fwd.Seq {
+				p = t.lastProbe
+			}
+			o.variant = probeWords(j.p.name, p)
+			if p != nil {
+				o.ev = append(o.ev, p.ev)
+				if p.answer != nil {
+					o.ev = append(o.ev, *p.answer)
+				}
+			}
+			outs = append(outs, o)
+		}
+	}
+	for _, g := range groups {
+		what := fmt.Sprintf("%s (id %s)", g.method, g.ids[0])
+		if g.n > 1 {
+			what = fmt.Sprintf("%d %s requests (ids %s)", g.n, g.method, idList(g.ids, g.n))
+		}
+		j.notes.add(what + " " + g.reason)
+	}
+	return t.openFindings(j, outs)
+}
+
+// probeWords says what the liveness probe tells about a hang.
+func probeWords(name string, p *probeInfo) string {
+	what := "liveness ping"
+	if p != nil && p.method != "" && p.method != "ping" {
+		what = "liveness probe (" + p.method + ")"
+	}
+	switch {
+	case p == nil:
+		return "no liveness ping was sent, so whether its receive loop runs is unknown"
+	case p.answer != nil:
+		return fmt.Sprintf("the %s answered a %s, so its receive loop runs but the handler is stuck", name, what)
+	}
+	return what + " unanswered: the " + name + "'s receive loop is stuck"
+}
+
+// openFindings groups the outcomes by kind, method and wording, so that two
+// hundred stuck tool calls are one finding with a count.
+func (t *tracker) openFindings(j *Judger, outs []openOutcome) []Finding {
+	type group struct {
+		first openOutcome
+		ids   []string
+		n     int
+		ev    []Evidence
+	}
+	var keys []string
+	groups := map[string]*group{}
+	for _, o := range outs {
+		k := o.kind + "\x00" + o.sev + "\x00" + o.r.method + "\x00" + o.variant
+		g := groups[k]
+		if g == nil {
+			g = &group{first: o, ev: o.ev}
+			groups[k] = g
+			keys = append(keys, k)
+		} else {
+			g.ev = addEvidence(g.ev, o.r.recv)
+		}
+		g.n++
+		if len(g.ids) < 5 {
+			g.ids = append(g.ids, o.r.id)
+		}
+	}
+	var fs []Finding
+	for _, k := range keys {
+		g := groups[k]
+		o := g.first
+		what := fmt.Sprintf("%s (id %s)", o.r.method, o.r.id)
+		if g.n > 1 {
+			what = fmt.Sprintf("%d %s requests (ids %s)", g.n, o.r.method, idList(g.ids, g.n))
+		}
+		var msg string
+		switch o.kind {
+		case KindHang:
+			after := fmtDur(j.deadlineUS)
+			if o.extUS > 0 {
+				after += fmt.Sprintf(" (plus %s while a stall held the %s's output)", fmtDur(o.extUS), j.p.name)
+			}
+			msg = fmt.Sprintf("%s unanswered after %s; %s", what, after, o.variant)
+		case KindLostResponse:
+			msg = fmt.Sprintf("%s left unanswered: the %s", what, o.variant)
+		}
+		fs = append(fs, Finding{Kind: o.kind, Severity: o.sev, Message: msg,
+			Request: &Request{ID: o.r.id, Method: o.r.method}, Evidence: addEvidence(nil, g.ev...)})
+	}
+	return fs
+}

@@ -1,0 +1,163 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// WriteSummary writes the short summary a person reads on stdout: one line
+// per scenario, then each finding with its evidence and the command that
+// replays it, then the totals. The JSON report has the rest.
+func WriteSummary(w io.Writer, r *Report) {
+	var b strings.Builder
+	width := 0
+	rows := r.Scenarios
+	if r.Baseline != nil {
+		rows = append([]ScenarioResult{*r.Baseline}, rows...)
+	}
+	names := make([]string, len(rows))
+	for i, s := range rows {
+		names[i] = s.Name
+		if names[i] == "" {
+			names[i] = "(unnamed)"
+		}
+		if i == 0 && r.Baseline != nil {
+			names[i] += " (baseline, no faults)"
+		}
+		width = max(width, len(names[i]))
+	}
+	for i, s := range rows {
+		line := fmt.Sprintf("%-5s  %-*s  %6s", outcomeWord(s.Outcome), width, names[i], fmtMS(s.DurationMS))
+		if s.Findings > 0 {
+			line += fmt.Sprintf("  %d %s", s.Findings, plural(s.Findings, "finding", "findings"))
+		}
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
+		if s.Outcome == OutcomeIndeterminate || s.Findings > 0 {
+			for k, n := range s.Indeterminate {
+				if k == 3 {
+					fmt.Fprintf(&b, "       … %d more notes in the report\n", len(s.Indeterminate)-3)
+					break
+				}
+				fmt.Fprintf(&b, "       - %s\n", n)
+			}
+		}
+	}
+	for _, f := range r.Findings {
+		b.WriteString("\n")
+		writeFinding(&b, &f)
+	}
+	b.WriteString("\n" + totals(r) + "\n")
+	if r.Error != "" {
+		b.WriteString("error: " + r.Error + "\n")
+	}
+	_, _ = io.WriteString(w, b.String())
+}
+
+func writeFinding(b *strings.Builder, f *Finding) {
+	head := f.Kind + "  " + f.Severity
+	if f.Signature != "" {
+		head += "  " + f.Signature
+	}
+	if f.Scenario != "" {
+		head += "  [" + f.Scenario + "]"
+	}
+	b.WriteString(head + "\n")
+	b.WriteString("  " + f.Message + "\n")
+	if f.Request != nil {
+		fmt.Fprintf(b, "  request: %s (id %s)\n", orDash(f.Request.Method), f.Request.ID)
+	}
+	// The first and the last evidence: what was asked (or printed) and how
+	// it ended; the middle is in the JSON report.
+	show := f.Evidence
+	if len(show) > 2 {
+		show = []Evidence{show[0], show[len(show)-1]}
+	}
+	for _, ev := range show {
+		fmt.Fprintf(b, "  evidence: seq %d, %s", ev.Seq, ev.Type)
+		if ev.Dir != "" {
+			b.WriteString(" " + ev.Dir)
+		}
+		b.WriteString(" at " + fmtDur(ev.TUS) + "\n")
+		for _, l := range excerptLines(ev.Excerpt) {
+			b.WriteString("    | " + l + "\n")
+		}
+	}
+	if f.Repro != "" {
+		b.WriteString("  repro: " + f.Repro + "\n")
+	}
+}
+
+// excerptLines is what the summary shows of an excerpt: a frame on one
+// line, and the end of a stderr excerpt, where a traceback names its
+// exception.
+func excerptLines(x string) []string {
+	const maxLines, maxWidth = 6, 160
+	lines := strings.Split(x, "\n")
+	if len(lines) > maxLines {
+		lines = append([]string{fmt.Sprintf("… (%d lines above)", len(lines)-maxLines+1)}, lines[len(lines)-maxLines+1:]...)
+	}
+	for i, l := range lines {
+		if len(l) > maxWidth {
+			lines[i] = cut(l, maxWidth)
+		}
+	}
+	return lines
+}
+
+func totals(r *Report) string {
+	var pass, fail, indet, errs, warns int
+	for _, s := range r.Scenarios {
+		switch s.Outcome {
+		case OutcomePass:
+			pass++
+		case OutcomeFail:
+			fail++
+		case OutcomeIndeterminate:
+			indet++
+		}
+	}
+	for _, f := range r.Findings {
+		if f.Severity == SeverityWarning {
+			warns++
+		} else {
+			errs++
+		}
+	}
+	n := len(r.Findings)
+	return fmt.Sprintf("%d %s: %d passed, %d failed, %d indeterminate; %d %s (%d %s, %d %s); outcome %s",
+		len(r.Scenarios), plural(len(r.Scenarios), "scenario", "scenarios"), pass, fail, indet,
+		n, plural(n, "finding", "findings"), errs, plural(errs, "error", "errors"), warns, plural(warns, "warning", "warnings"),
+		orDash(r.Outcome))
+}
+
+func outcomeWord(o string) string {
+	switch o {
+	case OutcomePass:
+		return "PASS"
+	case OutcomeFail:
+		return "FAIL"
+	case OutcomeIndeterminate:
+		return "INDET"
+	case OutcomeError:
+		return "ERROR"
+	}
+	return "?"
+}
+
+// fmtMS prints a scenario's duration: 812ms, 2.1s.
+func fmtMS(ms int64) string {
+	d := time.Duration(ms) * time.Millisecond
+	if d >= time.Second {
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.String()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,297 @@
+package suite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/chaos"
+	"github.com/mcpchaos/mcpchaos/chaos/probe"
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// Defaults for Options fields left zero.
+const (
+	DefaultDeadline = 5 * time.Second
+	DefaultGrace    = 3 * time.Second
+)
+
+// Options says how to run the matrix.
+type Options struct {
+	Command   []string
+	Scenarios []faults.Scenario
+	Seed      uint64
+	// Deadline is how long a request may stay unanswered before it is
+	// probed and, if still unanswered, judged a hang.
+	Deadline time.Duration
+	// Grace is each wait of the shutdown ladder.
+	Grace    time.Duration
+	Parallel int
+	// TranscriptDir, if set, receives one JSONL transcript per scenario.
+	TranscriptDir string
+	Probe         probe.Config
+	// Repro renders the command line that replays one scenario with a seed.
+	Repro func(scenario string, seed uint64) string
+	// Tool is "mcpchaos VERSION", for the report and transcripts.
+	Tool    string
+	Version string
+}
+
+// SetupError is a target that cannot be tested: it does not start, exits at
+// once, or cannot complete the workload without faults. The CLI exits 2.
+type SetupError struct {
+	Reason string
+	Stderr []string // the server's stderr during the baseline
+	Err    error
+}
+
+func (e *SetupError) Error() string {
+	msg := e.Reason
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *SetupError) Unwrap() error { return e.Err }
+
+// Run runs the baseline and then the scenarios, and returns the report. An
+// error is a *SetupError (or a *chaos.StartError, or ctx's error).
+func Run(ctx context.Context, o Options) (*reports.Report, error) {
+	if o.Deadline <= 0 {
+		o.Deadline = DefaultDeadline
+	}
+	if o.Grace <= 0 {
+		o.Grace = DefaultGrace
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = 1
+	}
+	if err := chaos.CheckCommand(o.Command); err != nil {
+		return nil, err
+	}
+	if o.TranscriptDir != "" {
+		if err := os.MkdirAll(o.TranscriptDir, 0o755); err != nil {
+			return nil, fmt.Errorf("cannot create the transcript directory: %w", err)
+		}
+	}
+	report := &reports.Report{
+		Schema: reports.Schema,
+		Tool:   reports.Tool{Name: "mcpchaos", Version: o.Version},
+		Target: reports.Target{Command: o.Command},
+		Seed:   o.Seed,
+	}
+
+	base, err := o.runScenario(ctx, faults.Baseline)
+	if err != nil {
+		return nil, err
+	}
+	if base.probeErr != nil {
+		var unknown *probe.UnknownToolError
+		if errors.As(base.probeErr, &unknown) {
+			return nil, &SetupError{Reason: "a --call names a tool the server does not list", Err: base.probeErr}
+		}
+		return nil, &SetupError{Reason: "the server cannot complete the workload without faults", Err: base.probeErr, Stderr: base.stderr}
+	}
+	report.Baseline = &base.result
+	if hasErrors(base.verdict.Findings) {
+		report.Outcome = "error"
+		report.Error = "the server fails without faults; fix the baseline findings first (fault scenarios were not run)"
+		report.Findings = base.verdict.Findings
+		return report, nil
+	}
+	report.Findings = append(report.Findings, base.verdict.Findings...)
+
+	runs := make([]*scenarioRun, len(o.Scenarios))
+	errs := make([]error, len(o.Scenarios))
+	sem := make(chan struct{}, o.Parallel)
+	var wg sync.WaitGroup
+	for i, sc := range o.Scenarios {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			runs[i], errs[i] = o.runScenario(ctx, sc)
+		}()
+	}
+	wg.Wait()
+	for i, r := range runs {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		report.Scenarios = append(report.Scenarios, r.result)
+		report.Findings = append(report.Findings, r.verdict.Findings...)
+	}
+	report.Outcome = "pass"
+	if len(report.Findings) > 0 {
+		report.Outcome = "fail"
+	}
+	return report, nil
+}
+
+func hasErrors(fs []reports.Finding) bool {
+	for _, f := range fs {
+		if f.Severity == reports.SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+type scenarioRun struct {
+	result   reports.ScenarioResult
+	verdict  reports.Verdict
+	probeErr error
+	stderr   []string
+}
+
+// runScenario runs one scenario against a fresh server process.
+func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenarioRun, error) {
+	parsed, err := sc.Parse()
+	if err != nil {
+		return nil, err
+	}
+	seed := o.Seed
+	rec := chaos.NewMemoryRecorder()
+	cfg := chaos.Config{
+		Command:  o.Command,
+		Plan:     faults.NewPlan(seed, parsed),
+		Recorder: rec,
+		Grace:    o.Grace,
+		Tool:     o.Tool,
+		Scenario: sc.Name,
+		Role:     "server",
+		Deadline: o.Deadline,
+	}
+	if o.Repro != nil {
+		cfg.Repro = o.Repro(sc.Name, seed)
+	}
+	// The probe plays the client through a pair of pipes.
+	toServerR, toServerW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	fromServerR, fromServerW, err := os.Pipe()
+	if err != nil {
+		toServerR.Close()
+		toServerW.Close()
+		return nil, err
+	}
+	start := time.Now()
+	sess, err := chaos.Start(ctx, cfg, toServerR, fromServerW)
+	if err != nil {
+		for _, f := range []*os.File{toServerR, toServerW, fromServerR, fromServerW} {
+			f.Close()
+		}
+		return nil, err
+	}
+	pc := o.Probe
+	pc.Deadline = o.Deadline
+	if sc.Era != "" {
+		pc.Era = sc.Era
+	}
+	if pc.MinCalls == 0 {
+		pc.MinCalls = 3 // eof-inflight waits for three calls in flight
+	}
+	pc.Overdue = func(id, method string) {
+		sess.Probe(wire.ToServer, fmt.Sprintf("request %s (%s) unanswered after %s", id, method, o.Deadline))
+	}
+	_, probeErr := probe.Run(ctx, pc, fromServerR, toServerW)
+	toServerW.Close() // in case the probe returned early: starts the shutdown ladder
+	sess.Wait()
+	fromServerR.Close()
+	took := time.Since(start)
+
+	events := rec.Events()
+	run := &scenarioRun{probeErr: probeErr, stderr: stderrLines(events)}
+	run.verdict = reports.JudgeSession(events)
+	res := reports.ScenarioResult{
+		Name:          sc.Name,
+		Seed:          seed,
+		DurationMS:    took.Milliseconds(),
+		Findings:      len(run.verdict.Findings),
+		Indeterminate: run.verdict.Indeterminate,
+	}
+	if len(parsed) > 0 && !faultFired(events) {
+		res.Indeterminate = append(res.Indeterminate, "no fault fired: the moment this scenario waits for never came ("+strings.Join(sc.Faults, " ")+")")
+	}
+	switch {
+	case res.Findings > 0:
+		res.Outcome = "fail"
+	case len(res.Indeterminate) > 0:
+		res.Outcome = "indeterminate"
+	default:
+		res.Outcome = "pass"
+	}
+	if o.TranscriptDir != "" {
+		path := filepath.Join(o.TranscriptDir, sc.Name+".jsonl")
+		if err := writeTranscript(path, events); err != nil {
+			return nil, err
+		}
+		res.Transcript = path
+	}
+	run.result = res
+	return run, nil
+}
+
+func faultFired(events []wire.Event) bool {
+	for _, e := range events {
+		if e.Type == wire.EventFault {
+			return true
+		}
+	}
+	return false
+}
+
+func stderrLines(events []wire.Event) []string {
+	var out []string
+	for _, e := range events {
+		if e.Type == wire.EventStderr {
+			b, _ := e.Bytes()
+			out = append(out, strings.TrimRight(string(b), "\r\n"))
+		}
+	}
+	return out
+}
+
+func writeTranscript(path string, events []wire.Event) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("writing transcript: %w", err)
+	}
+	var line []byte
+	for i := range events {
+		line = events[i].AppendLine(line[:0])
+		if _, err := f.Write(line); err != nil {
+			f.Close()
+			return fmt.Errorf("writing transcript %s: %w", path, err)
+		}
+	}
+	return f.Close()
+}
+
+// ShellQuote renders argv as one line a POSIX shell reads back as argv.
+func ShellQuote(argv []string) string {
+	var b strings.Builder
+	for i, a := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+		}) < 0 {
+			b.WriteString(a)
+			continue
+		}
+		b.WriteString("'" + strings.ReplaceAll(a, "'", `'\''`) + "'")
+	}
+	return b.String()
+}
