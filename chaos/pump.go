@@ -48,8 +48,10 @@ func (s *session) handle(dir wire.Direction, f frame) {
 	}
 	m := wire.Classify(f.raw)
 	seq := s.recordMessage(wire.EventReceived, dir, &m, "", 0)
-	if m.Era != wire.EraUnknown {
-		s.era.CompareAndSwap(uint32(wire.EraUnknown), uint32(m.Era))
+	if dir == wire.ToServer && m.Era != wire.EraUnknown {
+		// The latest word wins: a client may try server/discover and fall
+		// back to initialize.
+		s.era.Store(uint32(m.Era))
 	}
 	if m.IsAnswer() && strings.HasPrefix(m.ID, wire.ProbeIDPrefix) {
 		s.recordRef(wire.EventDropped, dir, seq, "the answer to a liveness probe of mcpchaos")
