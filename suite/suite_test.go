@@ -69,7 +69,9 @@ func runMatrix(t *testing.T, command []string) (*reports.Report, string) {
 		Grace:         2 * time.Second,
 		Parallel:      2,
 		TranscriptDir: dir,
-		Repro:         func(s string, seed uint64) string { return fmt.Sprintf("mcpchaos test --scenario %s --seed %d", s, seed) },
+		Repro: func(s string, seed uint64) string {
+			return fmt.Sprintf("mcpchaos test --scenario %s --seed %d", s, seed)
+		},
 	})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
