@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpchaos/mcpchaos/reports"
+)
+
+// selfServe is the bundled example server, served by this test binary.
+func selfServe(t *testing.T) []string {
+	t.Setenv("MCPCHAOS_TEST_MAIN", "1")
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
+	return []string{os.Args[0], "serve"}
+}
+
+func TestTestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args func(t *testing.T) []string
+		want string
+	}{
+		{"unknown scenario", func(*testing.T) []string { return []string{"test", "--scenario", "eof-inflght", "--", "cat"} },
+			`unknown scenario "eof-inflght" (did you mean "eof-inflight"?)`},
+		{"bad call JSON", func(*testing.T) []string { return []string{"test", "--call", "echo=[1", "--", "cat"} },
+			"--call echo: the arguments are not a JSON object"},
+		{"nothing after --", func(*testing.T) []string { return []string{"test", "--"} }, "nothing after --"},
+		{"unknown tool", func(t *testing.T) []string {
+			return append([]string{"test", "--call", `nope={}`, "--deadline", "2s", "--"}, selfServe(t)...)
+		}, `a --call names a tool the server does not list`},
+		{"server that dies at once", func(*testing.T) []string {
+			return []string{"test", "--deadline", "500ms", "--", "sh", "-c", "echo cannot open config.toml >&2; exit 1"}
+		}, "the server cannot complete the workload without faults"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run(tc.args(t), nil, &stdout, &stderr); code != exitUsage {
+				t.Errorf("exit %d, want %d; stderr %q", code, exitUsage, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("stderr = %q, want it to contain %q", stderr.String(), tc.want)
+			}
+		})
+	}
+	// The server's own words are shown when it cannot start.
+	var stderr bytes.Buffer
+	run([]string{"test", "--deadline", "500ms", "--", "sh", "-c", "echo cannot open config.toml >&2; exit 1"}, nil, &bytes.Buffer{}, &stderr)
+	if !strings.Contains(stderr.String(), "cannot open config.toml") {
+		t.Errorf("the server's stderr is not shown: %q", stderr.String())
+	}
+}
+
+// A clean run writes a v1 report, and judging its transcripts offline says
+// the same.
+func TestTestReportAndJudge(t *testing.T) {
+	dir := t.TempDir()
+	reportPath := filepath.Join(dir, "report.json")
+	var stdout, stderr bytes.Buffer
+	args := append([]string{"test", "--seed", "7", "--scenario", "eof-inflight", "--scenario", "burst-c2s",
+		"--report", reportPath, "--transcript-dir", dir, "--"}, selfServe(t)...)
+	if code := run(args, nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	for _, want := range []string{"seed 7", "PASS   baseline", "eof-inflight", "burst-c2s", "outcome pass"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	f, err := os.Open(reportPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	report, err := reports.ReadReport(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if report.Seed != 7 || len(report.Scenarios) != 2 || report.Outcome != "pass" {
+		t.Errorf("report: seed %d, %d scenarios, outcome %s", report.Seed, len(report.Scenarios), report.Outcome)
+	}
+
+	var judged bytes.Buffer
+	code := run([]string{"judge", filepath.Join(dir, "eof-inflight.jsonl"), filepath.Join(dir, "burst-c2s.jsonl")}, nil, &judged, &stderr)
+	if code != exitOK || !strings.Contains(judged.String(), "outcome pass") {
+		t.Errorf("judge exit %d:\n%s", code, judged.String())
+	}
+}
+
+func TestJudgeRejectsWhatIsNotATranscript(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(path, []byte("hello\n"), 0o644)
+	var stderr bytes.Buffer
+	if code := run([]string{"judge", path}, nil, &bytes.Buffer{}, &stderr); code != exitUsage {
+		t.Errorf("exit %d, want 2", code)
+	}
+	if !strings.Contains(stderr.String(), "transcript line 1") {
+		t.Errorf("stderr = %q", stderr.String())
+	}
+}
