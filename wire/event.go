@@ -107,6 +107,17 @@ type Event struct {
 	DeadlineMS int64  `json:"deadline_ms,omitempty"`
 	GraceMS    int64  `json:"grace_ms,omitempty"`
 	Repro      string `json:"repro,omitempty"`
+	// Expect is, when the client is under test, what its program must do
+	// under this scenario's faults: "success" (the calls stay answerable)
+	// or "failure" (a call became impossible: it must fail promptly).
+	Expect string `json:"expect,omitempty"`
+	// Peer names whose process a process-started, process-exited, signal
+	// or stderr event is about: "client" for the client program that
+	// test-client runs; empty for the server.
+	Peer string `json:"peer,omitempty"`
+	// WallStartUnixNano, on the session event, is the wall-clock time at
+	// which T was 0, so that events of other processes can be merged.
+	WallStartUnixNano int64 `json:"wall_start_unix_ns,omitempty"`
 }
 
 // SetRaw stores b losslessly: as text when it is UTF-8, as base64 when not.

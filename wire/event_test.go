@@ -216,7 +216,8 @@ func TestAppendLineMatchesEncodingJSON(t *testing.T) {
 		e := Event{Seq: int64(i), T: -5, Type: s, Dir: s, Kind: s, ID: s, Method: s, ProgressToken: s, Era: s, Problem: s,
 			Size: i, Raw: s, RawBase64: s, Of: int64(i), Fault: s, Spec: s, Action: s, Detail: s, Pipe: s, PID: i,
 			Command: []string{s, s}, Signal: s, ByUs: i%2 == 0, Faults: []string{s}, Tool: s,
-			UntilUS: int64(i) * 7, Forever: i%2 == 1, Scenario: s, Role: s, DeadlineMS: int64(i), GraceMS: int64(i) * 3, Repro: s}
+			UntilUS: int64(i) * 7, Forever: i%2 == 1, Scenario: s, Role: s, DeadlineMS: int64(i), GraceMS: int64(i) * 3, Repro: s,
+			Expect: s, Peer: s, WallStartUnixNano: int64(i) * 11}
 		if i%2 == 1 {
 			e.ExitCode, e.Seed = &code, &seed
 		}

@@ -58,6 +58,9 @@ func (e *Event) AppendLine(dst []byte) []byte {
 	dst = appendInt(dst, "deadline_ms", e.DeadlineMS)
 	dst = appendInt(dst, "grace_ms", e.GraceMS)
 	dst = appendField(dst, "repro", e.Repro)
+	dst = appendField(dst, "expect", e.Expect)
+	dst = appendField(dst, "peer", e.Peer)
+	dst = appendInt(dst, "wall_start_unix_ns", e.WallStartUnixNano)
 	return append(dst, '}', '\n')
 }
 
