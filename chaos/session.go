@@ -52,6 +52,8 @@ type Config struct {
 	Role     string
 	Deadline time.Duration
 	Repro    string
+	// Expect is what a client under test must do: "success" or "failure".
+	Expect string
 }
 
 // Result is how a session ended.

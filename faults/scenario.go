@@ -16,6 +16,10 @@ type Scenario struct {
 	// "stateless"); empty negotiates the newest the server offers. A moment
 	// that exists in one era only (server-to-client requests) needs it.
 	Era string
+	// Expect is, for a client under test, what its program must do:
+	// "success" when every call stays answerable, "failure" when a fault
+	// makes a call impossible (it must then fail promptly and cleanly).
+	Expect string
 }
 
 // Parse parses the scenario's fault specs; a preset that does not parse is a
@@ -69,10 +73,41 @@ func ServerScenarios() []Scenario {
 	}
 }
 
-// SelectScenarios picks scenarios by name from the default matrix, keeping
-// the order given; an unknown name is an error that lists the known ones.
-func SelectScenarios(names []string) ([]Scenario, error) {
-	all := ServerScenarios()
+// ClientScenarios is the default matrix for judging a client program
+// (test-client): the moments that broke real SDK clients.
+func ClientScenarios() []Scenario {
+	return []Scenario{
+		{
+			Name:   "progress-before-response",
+			Doc:    "20 notifications/progress for the call's token arrive just before its result; clients that read notifications through a zero-capacity stream nobody drains hang (python-sdk #594, bug class 2)",
+			Faults: []string{"burst:on=s2c:response:tools/call,count=20"},
+			Expect: "success",
+		},
+		{
+			Name:   "list-changed-mid-call",
+			Doc:    "notifications/tools/list_changed arrives just before a tool result; clients whose notification handler awaits tools/list on the loop that must deliver the answer deadlock (agent-framework #4866, bug class 1)",
+			Faults: []string{"burst:on=s2c:response:tools/call,method=notifications/tools/list_changed,count=1"},
+			Expect: "success",
+		},
+		{
+			Name:   "slow-server",
+			Doc:    "the server's answers are held for 2s once a tool call is in flight (zero buffering toward the client); clients must wait, not fail or hang",
+			Faults: []string{"stall:on=c2s:request:tools/call,dir=s2c,for=2s"},
+			Expect: "success",
+		},
+		{
+			Name:   "server-eof",
+			Doc:    "the server's stdin closes right after a tool call reaches it, so it exits without answering; clients must fail promptly and cleanly, not hang or crash (bug classes 3, 5)",
+			Faults: []string{"eof:on=c2s:request:tools/call"},
+			Expect: "failure",
+		},
+	}
+}
+
+// SelectScenarios picks scenarios by name from a matrix, keeping the order
+// given (all of them when names is empty); an unknown name is an error that
+// lists the known ones.
+func SelectScenarios(all []Scenario, names []string) ([]Scenario, error) {
 	if len(names) == 0 {
 		return all, nil
 	}

@@ -9,7 +9,7 @@ import (
 
 func TestPresetScenariosParse(t *testing.T) {
 	names := map[string]bool{}
-	for _, s := range ServerScenarios() {
+	for _, s := range append(ServerScenarios(), ClientScenarios()...) {
 		if s.Name == "" || s.Doc == "" || len(s.Faults) == 0 {
 			t.Errorf("scenario %+v lacks a name, a doc or faults", s)
 		}
@@ -24,7 +24,7 @@ func TestPresetScenariosParse(t *testing.T) {
 }
 
 func TestSelectScenarios(t *testing.T) {
-	got, err := SelectScenarios([]string{"eof-inflight", "stall-s2c", "eof-inflight"})
+	got, err := SelectScenarios(ServerScenarios(), []string{"eof-inflight", "stall-s2c", "eof-inflight"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestSelectScenarios(t *testing.T) {
 	if diff := cmp.Diff([]string{"eof-inflight", "stall-s2c"}, names); diff != "" {
 		t.Errorf("selected (-want +got):\n%s", diff)
 	}
-	_, err = SelectScenarios([]string{"eof-inflght"})
+	_, err = SelectScenarios(ServerScenarios(), []string{"eof-inflght"})
 	if err == nil || !strings.Contains(err.Error(), `unknown scenario "eof-inflght" (did you mean "eof-inflight"?)`) {
 		t.Errorf("err = %v, want an unknown-scenario error with a suggestion", err)
 	}

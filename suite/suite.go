@@ -109,24 +109,13 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 	}
 	report.Findings = append(report.Findings, base.verdict.Findings...)
 
-	runs := make([]*scenarioRun, len(o.Scenarios))
-	errs := make([]error, len(o.Scenarios))
-	sem := make(chan struct{}, o.Parallel)
-	var wg sync.WaitGroup
-	for i, sc := range o.Scenarios {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			runs[i], errs[i] = o.runScenario(ctx, sc)
-		}()
+	runs, err := parallel(o.Parallel, o.Scenarios, func(sc faults.Scenario) (*scenarioRun, error) {
+		return o.runScenario(ctx, sc)
+	})
+	if err != nil {
+		return nil, err
 	}
-	wg.Wait()
-	for i, r := range runs {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
+	for _, r := range runs {
 		report.Scenarios = append(report.Scenarios, r.result)
 		report.Findings = append(report.Findings, r.verdict.Findings...)
 	}
@@ -135,6 +124,41 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 		report.Outcome = "fail"
 	}
 	return report, nil
+}
+
+// parallel runs each scenario, n at a time, and returns the runs in the
+// scenarios' order, or the first error.
+func parallel(n int, scenarios []faults.Scenario, run func(faults.Scenario) (*scenarioRun, error)) ([]*scenarioRun, error) {
+	runs := make([]*scenarioRun, len(scenarios))
+	errs := make([]error, len(scenarios))
+	sem := make(chan struct{}, n)
+	var wg sync.WaitGroup
+	for i, sc := range scenarios {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			runs[i], errs[i] = run(sc)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return runs, nil
+}
+
+func outcomeOf(res reports.ScenarioResult) string {
+	switch {
+	case res.Findings > 0:
+		return "fail"
+	case len(res.Indeterminate) > 0:
+		return "indeterminate"
+	}
+	return "pass"
 }
 
 func hasErrors(fs []reports.Finding) bool {
@@ -211,7 +235,7 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 	took := time.Since(start)
 
 	events := rec.Events()
-	run := &scenarioRun{probeErr: probeErr, stderr: stderrLines(events)}
+	run := &scenarioRun{probeErr: probeErr, stderr: stderrText(events)}
 	run.verdict = reports.JudgeSession(events)
 	res := reports.ScenarioResult{
 		Name:          sc.Name,
@@ -223,14 +247,7 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 	if len(parsed) > 0 && !faultFired(events) {
 		res.Indeterminate = append(res.Indeterminate, "no fault fired: the moment this scenario waits for never came ("+strings.Join(sc.Faults, " ")+")")
 	}
-	switch {
-	case res.Findings > 0:
-		res.Outcome = "fail"
-	case len(res.Indeterminate) > 0:
-		res.Outcome = "indeterminate"
-	default:
-		res.Outcome = "pass"
-	}
+	res.Outcome = outcomeOf(res)
 	if o.TranscriptDir != "" {
 		path := filepath.Join(o.TranscriptDir, sc.Name+".jsonl")
 		if err := writeTranscript(path, events); err != nil {
@@ -249,17 +266,6 @@ func faultFired(events []wire.Event) bool {
 		}
 	}
 	return false
-}
-
-func stderrLines(events []wire.Event) []string {
-	var out []string
-	for _, e := range events {
-		if e.Type == wire.EventStderr {
-			b, _ := e.Bytes()
-			out = append(out, strings.TrimRight(string(b), "\r\n"))
-		}
-	}
-	return out
 }
 
 func writeTranscript(path string, events []wire.Event) error {

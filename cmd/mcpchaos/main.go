@@ -26,6 +26,8 @@ const usage = `mcpchaos: a chaos man-in-the-middle for MCP servers and clients
 Usage:
   mcpchaos test [flags] [-- CMD [ARGS...]] probe a stdio server (default: the bundled example)
                                            through a matrix of fault scenarios, judge, report
+  mcpchaos test-client [flags] -- CLIENT    run a client program against faults (it must launch
+                                           $MCPCHAOS_SERVER_COMMAND), judge its hangs and crashes
   mcpchaos wrap [flags] -- CMD [ARGS...]   relay a stdio MCP session to CMD, injecting faults
   mcpchaos judge TRANSCRIPT.jsonl...       judge stored transcripts again, offline
   mcpchaos serve                           serve the bundled example MCP server on stdio
@@ -47,6 +49,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runWrap(args[1:], stdin, stdout, stderr)
 	case "test":
 		return runTest(args[1:], stdout, stderr)
+	case "test-client":
+		return runTestClient(args[1:], stdout, stderr)
 	case "judge":
 		return runJudge(args[1:], stdout, stderr)
 	case "serve":

@@ -69,7 +69,7 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 		}
 		command = []string{self, "serve"}
 	}
-	selected, err := faults.SelectScenarios(scenarios)
+	selected, err := faults.SelectScenarios(faults.ServerScenarios(), scenarios)
 	if err != nil {
 		return usageError(stderr, "test: %v", err)
 	}
@@ -115,10 +115,16 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 		}
 		return usageError(stderr, "test: %v", err)
 	}
+	return finishReport(report, reportPath, strict, stdout, stderr)
+}
+
+// finishReport prints the summary, writes the JSON report, and returns the
+// exit status the report calls for.
+func finishReport(report *reports.Report, path string, strict bool, stdout, stderr io.Writer) int {
 	reports.WriteSummary(stdout, report)
-	if reportPath != "" {
-		if err := writeReport(reportPath, report); err != nil {
-			return usageError(stderr, "test: %v", err)
+	if path != "" {
+		if err := writeReport(path, report); err != nil {
+			return usageError(stderr, "%v", err)
 		}
 	}
 	return report.ExitCode(strict)

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/chaos"
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/wire"
 )
 
 type wrapFlags struct {
@@ -25,6 +27,10 @@ type wrapFlags struct {
 	maxLine    int
 	grace      time.Duration
 	quiet      bool
+
+	// Set by test-client for the session it judges; hidden from --help.
+	role, scenario, expect, repro, pidFile string
+	deadline                               time.Duration
 }
 
 func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -38,6 +44,15 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.maxLine, "max-line", chaos.DefaultMaxLine, "longest line in `BYTES` classified as one message; longer lines pass through in pieces")
 	fs.DurationVar(&f.grace, "grace", chaos.DefaultGrace, "shutdown ladder wait: stdin closed, wait, SIGTERM, wait, SIGKILL")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "do not print the seed line on stderr")
+	fs.StringVar(&f.role, "role", "", "peer under test, recorded for the judge (server or client)")
+	fs.StringVar(&f.scenario, "scenario-name", "", "scenario name, recorded for the judge")
+	fs.StringVar(&f.expect, "expect", "", "what the client must do, recorded for the judge (success or failure)")
+	fs.StringVar(&f.repro, "repro", "", "command line that replays this session, recorded for the judge")
+	fs.DurationVar(&f.deadline, "deadline", 0, "request deadline, recorded for the judge")
+	fs.StringVar(&f.pidFile, "pid-file", "", "write our pid to `FILE`; SIGUSR1 then sends a liveness probe to the client")
+	for _, hidden := range []string{"role", "scenario-name", "expect", "repro", "deadline", "pid-file"} {
+		_ = fs.MarkHidden(hidden)
+	}
 	if err := fs.Parse(flagArgs); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprintf(stdout, "Usage: mcpchaos wrap [flags] -- CMD [ARGS...]\n\nRelays a stdio MCP session between the client that started us and CMD,\ninjecting the given faults.\n\n%s", fs.FlagUsages())
@@ -76,12 +91,17 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	cfg := chaos.Config{
-		Command: command,
-		Plan:    faults.NewPlan(f.seed, parsed),
-		MaxLine: f.maxLine,
-		Grace:   f.grace,
-		Stderr:  stderr,
-		Tool:    "mcpchaos " + version,
+		Command:  command,
+		Plan:     faults.NewPlan(f.seed, parsed),
+		MaxLine:  f.maxLine,
+		Grace:    f.grace,
+		Stderr:   stderr,
+		Tool:     "mcpchaos " + version,
+		Role:     f.role,
+		Scenario: f.scenario,
+		Expect:   f.expect,
+		Repro:    f.repro,
+		Deadline: f.deadline,
 	}
 	var transcript *os.File
 	var recorder *chaos.JSONLRecorder
@@ -97,13 +117,18 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	_, err := chaos.Run(ctx, cfg, stdin, stdout)
+	session, err := chaos.Start(ctx, cfg, stdin, stdout)
 	if err != nil {
 		if transcript != nil {
 			os.Remove(f.transcript)
 		}
 		return usageError(stderr, "wrap: %v", err)
 	}
+	if f.pidFile != "" {
+		stopProbes := probeOnSignal(session, f.pidFile)
+		defer stopProbes()
+	}
+	session.Wait()
 	if recorder != nil {
 		if err := recorder.Flush(); err != nil {
 			fmt.Fprintf(stderr, "mcpchaos wrap: %v\n", err)
@@ -141,13 +166,44 @@ func runScenarios(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "scenarios takes no arguments")
 	}
 	var b strings.Builder
-	b.WriteString("Scenarios of mcpchaos test (--scenario NAME), each run against a fresh server after a no-fault baseline:\n")
-	for _, s := range faults.ServerScenarios() {
-		fmt.Fprintf(&b, "\n  %s: %s\n", s.Name, s.Doc)
-		for _, f := range s.Faults {
-			fmt.Fprintf(&b, "      --fault '%s'\n", f)
+	list := func(title string, scenarios []faults.Scenario) {
+		b.WriteString(title)
+		for _, s := range scenarios {
+			fmt.Fprintf(&b, "\n  %s: %s\n", s.Name, s.Doc)
+			for _, f := range s.Faults {
+				fmt.Fprintf(&b, "      --fault '%s'\n", f)
+			}
+			if s.Expect != "" {
+				fmt.Fprintf(&b, "      the client must end in %s\n", s.Expect)
+			}
 		}
 	}
+	list("Scenarios of mcpchaos test (--scenario NAME), each run against a fresh server after a no-fault baseline:\n", faults.ServerScenarios())
+	list("\nScenarios of mcpchaos test-client (--scenario NAME), each a fresh run of the client program:\n", faults.ClientScenarios())
 	io.WriteString(stdout, b.String())
 	return exitOK
+}
+
+// probeOnSignal writes our pid to path and sends a liveness probe to the
+// client on each SIGUSR1: test-client uses it when the client program is past
+// its deadline, to tell a stuck receive loop from one that still answers.
+func probeOnSignal(session *chaos.Session, path string) (stop func()) {
+	usr1 := make(chan os.Signal, 1)
+	signal.Notify(usr1, syscall.SIGUSR1)
+	_ = os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())), 0o644)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-usr1:
+				session.Probe(wire.ToClient, "the client program is past its deadline")
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(usr1)
+		close(done)
+	}
 }

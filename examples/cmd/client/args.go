@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -68,14 +69,22 @@ func parseArgs(args []string) (config, error) {
 	}
 	dash := fs.ArgsLenAtDash()
 	switch {
+	case dash < 0 && os.Getenv("MCPCHAOS_SERVER_COMMAND") != "":
+		// Run by mcpchaos test-client: the server to launch is given as JSON argv.
+		if err := json.Unmarshal([]byte(os.Getenv("MCPCHAOS_SERVER_COMMAND")), &cfg.command); err != nil || len(cfg.command) == 0 {
+			return config{}, fmt.Errorf("MCPCHAOS_SERVER_COMMAND is not a JSON array of argv: %q", os.Getenv("MCPCHAOS_SERVER_COMMAND"))
+		}
+		fs = nil
 	case dash < 0:
-		return config{}, errors.New(`missing "--" before the server command`)
+		return config{}, errors.New(`missing "--" before the server command (or MCPCHAOS_SERVER_COMMAND)`)
 	case dash > 0:
 		return config{}, fmt.Errorf("unexpected %q before \"--\"", fs.Args()[0])
 	case len(fs.Args()) == 0:
 		return config{}, errors.New(`no server command after "--"`)
 	}
-	cfg.command = fs.Args()
+	if fs != nil {
+		cfg.command = fs.Args()
+	}
 
 	if cfg.timeout <= 0 {
 		return config{}, fmt.Errorf("--timeout must be positive, got %v", cfg.timeout)

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/suite"
+)
+
+func runTestClient(args []string, stdout, stderr io.Writer) int {
+	flagArgs, command, hasCommand := splitCommand(args)
+	fs := pflag.NewFlagSet("test-client", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var (
+		server        string
+		scenarios     []string
+		seed          uint64
+		deadline      time.Duration
+		grace         time.Duration
+		reportPath    string
+		transcriptDir string
+		parallel      int
+		strict        bool
+	)
+	fs.StringVar(&server, "server", "", "the server `CMD` the client talks to, behind mcpchaos (default: the bundled example server)")
+	fs.StringArrayVar(&scenarios, "scenario", nil, "run only this `NAME`d scenario (repeatable; see mcpchaos scenarios)")
+	fs.Uint64Var(&seed, "seed", 0, "seed for every random decision (default: random, printed)")
+	fs.DurationVar(&deadline, "deadline", 30*time.Second, "how long the client program may run")
+	fs.DurationVar(&grace, "grace", suite.DefaultGrace, "shutdown ladder wait for the server")
+	fs.StringVar(&reportPath, "report", "", "write the mcpchaos.report/v1 JSON report to `FILE`")
+	fs.StringVar(&transcriptDir, "transcript-dir", "", "write one JSONL transcript per scenario into `DIR`")
+	fs.IntVar(&parallel, "parallel", 1, "scenarios to run at once")
+	fs.BoolVar(&strict, "strict", false, "exit 1 on warnings too")
+	if err := fs.Parse(flagArgs); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprintf(stdout, "Usage: mcpchaos test-client [flags] -- CLIENT_CMD [ARGS...]\n\nRuns the client program once per scenario. It must launch the server given in\n$%s (a JSON array of argv) and exit 0 on success. Its hangs, crashes\nand failures under faults are judged.\n\n%s", suite.ServerCommandEnv, fs.FlagUsages())
+			return exitOK
+		}
+		return usageError(stderr, "test-client: %v (see mcpchaos test-client --help)", err)
+	}
+	if fs.NArg() > 0 {
+		return usageError(stderr, "test-client: unexpected argument %q; put the client command after --, as in mcpchaos test-client -- python my_client.py", fs.Arg(0))
+	}
+	if !hasCommand || len(command) == 0 {
+		return usageError(stderr, "test-client: no client command; put it after --, as in mcpchaos test-client -- python my_client.py")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return usageError(stderr, "test-client: cannot find the mcpchaos executable: %v", err)
+	}
+	serverArgv := []string{self, "serve"}
+	if server != "" {
+		if serverArgv, err = splitWords(server); err != nil || len(serverArgv) == 0 {
+			return usageError(stderr, "test-client: --server %q: give a command line, as in --server 'python server.py'", server)
+		}
+	}
+	selected, err := faults.SelectScenarios(faults.ClientScenarios(), scenarios)
+	if err != nil {
+		return usageError(stderr, "test-client: %v", err)
+	}
+	if deadline <= 0 || grace <= 0 || parallel <= 0 {
+		return usageError(stderr, "test-client: --deadline, --grace and --parallel must be positive")
+	}
+	if !fs.Changed("seed") {
+		seed = rand.Uint64()
+	}
+	fmt.Fprintf(stdout, "mcpchaos test-client: seed %d, %d scenario(s): %s against %s\n", seed, len(selected), suite.ShellQuote(command), suite.ShellQuote(serverArgv))
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	report, err := suite.RunClient(ctx, suite.ClientOptions{
+		Client:        command,
+		Server:        serverArgv,
+		Self:          []string{self},
+		Scenarios:     selected,
+		Seed:          seed,
+		Deadline:      deadline,
+		Grace:         grace,
+		Parallel:      parallel,
+		TranscriptDir: transcriptDir,
+		Repro:         clientRepro(command, server, deadline),
+		Version:       version,
+	})
+	if err != nil {
+		var setup *suite.SetupError
+		if errors.As(err, &setup) && len(setup.Stderr) > 0 {
+			fmt.Fprintf(stderr, "mcpchaos: test-client: %v; the client's stderr:\n", err)
+			for _, l := range lastLines(setup.Stderr, 20) {
+				fmt.Fprintf(stderr, "  %s\n", l)
+			}
+			return exitUsage
+		}
+		return usageError(stderr, "test-client: %v", err)
+	}
+	return finishReport(report, reportPath, strict, stdout, stderr)
+}
+
+func clientRepro(command []string, server string, deadline time.Duration) func(string, uint64) string {
+	return func(scenario string, seed uint64) string {
+		argv := []string{"mcpchaos", "test-client", "--scenario", scenario, "--seed", fmt.Sprint(seed)}
+		if server != "" {
+			argv = append(argv, "--server", server)
+		}
+		if deadline != 30*time.Second {
+			argv = append(argv, "--deadline", deadline.String())
+		}
+		return suite.ShellQuote(append(append(argv, "--"), command...))
+	}
+}
+
+// splitWords splits a command line as a POSIX shell would for simple cases:
+// spaces separate words, quotes group them, a backslash escapes.
+func splitWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord, quote := false, rune(0)
+	runes := []rune(s)
+	for i := 0; i < len(runes); i++ {
+		r := runes[i]
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote == '\'':
+			cur.WriteRune(r)
+		case r == '\\' && i+1 < len(runes):
+			i++
+			cur.WriteRune(runes[i])
+			inWord = true
+		case quote == 0 && (r == '\'' || r == '"'):
+			quote, inWord = r, true
+		case quote == 0 && (r == ' ' || r == '\t' || r == '\n'):
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unterminated quote")
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}

@@ -1,0 +1,364 @@
+package suite
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/chaos"
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// ServerCommandEnv hands the client program the server it must launch, as a
+// JSON array of argv (DESIGN.md, test-client).
+const ServerCommandEnv = "MCPCHAOS_SERVER_COMMAND"
+
+// ClientOptions says how to run a client program through the client matrix.
+type ClientOptions struct {
+	// Client is the client program; it must launch $MCPCHAOS_SERVER_COMMAND.
+	Client []string
+	// Server is the real server behind the chaos transport.
+	Server []string
+	// Self is how to run mcpchaos itself (its wrap command sits between
+	// the client and the server).
+	Self      []string
+	Scenarios []faults.Scenario
+	Seed      uint64
+	// Deadline is how long the client program may run.
+	Deadline time.Duration
+	Grace    time.Duration
+	// Parallel, TranscriptDir, Repro, Version: as in Options.
+	Parallel      int
+	TranscriptDir string
+	Repro         func(scenario string, seed uint64) string
+	Version       string
+}
+
+// RunClient runs the client program once without faults, then once per
+// scenario, each against a fresh server behind `mcpchaos wrap`, and judges
+// the client.
+func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
+	if o.Deadline <= 0 {
+		o.Deadline = 30 * time.Second
+	}
+	if o.Grace <= 0 {
+		o.Grace = DefaultGrace
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = 1
+	}
+	for _, c := range [][]string{o.Client, o.Server} {
+		if err := chaos.CheckCommand(c); err != nil {
+			return nil, err
+		}
+	}
+	work, err := os.MkdirTemp("", "mcpchaos-client-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	if o.TranscriptDir != "" {
+		if err := os.MkdirAll(o.TranscriptDir, 0o755); err != nil {
+			return nil, fmt.Errorf("cannot create the transcript directory: %w", err)
+		}
+	}
+	report := &reports.Report{
+		Schema: reports.Schema,
+		Tool:   reports.Tool{Name: "mcpchaos", Version: o.Version},
+		Target: reports.Target{Command: o.Client},
+		Seed:   o.Seed,
+	}
+	baseline := faults.Baseline
+	baseline.Expect = "success"
+	base, err := o.runClientScenario(ctx, baseline, work)
+	if err != nil {
+		return nil, err
+	}
+	report.Baseline = &base.result
+	if hasErrors(base.verdict.Findings) {
+		report.Outcome = "error"
+		report.Error = "the client fails without faults; fix the baseline findings first (fault scenarios were not run)"
+		report.Findings = base.verdict.Findings
+		return report, nil
+	}
+	report.Findings = append(report.Findings, base.verdict.Findings...)
+	runs, err := parallel(o.Parallel, o.Scenarios, func(sc faults.Scenario) (*scenarioRun, error) {
+		return o.runClientScenario(ctx, sc, work)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range runs {
+		report.Scenarios = append(report.Scenarios, r.result)
+		report.Findings = append(report.Findings, r.verdict.Findings...)
+	}
+	report.Outcome = "pass"
+	if len(report.Findings) > 0 {
+		report.Outcome = "fail"
+	}
+	return report, nil
+}
+
+// clientEvents records what happens to the client program, on the runner's
+// clock, for merging into the wrap transcript.
+type clientEvents struct {
+	start  time.Time
+	events []wire.Event
+}
+
+func (c *clientEvents) add(e wire.Event) {
+	e.Peer = "client"
+	e.T = time.Since(c.start).Microseconds()
+	c.events = append(c.events, e)
+}
+
+func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario, work string) (*scenarioRun, error) {
+	if _, err := sc.Parse(); err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp(work, sc.Name+"-")
+	if err != nil {
+		return nil, err
+	}
+	transcript := filepath.Join(dir, "transcript.jsonl")
+	pidFile := filepath.Join(dir, "wrap.pid")
+	wrapArgv := append(slices.Clone(o.Self), "wrap", "-q",
+		"--role", "client", "--scenario-name", sc.Name, "--expect", sc.Expect,
+		"--seed", strconv.FormatUint(o.Seed, 10), "--deadline", o.Deadline.String(), "--grace", o.Grace.String(),
+		"--transcript", transcript, "--pid-file", pidFile)
+	if o.Repro != nil {
+		wrapArgv = append(wrapArgv, "--repro", o.Repro(sc.Name, o.Seed))
+	}
+	for _, f := range sc.Faults {
+		wrapArgv = append(wrapArgv, "--fault", f)
+	}
+	wrapArgv = append(append(wrapArgv, "--"), o.Server...)
+	serverJSON, _ := json.Marshal(wrapArgv)
+
+	rec := &clientEvents{start: time.Now()}
+	cmd := exec.Command(o.Client[0], o.Client[1:]...)
+	cmd.Env = append(os.Environ(), ServerCommandEnv+"="+string(serverJSON))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout = nil // discarded: the client's results are judged by its exit status
+	if err := cmd.Start(); err != nil {
+		return nil, &chaos.StartError{Command: o.Client, Err: err}
+	}
+	rec.add(wire.Event{Type: wire.EventProcessStarted, PID: cmd.Process.Pid, Command: o.Client})
+	stderrDone := make(chan []wire.Event, 1)
+	go func() {
+		var lines []wire.Event
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			e := wire.Event{Type: wire.EventStderr, Peer: "client", T: time.Since(rec.start).Microseconds()}
+			e.SetRaw(append(sc.Bytes(), '\n'))
+			lines = append(lines, e)
+		}
+		stderrDone <- lines
+	}()
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
+
+	pgid := cmd.Process.Pid
+	waitExit := func(d time.Duration) bool {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-exited:
+			return true
+		case <-t.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+	killedByUs := false
+	if !waitExit(o.Deadline) {
+		// Past its deadline: ask the transport to probe the client, so the
+		// verdict can say whether its receive loop still runs.
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGUSR1)
+			}
+		}
+		if !waitExit(min(o.Deadline, 2*time.Second)) {
+			killedByUs = true
+			rec.add(wire.Event{Type: wire.EventSignal, Signal: "SIGTERM", PID: pgid, ByUs: true, Detail: "the client program is past its deadline of " + o.Deadline.String()})
+			_ = syscall.Kill(pgid, syscall.SIGTERM)
+			if !waitExit(2*o.Grace + time.Second) {
+				rec.add(wire.Event{Type: wire.EventSignal, Signal: "SIGKILL", PID: pgid, ByUs: true, Detail: "the client program ignored SIGTERM"})
+				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				<-exited
+			}
+		}
+	}
+	exit := wire.Event{Type: wire.EventProcessExited, PID: pgid}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		exit.Signal = signalName(ws.Signal())
+		exit.ByUs = killedByUs
+	} else {
+		code := cmd.ProcessState.ExitCode()
+		exit.ExitCode = &code
+	}
+	rec.add(exit)
+
+	// The wrap process writes its transcript once its server is down.
+	if !waitForSessionEnd(transcript, 2*o.Grace+3*time.Second) {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL) // nothing of the client's outlives its scenario
+	select {
+	case lines := <-stderrDone:
+		rec.events = append(rec.events, lines...)
+	case <-time.After(2 * time.Second):
+	}
+
+	events, err := readTranscriptFile(transcript)
+	if errors.Is(err, os.ErrNotExist) {
+		if sc.Name == faults.Baseline.Name {
+			return nil, &SetupError{Reason: "the client did not start the server from " + ServerCommandEnv, Stderr: stderrText(rec.events)}
+		}
+		events = nil
+	} else if err != nil {
+		return nil, err
+	}
+	events = mergeClientEvents(events, rec)
+	run := &scenarioRun{stderr: stderrText(rec.events)}
+	run.verdict = reports.JudgeSession(events)
+	res := reports.ScenarioResult{
+		Name: sc.Name, Seed: o.Seed, DurationMS: time.Since(rec.start).Milliseconds(),
+		Findings: len(run.verdict.Findings), Indeterminate: run.verdict.Indeterminate,
+	}
+	if len(sc.Faults) > 0 && !faultFired(events) {
+		res.Indeterminate = append(res.Indeterminate, "no fault fired: the moment this scenario waits for never came ("+strings.Join(sc.Faults, " ")+")")
+	}
+	res.Outcome = outcomeOf(res)
+	if o.TranscriptDir != "" {
+		path := filepath.Join(o.TranscriptDir, sc.Name+".jsonl")
+		if err := writeTranscript(path, events); err != nil {
+			return nil, err
+		}
+		res.Transcript = path
+	}
+	run.result = res
+	return run, nil
+}
+
+// waitForSessionEnd polls the transcript until its session-end event is
+// written or the timeout passes.
+func waitForSessionEnd(path string, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(path); err == nil && strings.Contains(lastLine(b), `"type":"session-end"`) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+func lastLine(b []byte) string {
+	s := strings.TrimRight(string(b), "\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+func readTranscriptFile(path string) ([]wire.Event, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var events []wire.Event
+	err = wire.ReadTranscript(f, func(e wire.Event) error {
+		events = append(events, e)
+		return nil
+	})
+	return events, err
+}
+
+// mergeClientEvents places the runner's client events on the wrap
+// transcript's clock and renumbers everything in time order. With no wrap
+// transcript (the client never started the server), the client events stand
+// alone after a synthetic session event.
+func mergeClientEvents(events []wire.Event, rec *clientEvents) []wire.Event {
+	offset := int64(0)
+	if len(events) > 0 && events[0].WallStartUnixNano != 0 {
+		offset = (rec.start.UnixNano() - events[0].WallStartUnixNano) / 1000
+	}
+	if len(events) == 0 {
+		events = []wire.Event{{Type: wire.EventSession, Role: "client"}}
+	}
+	var merged []wire.Event
+	merged = append(merged, events[0])
+	rest := append([]wire.Event(nil), events[1:]...)
+	for _, e := range rec.events {
+		e.T += offset
+		rest = append(rest, e)
+	}
+	// Stable: events of one source keep their order when times tie.
+	slices.SortStableFunc(rest, func(a, b wire.Event) int {
+		if a.Type == wire.EventSessionEnd {
+			return 1
+		}
+		if b.Type == wire.EventSessionEnd {
+			return -1
+		}
+		return int(a.T - b.T)
+	})
+	merged = append(merged, rest...)
+	oldToNew := map[int64]int64{}
+	for i := range merged {
+		if merged[i].Peer == "" {
+			oldToNew[merged[i].Seq] = int64(i + 1)
+		}
+	}
+	for i := range merged {
+		merged[i].Seq = int64(i + 1)
+		if merged[i].Of != 0 {
+			merged[i].Of = oldToNew[merged[i].Of]
+		}
+	}
+	return merged
+}
+
+func stderrText(events []wire.Event) []string {
+	var out []string
+	for _, e := range events {
+		if e.Type == wire.EventStderr {
+			b, _ := e.Bytes()
+			out = append(out, strings.TrimRight(string(b), "\r\n"))
+		}
+	}
+	return out
+}
+
+func signalName(s syscall.Signal) string {
+	names := map[syscall.Signal]string{syscall.SIGTERM: "SIGTERM", syscall.SIGKILL: "SIGKILL", syscall.SIGINT: "SIGINT",
+		syscall.SIGSEGV: "SIGSEGV", syscall.SIGABRT: "SIGABRT", syscall.SIGPIPE: "SIGPIPE", syscall.SIGHUP: "SIGHUP"}
+	if n, ok := names[s]; ok {
+		return n
+	}
+	return "signal " + strconv.Itoa(int(s))
+}
