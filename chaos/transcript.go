@@ -34,6 +34,9 @@ type JSONLRecorder struct {
 	seq   int64
 	line  []byte // reused: one event is encoded at a time
 	err   error
+	// OnEvent, if set before the session starts, sees every event once it
+	// is stamped, in order: wrap --report feeds the streaming judge with it.
+	OnEvent func(wire.Event)
 }
 
 // NewJSONLRecorder writes to w; call Flush when the session ends.
@@ -48,6 +51,9 @@ func (r *JSONLRecorder) Record(e wire.Event) int64 {
 	defer r.mu.Unlock()
 	r.seq++
 	e.Seq, e.T = r.seq, r.clock.now()
+	if r.OnEvent != nil {
+		r.OnEvent(e)
+	}
 	r.line = e.AppendLine(r.line[:0])
 	if _, err := r.w.Write(r.line); err != nil && r.err == nil {
 		r.err = fmt.Errorf("writing transcript: %w", err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -182,4 +183,37 @@ func readTranscript(t *testing.T, path string) []wire.Event {
 		t.Fatal("empty transcript")
 	}
 	return events
+}
+
+// wrap --report judges the session when it ends: a server that panics on
+// its way out is a crash with its signature, and the exit status says so.
+func TestWrapReport(t *testing.T) {
+	dir := t.TempDir()
+	reportPath := filepath.Join(dir, "report.json")
+	server := []string{"sh", "-c", `read line; echo '{"jsonrpc":"2.0","id":1,"result":{}}'; echo 'panic: boom' >&2; echo 'goroutine 1 [running]:' >&2; exit 2`}
+	args := append([]string{"wrap", "-q", "--report", reportPath, "--"}, server...)
+	var stdout, stderr bytes.Buffer
+	code := run(args, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"), &stdout, &stderr)
+	if code != exitFindings {
+		t.Fatalf("exit %d, want %d; stderr %q", code, exitFindings, stderr.String())
+	}
+	f, err := os.Open(reportPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	report, err := reports.ReadReport(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, fd := range report.Findings {
+		got = append(got, fd.Kind+" "+fd.Signature)
+	}
+	if diff := cmp.Diff([]string{"crash go:panic"}, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+	if !strings.HasPrefix(report.Findings[0].Repro, "mcpchaos wrap --seed ") {
+		t.Errorf("repro = %q", report.Findings[0].Repro)
+	}
 }

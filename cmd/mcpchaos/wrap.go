@@ -17,6 +17,8 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/chaos"
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/suite"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -29,6 +31,7 @@ type wrapFlags struct {
 	quiet      bool
 
 	// Set by test-client for the session it judges; hidden from --help.
+	report                                 string
 	role, scenario, expect, repro, pidFile string
 	deadline                               time.Duration
 }
@@ -44,6 +47,7 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.maxLine, "max-line", chaos.DefaultMaxLine, "longest line in `BYTES` classified as one message; longer lines pass through in pieces")
 	fs.DurationVar(&f.grace, "grace", chaos.DefaultGrace, "shutdown ladder wait: stdin closed, wait, SIGTERM, wait, SIGKILL")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "do not print the seed line on stderr")
+	fs.StringVar(&f.report, "report", "", "judge the session when it ends and write the mcpchaos.report/v1 JSON to `FILE`")
 	fs.StringVar(&f.role, "role", "", "peer under test, recorded for the judge (server or client)")
 	fs.StringVar(&f.scenario, "scenario-name", "", "scenario name, recorded for the judge")
 	fs.StringVar(&f.expect, "expect", "", "what the client must do, recorded for the judge (success or failure)")
@@ -90,6 +94,16 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpchaos wrap: seed %d, %d fault(s); replay with --seed %d\n", f.seed, len(parsed), f.seed)
 	}
 
+	if f.report != "" && f.scenario == "" {
+		f.scenario = "wrap"
+	}
+	if f.repro == "" {
+		argv := []string{"mcpchaos", "wrap", "--seed", strconv.FormatUint(f.seed, 10)}
+		for _, spec := range f.faults {
+			argv = append(argv, "--fault", spec)
+		}
+		f.repro = suite.ShellQuote(append(append(argv, "--"), command...))
+	}
 	cfg := chaos.Config{
 		Command:  command,
 		Plan:     faults.NewPlan(f.seed, parsed),
@@ -112,6 +126,17 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer transcript.Close()
 		recorder = chaos.NewJSONLRecorder(transcript)
+	} else if f.report != "" {
+		recorder = chaos.NewJSONLRecorder(io.Discard)
+	}
+	var judge *reports.Judger
+	if f.report != "" {
+		// The streaming judge keeps what open requests need, not every
+		// event, so a long session stays bounded.
+		judge = reports.NewJudger()
+		recorder.OnEvent = judge.Add
+	}
+	if recorder != nil {
 		cfg.Recorder = recorder
 	}
 
@@ -135,7 +160,26 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	return exitOK
+	if judge == nil {
+		return exitOK
+	}
+	v := judge.Verdict()
+	report := &reports.Report{
+		Schema: reports.Schema, Tool: reports.Tool{Name: "mcpchaos", Version: version},
+		Target: reports.Target{Command: command}, Seed: f.seed, Findings: v.Findings, Outcome: "pass",
+		Scenarios: []reports.ScenarioResult{{Name: "wrap", Seed: f.seed, Findings: len(v.Findings),
+			Indeterminate: v.Indeterminate, Transcript: f.transcript, Outcome: "pass"}},
+	}
+	if len(v.Findings) > 0 {
+		report.Outcome, report.Scenarios[0].Outcome = "fail", "fail"
+	}
+	if err := writeReport(f.report, report); err != nil {
+		return usageError(stderr, "wrap: %v", err)
+	}
+	if !f.quiet {
+		fmt.Fprintf(stderr, "mcpchaos wrap: %d finding(s); report in %s\n", len(v.Findings), f.report)
+	}
+	return report.ExitCode(false)
 }
 
 // faultsList prints what `mcpchaos faults` shows.
