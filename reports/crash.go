@@ -69,6 +69,15 @@ func isEPIPE(h crashHit) bool {
 }
 
 func (c *crashes) findings(j *Judger) []Finding {
+	fs := c.signatureFindings(j)
+	if len(fs) > 0 {
+		return fs
+	}
+	return c.exitFindings(j)
+}
+
+// signatureFindings reports each crash signature seen on the peer's stderr.
+func (c *crashes) signatureFindings(j *Judger) []Finding {
 	c.scan.flush()
 	pc := &j.pc
 	exitClause := "it had not exited when the transcript ends"
@@ -95,9 +104,17 @@ func (c *crashes) findings(j *Judger) []Finding {
 	if c.extra > 0 {
 		j.notes.add(fmt.Sprintf("%d more distinct crash signatures on stderr were not reported (see the transcript)", c.extra))
 	}
-	if len(fs) > 0 || pc.exit == nil {
-		return fs
+	return fs
+}
+
+// exitFindings judges how the server exited, when its stderr showed no crash
+// signature: a non-zero status or a signal mcpchaos did not send.
+func (c *crashes) exitFindings(j *Judger) []Finding {
+	pc := &j.pc
+	if pc.exit == nil {
+		return nil
 	}
+	var fs []Finding
 	x := pc.exit
 	hc, sig := pc.halfClose, pc.ourSignal
 	switch {

@@ -480,7 +480,7 @@ func TestJudgeProtocol(t *testing.T) {
 }
 
 func TestJudgeSession(t *testing.T) {
-	t.Run("role client is not judged yet", func(t *testing.T) {
+	t.Run("role client judges the client: the server's failures are not findings", func(t *testing.T) {
 		b := newTB()
 		b.evs[0].Role = "client"
 		b.call("1", "tools/call")
@@ -490,7 +490,21 @@ func TestJudgeSession(t *testing.T) {
 		if len(v.Findings) != 0 {
 			t.Errorf("findings: %v, want none", shorten(v.Findings))
 		}
-		checkNotes(t, []string{"judging a client is not implemented yet"}, v.Indeterminate)
+		checkNotes(t, []string{"the transcript records nothing about the client program"}, v.Indeterminate)
+	})
+	t.Run("a role client session event after the traffic judges nothing", func(t *testing.T) {
+		b := newTB()
+		session := b.evs[0]
+		session.Role = "client"
+		b.evs = b.evs[1:]
+		b.call("1", "tools/call")
+		b.add(session)
+		b.at(10000).finish()
+		v := JudgeSession(b.evs)
+		if len(v.Findings) != 0 {
+			t.Errorf("findings: %v, want none", shorten(v.Findings))
+		}
+		checkNotes(t, []string{"does not start with a session event", "came after the traffic it describes"}, v.Indeterminate)
 	})
 	t.Run("without a session event the defaults apply", func(t *testing.T) {
 		b := newTB()

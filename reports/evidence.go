@@ -82,8 +82,16 @@ func describe(e *wire.Event) string {
 		}
 	case wire.EventSignal:
 		b.WriteString("sent " + e.Signal)
+		if e.Peer != "" {
+			b.WriteString(" to the " + e.Peer)
+		}
+	case wire.EventProcessStarted:
+		b.WriteString("the " + peerName(e) + " started")
+		if len(e.Command) > 0 {
+			b.WriteString(": " + strings.Join(e.Command, " "))
+		}
 	case wire.EventProcessExited:
-		b.WriteString("the server " + exitWords(e))
+		b.WriteString("the " + peerName(e) + " " + exitWords(e))
 		if e.ByUs {
 			b.WriteString(" (signalled by mcpchaos)")
 		}
@@ -101,6 +109,15 @@ func describe(e *wire.Event) string {
 		b.WriteString(": " + e.Detail)
 	}
 	return b.String()
+}
+
+// peerName is whose process a process event is about: the server's unless
+// the event names a peer.
+func peerName(e *wire.Event) string {
+	if e.Peer != "" {
+		return e.Peer
+	}
+	return "server"
 }
 
 // exitWords says how a process-exited event ended the process.

@@ -67,6 +67,7 @@ func eventsFromBytes(data []byte) []wire.Event {
 			seed := uint64(a)
 			e.Type, e.Seed, e.Scenario, e.Repro = wire.EventSession, &seed, "fuzz", "mcpchaos test --seed 1"
 			e.Role = []string{"server", "", "client", "weird"}[b%4]
+			e.Expect = []string{expectSuccess, expectFailure, "", "maybe"}[(b/4)%4]
 			e.DeadlineMS, e.GraceMS = int64(a%10)*500, int64(c%5)*500
 		case 1, 4:
 			raw := []byte(pick(fuzzFrames, b) + "\n")
@@ -106,8 +107,9 @@ func eventsFromBytes(data []byte) []wire.Event {
 			e.Type, e.Pipe, e.ByUs, e.Detail = wire.EventPipeClosed, pick(fuzzPipes, b), a&2 != 0, pick(fuzzDetails, c)
 		case 8:
 			e.Type, e.Signal, e.ByUs, e.Detail = wire.EventSignal, []string{"SIGTERM", "SIGKILL"}[b&1], a&2 != 0, "ladder"
+			e.Peer = clientPeerOf(a)
 		case 9:
-			e.Type, e.ByUs = wire.EventProcessExited, a&2 != 0
+			e.Type, e.ByUs, e.Peer = wire.EventProcessExited, a&2 != 0, clientPeerOf(a)
 			if b&1 == 0 {
 				code := int(c) - 2
 				e.ExitCode = &code
@@ -115,20 +117,38 @@ func eventsFromBytes(data []byte) []wire.Event {
 				e.Signal = []string{"SIGTERM", "SIGKILL", "SIGPIPE", "SIGSEGV"}[c%4]
 			}
 		case 10:
-			e.Type = wire.EventStderr
+			e.Type, e.Peer = wire.EventStderr, clientPeerOf(a)
 			e.SetRaw([]byte(pick(fuzzStderr, b) + "\n"))
 			if a&0x80 != 0 && len(data) > 0 {
 				e.SetRaw(data[:min(int(c)%64, len(data))])
 			}
 		case 11:
 			e.Type = []string{wire.EventSessionEnd, wire.EventError, wire.EventProcessStarted, "unknown-type"}[b%4]
+			if e.Type == wire.EventProcessStarted {
+				e.Peer = clientPeerOf(a)
+			}
 		}
 		evs = append(evs, e)
 	}
 	return evs
 }
 
+// clientPeerOf makes one event in four about the client program (bit 2 of
+// a, and not bit 3, which leaves one in eight to a peer nobody judges).
+func clientPeerOf(a byte) string {
+	switch a & 0x0c {
+	case 0x04:
+		return "client"
+	case 0x0c:
+		return "other"
+	}
+	return ""
+}
+
 func FuzzJudge(f *testing.F) {
+	// A client-role session: the client calls, the server sends list_changed
+	// and a request, probes go unanswered, the runner signals the client.
+	f.Add([]byte{0, 4, 2, 0, 11, 4, 2, 0, 1, 0, 0, 1, 2, 0, 0, 1, 1, 1, 8, 1, 2, 1, 1, 1, 5, 1, 0, 40, 8, 4, 0, 40, 9, 6, 1, 1, 10, 4, 3, 1})
 	f.Add([]byte{0, 4, 0, 0, 1, 0, 0, 0, 2, 0, 0, 10, 1, 1, 3, 10, 10, 0, 0, 0, 9, 0, 0, 3})
 	f.Add([]byte{0, 6, 0, 0, 1, 0, 0, 1, 2, 0, 0, 1, 5, 0, 0, 40, 7, 2, 0, 30, 8, 2, 0, 40, 9, 2, 1, 1, 11, 0, 0, 0})
 	f.Add(bytes.Repeat([]byte{1, 0, 0, 1, 2, 0, 0, 1, 10, 0, 6, 1, 10, 0, 7, 1, 10, 0, 9, 1}, 8))

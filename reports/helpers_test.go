@@ -207,9 +207,16 @@ type judgeCase struct {
 
 func runJudgeCases(t *testing.T, cases []judgeCase) {
 	t.Helper()
+	runCasesFrom(t, newTB, testRepro, cases)
+}
+
+// runCasesFrom runs each case on a transcript that start begins, whose
+// session event names repro.
+func runCasesFrom(t *testing.T, start func() *tb, repro string, cases []judgeCase) {
+	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newTB()
+			b := start()
 			tc.build(b)
 			v := JudgeSession(b.evs)
 			if diff := cmp.Diff(tc.want, shorten(v.Findings)); diff != "" {
@@ -217,7 +224,7 @@ func runJudgeCases(t *testing.T, cases []judgeCase) {
 			}
 			checkNotes(t, tc.notes, v.Indeterminate)
 			for _, f := range v.Findings {
-				if f.Scenario != testScenario || f.Seed != testSeed || f.Repro != testRepro {
+				if f.Scenario != testScenario || f.Seed != testSeed || f.Repro != repro {
 					t.Errorf("finding %s: scenario %q seed %d repro %q, want them from the session event", f.Kind, f.Scenario, f.Seed, f.Repro)
 				}
 			}

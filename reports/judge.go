@@ -2,6 +2,7 @@ package reports
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -58,9 +59,10 @@ type peer struct {
 var serverPeer = peer{name: "server", in: "c2s", out: "s2c",
 	inPipe: wire.PipeServerInput, outPipe: wire.PipeServerOutput, process: true}
 
-// clientPeer is the client as the peer under test. Not wired to a role yet
-// (role "client" is judged by a later change); the request checks are
-// exercised against it in tests so that they stay peer-agnostic.
+// clientPeer is the client as the peer under test (role "client"): the
+// request, answer and protocol checks run against it unchanged; its process
+// is not the spawned one, but the client program the events with peer
+// "client" are about (see client.go).
 var clientPeer = peer{name: "client", in: "s2c", out: "c2s",
 	inPipe: wire.PipeClientOutput, outPipe: wire.PipeClientInput}
 
@@ -70,7 +72,18 @@ var clientPeer = peer{name: "client", in: "s2c", out: "c2s",
 // Verdict once.
 type Judger struct {
 	p        peer
-	disabled string // why no check runs (a role not judged yet)
+	disabled string // why no check runs
+	// cl is set when the client program is under test (role "client").
+	cl *clientJudge
+	// judged is set once an event other than the session event and the
+	// client program's was judged: the peer under test is fixed then.
+	judged bool
+	// early holds the client program's events that came before the session
+	// event (the test-client runner merges them by time, and the client
+	// starts before the relay it spawns), until the session says whether
+	// the client is under test.
+	early     []wire.Event
+	earlyMore int
 
 	// session facts
 	seenAny, haveSession bool
@@ -92,9 +105,10 @@ type Judger struct {
 	verdict Verdict
 }
 
-// NewJudger returns a Judger of the server: the peer under test for roles
-// "server" and "" (both peers real, as under mcpchaos wrap). A session of
-// role "client" is not judged yet; its verdict says so.
+// NewJudger returns a Judger of the peer under test that the session event
+// names: the client program for role "client" (mcpchaos test-client), the
+// server for roles "server" and "" (both peers real, as under mcpchaos
+// wrap), and for a transcript without a session event.
 func NewJudger() *Judger {
 	return newJudger(serverPeer)
 }
@@ -115,13 +129,17 @@ func (j *Judger) add(e *wire.Event) {
 	if j.done {
 		return
 	}
+	j.lastT = max(j.lastT, e.T)
+	if e.Peer != "" {
+		j.peerEvent(e)
+		return
+	}
 	if !j.seenAny {
 		j.seenAny = true
 		if e.Type != wire.EventSession {
 			j.notes.add("the transcript does not start with a session event: judged with the default deadline and grace, without scenario, seed or repro")
 		}
 	}
-	j.lastT = max(j.lastT, e.T)
 	switch e.Type {
 	case wire.EventSession:
 		j.session(e)
@@ -131,40 +149,83 @@ func (j *Judger) add(e *wire.Event) {
 		j.end = &ev
 		return
 	}
+	j.judged = true
 	if j.disabled != "" {
 		return
 	}
+	cl := j.cl
 	switch e.Type {
 	case wire.EventReceived:
 		j.received(e)
+		if cl != nil {
+			cl.received(e)
+		}
 	case wire.EventForwarded:
 		j.tr.forwarded(j, e)
+		if cl != nil {
+			cl.forwarded(e)
+		}
 	case wire.EventDropped:
 		j.tr.dropped(e)
+		if cl != nil {
+			cl.dropped(e)
+		}
 	case wire.EventInjected:
 		if e.Dir == j.p.in {
 			j.tr.injected(e)
+			if cl != nil {
+				cl.injected(e)
+			}
 		}
 	case wire.EventProbe:
 		if e.Dir == j.p.in {
-			j.tr.probe(j, e)
+			p := j.tr.probe(j, e)
+			if cl != nil {
+				cl.probe(p)
+			}
 		}
 	case wire.EventFault:
 		j.fault(e)
 	case wire.EventPipeClosed:
 		j.pc.pipeClosed(j, e)
+		if cl != nil {
+			cl.serverEvent(j, e)
+		}
 	case wire.EventSignal:
 		if j.p.process {
 			j.pc.signal(e)
 		}
 	case wire.EventProcessExited:
-		if j.p.process && j.pc.exit == nil {
+		switch {
+		case cl != nil:
+			cl.serverEvent(j, e)
+		case j.p.process && j.pc.exit == nil:
 			j.pc.exited(e)
 		}
 	case wire.EventStderr:
 		if j.p.process {
 			j.cr.stderr(e)
 		}
+	}
+}
+
+// peerEvent handles an event about a named peer's process: the client
+// program's, when it is under test. Such events are never the server's.
+func (j *Judger) peerEvent(e *wire.Event) {
+	if e.Peer != "client" {
+		return
+	}
+	switch {
+	case j.cl != nil:
+		if j.disabled == "" {
+			j.clientEvent(e)
+		}
+	case j.haveSession:
+		// The client is not under test.
+	case len(j.early) < maxEarly:
+		j.early = append(j.early, *e)
+	default:
+		j.earlyMore++
 	}
 }
 
@@ -183,8 +244,22 @@ func (j *Judger) session(e *wire.Event) {
 	if e.GraceMS > 0 {
 		j.graceUS = e.GraceMS * 1000
 	}
-	if e.Role == "client" {
-		j.disabled = "the client is the peer under test (role client), and judging a client is not implemented yet: no check ran"
+	early := j.early
+	j.early = nil
+	if e.Role != "client" {
+		return
+	}
+	if j.judged {
+		j.disabled = "the session event (role client) came after the traffic it describes: no check ran"
+		return
+	}
+	j.p = clientPeer
+	j.cl = newClientJudge(e.Expect)
+	for i := range early {
+		j.clientEvent(&early[i])
+	}
+	if j.earlyMore > 0 {
+		j.notes.add(fmt.Sprintf("%d events about the client program before the session event were not judged", j.earlyMore))
 	}
 }
 
@@ -250,11 +325,15 @@ func (j *Judger) Verdict() Verdict {
 		j.notes.add("the transcript has no session-end event (did mcpchaos die?): judged what it holds")
 	}
 	var fs []Finding
-	fs = append(fs, j.tr.judgeOpen(j)...)
-	fs = append(fs, j.tr.answerFindings(j)...)
-	fs = append(fs, j.cr.findings(j)...)
-	fs = append(fs, j.pc.zombie(j)...)
-	fs = append(fs, j.pr.findings(j)...)
+	if j.cl != nil {
+		fs = j.clientFindings()
+	} else {
+		fs = append(fs, j.tr.judgeOpen(j)...)
+		fs = append(fs, j.tr.answerFindings(j)...)
+		fs = append(fs, j.cr.findings(j)...)
+		fs = append(fs, j.pc.zombie(j)...)
+		fs = append(fs, j.pr.findings(j)...)
+	}
 	for i := range fs {
 		fs[i].Scenario, fs[i].Seed, fs[i].Repro = j.scenario, j.seed, j.repro
 	}

@@ -56,7 +56,7 @@ func (p *protocolChecks) add(key, msg string, e *wire.Event, req *Request) {
 func (p *protocolChecks) check(j *Judger, e *wire.Event, method string) {
 	switch {
 	case e.Kind == "invalid":
-		key, msg := invalidWords(e.Problem)
+		key, msg := invalidWords(e.Problem, j.cl != nil)
 		p.add("invalid:"+key, msg, e, nil)
 		return
 	case e.RawBase64 != "":
@@ -89,9 +89,14 @@ func bytesOf(s string) []byte {
 
 // invalidWords groups the classifier's problems into kinds a person can act
 // on: "not JSON: unexpected 'x'" and "not JSON: unexpected 'y'" are one
-// problem.
-func invalidWords(problem string) (key, msg string) {
+// problem. A client's frames travel in its output to the server, which is
+// not necessarily its stdout.
+func invalidWords(problem string, client bool) (key, msg string) {
 	switch {
+	case problem == "not a JSON object" && client:
+		return problem, "non-JSON in its output to the server: a line that is not a JSON object, typically logging into the transport"
+	case problem == "empty line" && client:
+		return problem, "an empty line in its output to the server"
 	case problem == "not a JSON object":
 		return problem, "non-JSON on stdout: a line that is not a JSON object, typically logging to stdout"
 	case strings.HasPrefix(problem, "not JSON"):

@@ -309,7 +309,8 @@ func (t *tracker) closeOpen(r *openReq) {
 	delete(t.bySeq, r.recv.Seq)
 }
 
-func (t *tracker) probe(j *Judger, e *wire.Event) {
+// probe notes a liveness probe sent to the peer and returns it.
+func (t *tracker) probe(j *Judger, e *wire.Event) *probeInfo {
 	p := &probeInfo{method: e.Method, ev: evidenceOf(e)}
 	p.informative = !strings.Contains(e.Detail, "not delivered") && j.pc.stdinClose == nil
 	if a := t.earlyProbes[e.ID]; a != nil {
@@ -319,12 +320,13 @@ func (t *tracker) probe(j *Judger, e *wire.Event) {
 		t.probes[e.ID] = p
 	}
 	if !p.informative {
-		return
+		return p
 	}
 	t.lastProbe = p
 	if r := t.bySeq[e.Of]; e.Of != 0 && r != nil {
 		r.probe = p
 	}
+	return p
 }
 
 // answer handles a frame the peer wrote: it closes the request it answers

@@ -459,9 +459,10 @@ func TestJudgeRequests(t *testing.T) {
 	})
 }
 
-// TestJudgeClientPeer points the request checks at the client: requests
-// travel s2c to it and its answers c2s. Role "client" is not wired yet; this
-// keeps the checks peer-agnostic until it is.
+// TestJudgeClientPeer points the server's request checks (a request overdue
+// past the deadline is a hang) at the client: requests travel s2c to it and
+// its answers c2s. Role "client" judges the client program differently
+// (client_test.go); this keeps the shared checks peer-agnostic.
 func TestJudgeClientPeer(t *testing.T) {
 	b := newTB()
 	s := b.recv("s2c", `{"jsonrpc":"2.0","id":0,"method":"roots/list"}`)

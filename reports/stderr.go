@@ -42,6 +42,11 @@ func newExcerpt(seq, t int64) *excerpt { return &excerpt{firstSeq: seq, firstT: 
 func (x *excerpt) add(line string) {
 	x.total++
 	line = cut(line, maxStderrLine)
+	if strings.Contains(line, "\n") {
+		// One stderr event is one line; a recorder that let a newline
+		// through must not make the excerpt longer than its line budget.
+		line = strings.ReplaceAll(line, "\n", `\n`)
+	}
 	if len(x.head) < excerptHead {
 		x.head = append(x.head, line)
 		return

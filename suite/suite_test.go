@@ -21,7 +21,17 @@ import (
 // examplesDir holds the planted-bug example servers, built once for all tests.
 var examplesDir string
 
+// mcpchaosBin is the mcpchaos command, built once: test-client needs its wrap.
+var mcpchaosBin string
+
+type reportT = reports.Report
+
+var writeSummary = reports.WriteSummary
+
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(clientModeEnv); mode != "" {
+		os.Exit(runTestClientProgram(mode))
+	}
 	dir, err := os.MkdirTemp("", "mcpchaos-suite-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -34,6 +44,13 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	examplesDir = dir
+	mcpchaosBin = filepath.Join(dir, "mcpchaos")
+	build = exec.Command("go", "build", "-o", mcpchaosBin, "github.com/mcpchaos/mcpchaos/cmd/mcpchaos")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building mcpchaos:", err)
+		os.Exit(1)
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -1,0 +1,134 @@
+package suite
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+)
+
+// clientModeEnv makes the test binary a client program for test-client.
+const clientModeEnv = "MCPCHAOS_SUITE_CLIENT"
+
+// runTestClientProgram is a small raw JSON-RPC MCP client: it launches the
+// server from $MCPCHAOS_SERVER_COMMAND, initializes, calls echo, and exits 0;
+// it exits 1 if the server's output ends before the answer. In mode
+// "deadlock-on-list-changed" it reacts to notifications/tools/list_changed by
+// asking for tools/list and waiting for the answer on its only reading loop,
+// the agent-framework deadlock; in mode "never-launches" it ignores the server.
+func runTestClientProgram(mode string) int {
+	if mode == "never-launches" {
+		return 0
+	}
+	var argv []string
+	if err := json.Unmarshal([]byte(os.Getenv(ServerCommandEnv)), &argv); err != nil || len(argv) == 0 {
+		fmt.Fprintln(os.Stderr, "no server command:", err)
+		return 2
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stderr = os.Stderr
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	defer cmd.Wait()
+	defer in.Close()
+	send := func(s string) { io.WriteString(in, s+"\n") }
+	lines := bufio.NewScanner(out)
+	lines.Buffer(make([]byte, 1<<20), 64<<20)
+	// await reads until the answer to id, answering the server's requests.
+	await := func(id string) bool {
+		for lines.Scan() {
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(lines.Bytes(), &m) != nil {
+				continue
+			}
+			switch {
+			case m.Method == "notifications/tools/list_changed" && mode == "deadlock-on-list-changed":
+				send(`{"jsonrpc":"2.0","id":99,"method":"tools/list"}`)
+				time.Sleep(time.Hour) // waits for an answer that only this loop could read
+			case m.Method != "" && m.ID != nil:
+				send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{}}`)
+			case m.Method == "" && string(m.ID) == id:
+				return true
+			}
+		}
+		return false
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"suite-test-client","version":"1"}}}`)
+	if !await("1") {
+		fmt.Fprintln(os.Stderr, "the server ended before answering initialize")
+		return 1
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"progressToken":"p"}}}`)
+	if !await("2") {
+		fmt.Fprintln(os.Stderr, "the server ended before answering tools/call")
+		return 1
+	}
+	return 0
+}
+
+func runClientMatrix(t *testing.T, mode string, scenarios []faults.Scenario) (*reportT, error) {
+	t.Helper()
+	t.Setenv(clientModeEnv, mode)
+	o := ClientOptions{
+		Client:    []string{os.Args[0]},
+		Server:    []string{mcpchaosBin, "serve"},
+		Self:      []string{mcpchaosBin},
+		Scenarios: scenarios,
+		Seed:      1,
+		Deadline:  3 * time.Second,
+		Grace:     time.Second,
+		Parallel:  2,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return RunClient(ctx, o)
+}
+
+func TestClientMatrix(t *testing.T) {
+	for _, tc := range []struct {
+		mode string
+		want []found
+	}{
+		{"well-behaved", nil},
+		{"deadlock-on-list-changed", []found{{"list-changed-mid-call", "hang", ""}}},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			start := time.Now()
+			report, err := runClientMatrix(t, tc.mode, faults.ClientScenarios())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("client matrix took %s", time.Since(start).Round(time.Millisecond))
+			if diff := cmp.Diff(tc.want, summarize(report.Findings)); diff != "" {
+				var b strings.Builder
+				writeSummary(&b, report)
+				t.Errorf("findings (-want +got):\n%s\n%s", diff, b.String())
+			}
+		})
+	}
+}
+
+func TestClientThatNeverLaunchesTheServer(t *testing.T) {
+	_, err := runClientMatrix(t, "never-launches", nil)
+	if err == nil || !strings.Contains(err.Error(), "the client did not start the server from MCPCHAOS_SERVER_COMMAND") {
+		t.Fatalf("err = %v", err)
+	}
+}
