@@ -64,6 +64,31 @@ func (r *JSONLRecorder) Record(e wire.Event) int64 {
 // Now implements Recorder.
 func (r *JSONLRecorder) Now() int64 { return r.clock.now() }
 
+// FlushEvery flushes the transcript every d until stop is called, so that a
+// wrap process killed with SIGKILL (some clients kill their server that way)
+// still leaves all but the last moment of its record.
+func (r *JSONLRecorder) FlushEvery(d time.Duration) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				_ = r.Flush()
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}
+
 // Flush writes out buffered events and returns the first error seen.
 func (r *JSONLRecorder) Flush() error {
 	r.mu.Lock()

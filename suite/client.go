@@ -222,7 +222,7 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 	rec.add(exit)
 
 	// The wrap process writes its transcript once its server is down.
-	if !waitForSessionEnd(transcript, 2*o.Grace+3*time.Second) {
+	if !waitForSessionEnd(transcript, pidFile, 2*o.Grace+3*time.Second) {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL) // nothing of the client's outlives its scenario
@@ -264,12 +264,18 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 }
 
 // waitForSessionEnd polls the transcript until its session-end event is
-// written or the timeout passes.
-func waitForSessionEnd(path string, timeout time.Duration) bool {
+// written, the wrap process is gone (a client may SIGKILL its server), or
+// the timeout passes.
+func waitForSessionEnd(path, pidFile string, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		if b, err := os.ReadFile(path); err == nil && strings.Contains(lastLine(b), `"type":"session-end"`) {
 			return true
+		}
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && syscall.Kill(pid, 0) != nil {
+				return false
+			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -138,6 +138,8 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if recorder != nil {
 		cfg.Recorder = recorder
+		stopFlushing := recorder.FlushEvery(100 * time.Millisecond)
+		defer stopFlushing()
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
