@@ -97,8 +97,8 @@ func ClientScenarios() []Scenario {
 		},
 		{
 			Name:   "server-eof",
-			Doc:    "the server's stdin closes right after a tool call reaches it, so it exits without answering; clients must fail promptly and cleanly, not hang or crash (bug classes 3, 5)",
-			Faults: []string{"eof:on=c2s:request:tools/call"},
+			Doc:    "the server's stdin closes just before a tool call would reach it, so the server exits and the call can never be answered; clients must fail promptly and cleanly, not hang or crash (bug classes 3, 5)",
+			Faults: []string{"eof:on=c2s:request:tools/call,position=before"},
 			Expect: "failure",
 		},
 	}
