@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -11,9 +10,8 @@ import (
 // closing, the signals mcpchaos sent it, its exit. The checks ask when
 // each happened, and whether we caused it.
 type processFacts struct {
-	stdinClose    *Evidence
-	stdinDetail   string
-	stdinByClient bool // the client's own shutdown closed it, not a fault
+	stdinClose  *Evidence
+	stdinDetail string
 	// stdoutEOF is the peer ending its output; halfClose is mcpchaos
 	// closing it (a half-close fault).
 	stdoutEOF *Evidence
@@ -53,11 +51,6 @@ func (pc *processFacts) pipeClosed(j *Judger, e *wire.Event) {
 	case j.p.inPipe:
 		if pc.stdinClose == nil {
 			pc.stdinClose, pc.stdinDetail = &ev, e.Detail
-			for _, p := range clientShutdown {
-				if strings.HasPrefix(e.Detail, p) {
-					pc.stdinByClient = true
-				}
-			}
 		}
 	case j.p.outPipe:
 		switch {

@@ -518,10 +518,11 @@ func (t *tracker) judgeOpen(j *Judger) []Finding {
 				if c := pc.stdinClose; c != nil && c.Seq < lossEv.Seq {
 					o.ev = append(o.ev, *c)
 					o.variant += " after its stdin closed (" + pc.stdinDetail + ")"
-					if pc.stdinByClient {
-						o.sev = SeverityWarning
-						o.variant += ", so it was shutting down"
-					}
+					// Told to shut down, by the client or by an early-EOF
+					// fault alike: the spec asks it to exit, not to answer
+					// (DESIGN.md), so the loss is a warning; --strict fails it.
+					o.sev = SeverityWarning
+					o.variant += ", so it was shutting down"
 				}
 				o.ev = append(o.ev, lossEv)
 				outs = append(outs, o)

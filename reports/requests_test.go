@@ -184,8 +184,9 @@ func TestJudgeRequests(t *testing.T) {
 				b.exit(0)
 				b.end("the server exited")
 			},
-			want: []short{{Kind: KindLostResponse, Severity: SeverityError, Request: req("1", "tools/call"), Seqs: seqs(3, 4, 6, 7),
-				Message: "tools/call (id 1) left unanswered: the server closed its stdout and exited with status 0 after its stdin closed (early EOF from fault eof#1)"}},
+			// Told to shut down by the early EOF, as by a client: a warning.
+			want: []short{{Kind: KindLostResponse, Severity: SeverityWarning, Request: req("1", "tools/call"), Seqs: seqs(3, 4, 6, 7),
+				Message: "tools/call (id 1) left unanswered: the server closed its stdout and exited with status 0 after its stdin closed (early EOF from fault eof#1), so it was shutting down"}},
 		},
 		{
 			name: "an eof fault does not excuse: the server stays alive past the deadline",
