@@ -13,7 +13,7 @@ import (
 )
 
 // everythingTools are the tools of examples/everything, as it lists them.
-var everythingTools = []string{"big", "echo", "list_changed", "roots", "slow"}
+var everythingTools = []string{"big", "echo", "elicit", "list_changed", "ping_client", "roots", "sample", "slow"}
 
 // TestEverythingStateless runs the default workload against the real mcp-go
 // server, which offers the stateless revision.
@@ -38,7 +38,12 @@ func TestEverythingStateless(t *testing.T) {
 			{Method: "server/discover", Answered: true},
 			{Method: "tools/call", Tool: "big", Answered: true},
 			{Method: "tools/call", Tool: "echo", Answered: true},
+			{Method: "tools/call", Tool: "elicit", Answered: true},
+			{Method: "tools/call", Tool: "elicit", Answered: true},
 			{Method: "tools/call", Tool: "list_changed", Answered: true},
+			{Method: "tools/call", Tool: "ping_client", Answered: true},
+			{Method: "tools/call", Tool: "sample", Answered: true},
+			{Method: "tools/call", Tool: "sample", Answered: true},
 			// The stateless roots tool answers input_required; the retry
 			// carries the roots.
 			{Method: "tools/call", Tool: "roots", Answered: true},
@@ -63,7 +68,7 @@ func TestEverythingStateless(t *testing.T) {
 func TestEverythingStateful(t *testing.T) {
 	checkNoGoroutineLeak(t)
 	r, w := serveEverything(t)
-	out, _, err := run(t, Config{Era: EraStateful, Calls: []Call{{Tool: "roots"}}}, r, w)
+	out, _, err := run(t, Config{Era: EraStateful, Calls: []Call{{Tool: "roots"}, {Tool: "sample"}, {Tool: "elicit"}, {Tool: "ping_client"}}, Concurrency: 1}, r, w)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -79,9 +84,12 @@ func TestEverythingStateful(t *testing.T) {
 			{ID: "3", Method: "prompts/list", Answered: true},
 			{ID: "4", Method: "resources/list", Answered: true},
 			{ID: "5", Method: "tools/call", Tool: "roots", Answered: true},
-			{ID: "6", Method: "ping", Answered: true},
+			{ID: "6", Method: "tools/call", Tool: "sample", Answered: true},
+			{ID: "7", Method: "tools/call", Tool: "elicit", Answered: true},
+			{ID: "8", Method: "tools/call", Tool: "ping_client", Answered: true},
+			{ID: "9", Method: "ping", Answered: true},
 		},
-		ServerRequests: []string{"roots/list"},
+		ServerRequests: []string{"roots/list", "sampling/createMessage", "elicitation/create", "ping"},
 	}
 	if diff := gocmp.Diff(want, out, ignoreTook); diff != "" {
 		t.Errorf("outcome (-want +got):\n%s", diff)
@@ -100,7 +108,7 @@ func TestEverythingCalls(t *testing.T) {
 		{
 			name: "every listed tool",
 			cfg:  Config{},
-			want: []string{"big", "echo", "list_changed", "roots", "roots", "slow"},
+			want: []string{"big", "echo", "elicit", "elicit", "list_changed", "ping_client", "roots", "roots", "sample", "sample", "slow"},
 		},
 		{
 			name: "explicit calls",
@@ -122,7 +130,7 @@ func TestEverythingCalls(t *testing.T) {
 		},
 		{
 			name: "skip tools",
-			cfg:  Config{SkipTools: []string{"big", "slow", "roots", "not-a-tool"}},
+			cfg:  Config{SkipTools: []string{"big", "slow", "roots", "sample", "elicit", "ping_client", "not-a-tool"}},
 			want: []string{"echo", "list_changed"},
 		},
 		{

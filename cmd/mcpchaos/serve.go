@@ -15,7 +15,7 @@ import (
 // the default target of mcpchaos test.
 func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-		io.WriteString(stdout, "Usage: mcpchaos serve\n\nServes the bundled example MCP server (echo, slow with progress, list_changed,\nroots, big) over stdio, in both protocol eras.\n")
+		io.WriteString(stdout, "Usage: mcpchaos serve\n\nServes the bundled example MCP server (echo, slow with progress, list_changed,\nroots, sample, elicit, ping_client, big) over stdio, in both protocol eras.\n")
 		return exitOK
 	}
 	if len(args) > 0 {

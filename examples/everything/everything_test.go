@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync/atomic"
@@ -187,7 +188,7 @@ func TestListsTools(t *testing.T) {
 	for _, tool := range res.Tools {
 		names = append(names, tool.Name)
 	}
-	want := []string{"big", "echo", "list_changed", "roots", "slow"}
+	want := []string{"big", "echo", "elicit", "list_changed", "ping_client", "roots", "sample", "slow"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
@@ -370,6 +371,296 @@ func TestRootsClientFailure(t *testing.T) {
 			t.Errorf("roots error = %v, want the roots handler's error", err)
 		}
 	})
+}
+
+// samplingFunc adapts a function to client.SamplingHandler.
+type samplingFunc func(context.Context, mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)
+
+func (f samplingFunc) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	return f(ctx, req)
+}
+
+// elicitationFunc adapts a function to client.ElicitationHandler.
+type elicitationFunc func(context.Context, mcp.ElicitationRequest) (*mcp.ElicitationResult, error)
+
+func (f elicitationFunc) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	return f(ctx, req)
+}
+
+func TestSampleAsksTheClient(t *testing.T) {
+	forEachEra(t, func(t *testing.T, protocol string) {
+		var asked atomic.Int32
+		s := connect(t, protocol, client.WithSamplingHandler(samplingFunc(
+			func(_ context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+				asked.Add(1)
+				if len(req.Messages) != 1 || req.MaxTokens <= 0 {
+					return nil, errors.New("unexpected sampling request")
+				}
+				return &mcp.CreateMessageResult{
+					SamplingMessage: mcp.SamplingMessage{Role: mcp.RoleAssistant, Content: mcp.NewTextContent("hello, mcpchaos")},
+					Model:           "test-model",
+					StopReason:      "endTurn",
+				}, nil
+			})))
+		got := outcomeOf(s.mustCall(t, "sample", nil, nil))
+		if diff := cmp.Diff(outcome{Text: "hello, mcpchaos"}, got); diff != "" {
+			t.Errorf("sample (-want +got):\n%s", diff)
+		}
+		if n := asked.Load(); n != 1 {
+			t.Errorf("the client was asked to sample %d times, want 1", n)
+		}
+	})
+}
+
+func TestElicitAsksTheClient(t *testing.T) {
+	for _, action := range []mcp.ElicitationResponseAction{
+		mcp.ElicitationResponseActionAccept,
+		mcp.ElicitationResponseActionDecline,
+		mcp.ElicitationResponseActionCancel,
+	} {
+		t.Run(string(action), func(t *testing.T) {
+			forEachEra(t, func(t *testing.T, protocol string) {
+				var asked atomic.Int32
+				s := connect(t, protocol, client.WithElicitationHandler(elicitationFunc(
+					func(_ context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+						asked.Add(1)
+						if req.Params.Message == "" || req.Params.RequestedSchema == nil {
+							return nil, errors.New("unexpected elicitation request")
+						}
+						res := &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: action}}
+						if action == mcp.ElicitationResponseActionAccept {
+							res.Content = map[string]any{"name": "chaos"}
+						}
+						return res, nil
+					})))
+				got := outcomeOf(s.mustCall(t, "elicit", nil, nil))
+				if diff := cmp.Diff(outcome{Text: string(action)}, got); diff != "" {
+					t.Errorf("elicit (-want +got):\n%s", diff)
+				}
+				if n := asked.Load(); n != 1 {
+					t.Errorf("the client was asked to elicit %d times, want 1", n)
+				}
+			})
+		})
+	}
+}
+
+func TestSampleAndElicitWithoutCapabilityAreToolErrors(t *testing.T) {
+	forEachEra(t, func(t *testing.T, protocol string) {
+		s := connect(t, protocol)
+		for tool, want := range map[string]string{"sample": "sampling capability", "elicit": "elicitation capability"} {
+			got := outcomeOf(s.mustCall(t, tool, nil, nil))
+			if !got.IsError || !strings.Contains(got.Text, want) {
+				t.Errorf("%s from a client without the capability = %+v, want a tool error about the %s", tool, got, want)
+			}
+		}
+	})
+}
+
+func TestSampleAndElicitClientFailure(t *testing.T) {
+	opts := []client.ClientOption{
+		client.WithSamplingHandler(samplingFunc(
+			func(context.Context, mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+				return nil, errors.New("no model today")
+			})),
+		client.WithElicitationHandler(elicitationFunc(
+			func(context.Context, mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+				return nil, errors.New("no user today")
+			})),
+	}
+	want := map[string]string{"sample": "no model today", "elicit": "no user today"}
+
+	t.Run("handshake", func(t *testing.T) {
+		// The server sent the request and got an error back: a tool error.
+		s := connect(t, mcp.ProtocolVersion20251125, opts...)
+		for tool, text := range want {
+			got := outcomeOf(s.mustCall(t, tool, nil, nil))
+			if !got.IsError || !strings.Contains(got.Text, text) {
+				t.Errorf("%s = %+v, want a tool error carrying %q", tool, got, text)
+			}
+		}
+	})
+	t.Run("stateless", func(t *testing.T) {
+		// As with roots: the client fails to fulfil the input request and
+		// never retries, so the call fails locally.
+		s := connect(t, "", opts...)
+		for tool, text := range want {
+			if _, err := s.call(t, tool, nil, nil); err == nil || !strings.Contains(err.Error(), text) {
+				t.Errorf("%s error = %v, want the handler's error %q", tool, err, text)
+			}
+		}
+	})
+}
+
+// TestSampleStopsWhenCancelled checks that a tool waiting for the client's
+// answer gives up when the call is cancelled, and the server stays usable.
+func TestSampleStopsWhenCancelled(t *testing.T) {
+	release := make(chan struct{})
+	s := connect(t, mcp.ProtocolVersion20251125, client.WithSamplingHandler(samplingFunc(
+		func(ctx context.Context, _ mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			select { // a client that never answers, until the test ends
+			case <-release:
+			case <-ctx.Done():
+			}
+			return nil, errors.New("too late")
+		})))
+	t.Cleanup(func() { close(release) }) // runs before connect's cleanup
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "sample"
+	if _, err := s.c.CallTool(ctx, req); err == nil {
+		t.Fatal("sample with a 50ms deadline succeeded")
+	}
+	got := outcomeOf(s.mustCall(t, "echo", map[string]any{"text": "still here"}, nil))
+	if diff := cmp.Diff(outcome{Text: "still here"}, got); diff != "" {
+		t.Errorf("echo after a cancelled sample (-want +got):\n%s", diff)
+	}
+}
+
+func TestPingClient(t *testing.T) {
+	t.Run("handshake", func(t *testing.T) {
+		s := connect(t, mcp.ProtocolVersion20251125)
+		got := outcomeOf(s.mustCall(t, "ping_client", nil, nil))
+		if diff := cmp.Diff(outcome{Text: "pong"}, got); diff != "" {
+			t.Errorf("ping_client (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("stateless", func(t *testing.T) {
+		// The revision has no server-to-client requests, and no input
+		// request stands in for a ping.
+		s := connect(t, "")
+		got := outcomeOf(s.mustCall(t, "ping_client", nil, nil))
+		if !got.IsError || !strings.Contains(got.Text, "2026-07-28") {
+			t.Errorf("ping_client = %+v, want a tool error naming the revision", got)
+		}
+	})
+	t.Run("New", func(t *testing.T) {
+		// mcp-go's transports offer no way to ping the client.
+		handler := everything.New().GetTool("ping_client").Handler
+		res, err := handler(context.Background(), mcp.CallToolRequest{})
+		if err != nil || !res.IsError {
+			t.Errorf("ping_client on New() = %+v, %v; want a tool error", res, err)
+		}
+	})
+}
+
+// rawClient speaks newline-delimited JSON-RPC to ServeStdio by hand, for the
+// exchanges an mcp-go client cannot be made to produce.
+type rawClient struct {
+	t     *testing.T
+	w     io.Writer
+	lines chan map[string]any
+}
+
+func connectRaw(t *testing.T) *rawClient {
+	toClient, serverOut := io.Pipe()
+	serverIn, fromClient := io.Pipe()
+	served := make(chan error, 1)
+	go func() { served <- everything.ServeStdio(context.Background(), serverIn, serverOut) }()
+	c := &rawClient{t: t, w: fromClient, lines: make(chan map[string]any, 100)}
+	go func() {
+		defer close(c.lines)
+		dec := json.NewDecoder(toClient)
+		for {
+			var m map[string]any
+			if dec.Decode(&m) != nil {
+				return
+			}
+			c.lines <- m
+		}
+	}()
+	t.Cleanup(func() {
+		fromClient.Close()
+		select {
+		case err := <-served:
+			if err != nil {
+				t.Errorf("ServeStdio: %v", err)
+			}
+		case <-time.After(testTimeout):
+			t.Errorf("ServeStdio did not return within %v of stdin closing", testTimeout)
+		}
+		serverOut.Close()
+		toClient.Close()
+	})
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	if m := c.next(); m["id"] != 1.0 || m["result"] == nil {
+		t.Fatalf("initialize answered with %v", m)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return c
+}
+
+func (c *rawClient) send(line string) {
+	c.t.Helper()
+	if _, err := io.WriteString(c.w, line+"\n"); err != nil {
+		c.t.Fatalf("writing %s: %v", line, err)
+	}
+}
+
+func (c *rawClient) next() map[string]any {
+	c.t.Helper()
+	select {
+	case m, ok := <-c.lines:
+		if !ok {
+			c.t.Fatal("the server closed its output")
+		}
+		return m
+	case <-time.After(testTimeout):
+		c.t.Fatalf("nothing from the server within %v", testTimeout)
+	}
+	return nil
+}
+
+// TestPingClientRaw covers what an mcp-go client never does: answer a ping with
+// an error, not answer it until the call is cancelled, answer it late.
+func TestPingClientRaw(t *testing.T) {
+	c := connectRaw(t)
+
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ping_client"}}`)
+	ping := c.next()
+	if ping["method"] != "ping" {
+		t.Fatalf("ping_client sent %v, want a ping", ping)
+	}
+	id, _ := json.Marshal(ping["id"])
+	c.send(`{"jsonrpc":"2.0","id":` + string(id) + `,"error":{"code":-32603,"message":"busy"}}`)
+	res := c.next()
+	if res["id"] != 2.0 || !strings.Contains(fmt.Sprint(res["result"]), "busy") || !strings.Contains(fmt.Sprint(res["result"]), "isError:true") {
+		t.Errorf("ping_client answered with an error = %v, want a tool error carrying it", res)
+	}
+
+	// Never answered: cancelling the call ends the wait.
+	c.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ping_client"}}`)
+	ping = c.next()
+	if ping["method"] != "ping" {
+		t.Fatalf("ping_client sent %v, want a ping", ping)
+	}
+	start := time.Now()
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`)
+	// The late answer is taken by the server, not mistaken for a request.
+	id, _ = json.Marshal(ping["id"])
+	c.send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{}}`)
+	c.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"still here"}}}`)
+	// mcp-go answers a cancelled call (as it does slow's); that answer shows
+	// the tool stopped waiting, long before pingTimeout.
+	var cancelled, echoed bool
+	for !cancelled || !echoed {
+		switch m := c.next(); m["id"] {
+		case 3.0:
+			cancelled = true
+		case 4.0:
+			echoed = true
+			if !strings.Contains(fmt.Sprint(m["result"]), "still here") {
+				t.Errorf("echo answered %v", m)
+			}
+		default:
+			t.Fatalf("unexpected message from the server: %v", m)
+		}
+	}
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("the server took %v to get over a cancelled ping", elapsed)
+	}
 }
 
 func TestBig(t *testing.T) {

@@ -25,16 +25,17 @@ const HelloText = "Hello from mcpchaos-everything."
 // mcp-go's per-session queue, which may deliver them after the response of the
 // call that sent them; ServeStdio does not have that problem.
 func New() *server.MCPServer {
-	return newServer(nil)
+	return newServer(nil, nil)
 }
 
 // newServer builds the server. write, when not nil, sends a notification to
-// the client before returning; see ServeStdio.
+// the client before returning; ping, when not nil, pings the client and waits
+// for its answer. See ServeStdio.
 //
 // List-changed is advertised for tools, prompts and resources because the
 // list_changed tool sends all three notifications, and a well-behaved server
 // only sends notifications its capabilities announce.
-func newServer(write func(mcp.JSONRPCNotification) error) *server.MCPServer {
+func newServer(write func(mcp.JSONRPCNotification) error, ping func(context.Context) error) *server.MCPServer {
 	s := server.NewMCPServer(Name, Version,
 		server.WithToolCapabilities(true),
 		server.WithPromptCapabilities(true),
@@ -43,7 +44,7 @@ func newServer(write func(mcp.JSONRPCNotification) error) *server.MCPServer {
 		server.WithRecovery(),
 		server.WithInstructions("A test server for mcpchaos: every tool exercises one protocol feature."),
 	)
-	t := tools{s: s, write: write}
+	t := tools{s: s, write: write, ping: ping}
 
 	// mcp-go's defaults describe a tool that may destroy things in the
 	// outside world; none of these touch anything.
@@ -70,6 +71,15 @@ func newServer(write func(mcp.JSONRPCNotification) error) *server.MCPServer {
 	s.AddTool(mcp.NewTool("roots", harmless(
 		mcp.WithDescription("Asks the client for its roots and returns how many it has."),
 	)...), t.roots)
+	s.AddTool(mcp.NewTool("sample", harmless(
+		mcp.WithDescription("Asks the client's model for a short reply (sampling/createMessage) and returns its text."),
+	)...), t.sample)
+	s.AddTool(mcp.NewTool("elicit", harmless(
+		mcp.WithDescription("Asks the client's user for a name (elicitation/create) and returns their action: accept, decline or cancel."),
+	)...), t.elicit)
+	s.AddTool(mcp.NewTool("ping_client", harmless(
+		mcp.WithDescription("Pings the client and returns pong once it answers."),
+	)...), t.pingClient)
 	s.AddTool(mcp.NewTool("big", harmless(
 		mcp.WithDescription("Returns a text result of the given size."),
 		mcp.WithInteger("kib", mcp.DefaultNumber(256), mcp.Min(0), mcp.Max(maxBigKiB), mcp.Description("Size of the text in KiB.")),
