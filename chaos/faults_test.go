@@ -295,3 +295,126 @@ func TestHalfCloseMakesTheServerWriteFail(t *testing.T) {
 		t.Error("no record of our closing server-stdout")
 	}
 }
+
+// eventsAbout lists "type dir fault detail" for the events that refer to the
+// received frame seq.
+func eventsAbout(events []wire.Event, seq int64) []string {
+	var out []string
+	for _, e := range events {
+		if e.Of == seq && e.Type != wire.EventFault {
+			out = append(out, strings.Join(strings.Fields(strings.Join([]string{e.Type, e.Dir, e.Fault, e.Detail}, " ")), " "))
+		}
+	}
+	return out
+}
+
+// receivedResponse returns the seq of the n-th (1-based) response the server sent.
+func receivedResponse(t *testing.T, events []wire.Event, n int) int64 {
+	t.Helper()
+	for _, e := range eventsOf(events, wire.EventReceived) {
+		if e.Dir == "s2c" && e.Kind == "response" {
+			if n--; n == 0 {
+				return e.Seq
+			}
+		}
+	}
+	t.Fatalf("no response %d from the server in the transcript", n)
+	return 0
+}
+
+// delay: the server's first response is held for the delay, and nothing is lost.
+func TestDelayHoldsAMessage(t *testing.T) {
+	s := startMCP(t, "delay:on=s2c:response,for=400ms")
+	start := time.Now()
+	s.initialize(t)
+	if took := time.Since(start); took < 400*time.Millisecond {
+		t.Errorf("initialize took %s through a 400ms delay", took)
+	}
+	start = time.Now()
+	if _, err := s.call(t.Context(), "echo", map[string]any{"text": "after"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took >= 400*time.Millisecond {
+		t.Errorf("the second response took %s; the delay fires once", took)
+	}
+	s.end(t)
+	events := s.Rec.Events()
+	if diff := cmp.Diff([]string{"delay#1: hold the message for 400ms"}, faultEvents(events)); diff != "" {
+		t.Errorf("fault decisions (-want +got):\n%s", diff)
+	}
+	if n := len(eventsOf(events, wire.EventDropped)); n != 0 {
+		t.Errorf("%d frames dropped by a delay", n)
+	}
+}
+
+// drop: the tool's response never reaches the client, whose call times out;
+// the transcript says it was dropped and by which fault.
+func TestDropLosesAResponse(t *testing.T) {
+	s := startMCP(t, "drop:on=s2c:response:tools/call")
+	s.initialize(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 700*time.Millisecond)
+	defer cancel()
+	if _, err := s.call(ctx, "echo", map[string]any{"text": "lost"}, ""); err == nil {
+		t.Fatal("the call was answered although its response was dropped")
+	}
+	s.end(t)
+	events := s.Rec.Events()
+	want := []string{"dropped s2c dropped by fault drop#1"}
+	if diff := cmp.Diff(want, eventsAbout(events, receivedResponse(t, events, 2))); diff != "" {
+		t.Errorf("events of the tools/call response (-want +got):\n%s", diff)
+	}
+}
+
+// duplicate: the tool's response reaches the client twice; the client takes
+// the first, and the transcript shows two forwarded copies.
+func TestDuplicateForwardsTwice(t *testing.T) {
+	s := startMCP(t, "duplicate:on=s2c:response:tools/call")
+	s.initialize(t)
+	res, err := s.call(t.Context(), "echo", map[string]any{"text": "twice"}, "")
+	if err != nil || res.IsError {
+		t.Fatalf("echo: %v %+v", err, res)
+	}
+	// The client still works after the stray second answer.
+	if _, err := s.call(t.Context(), "echo", map[string]any{"text": "again"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	s.end(t)
+	events := s.Rec.Events()
+	want := []string{"forwarded s2c", "forwarded s2c"}
+	if diff := cmp.Diff(want, eventsAbout(events, receivedResponse(t, events, 2))); diff != "" {
+		t.Errorf("events of the tools/call response (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want[:1], eventsAbout(events, receivedResponse(t, events, 3))); diff != "" {
+		t.Errorf("events of the second tools/call response (-want +got):\n%s", diff)
+	}
+}
+
+// corrupt mode=text: the tool's response is replaced by a non-JSON line; the
+// client's call fails, and the transcript shows the original dropped and the
+// replacement injected in its place.
+func TestCorruptReplacesAResponse(t *testing.T) {
+	s := startMCP(t, "corrupt:on=s2c:response:tools/call,mode=text")
+	s.initialize(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 700*time.Millisecond)
+	defer cancel()
+	if _, err := s.call(ctx, "echo", map[string]any{"text": "garbled"}, ""); err == nil {
+		t.Fatal("the call was answered although its response was corrupted")
+	}
+	s.end(t)
+	events := s.Rec.Events()
+	seq := receivedResponse(t, events, 2)
+	want := []string{"dropped s2c replaced by fault corrupt#1", "injected s2c corrupt#1"}
+	if diff := cmp.Diff(want, eventsAbout(events, seq)); diff != "" {
+		t.Errorf("events of the tools/call response (-want +got):\n%s", diff)
+	}
+	for _, e := range eventsOf(events, wire.EventInjected) {
+		if e.Of == seq && (e.Raw != "mcpchaos: not json\n" || e.Kind != "invalid") {
+			t.Errorf("injected frame %+v; want the invalid line mcpchaos: not json", e)
+		}
+	}
+	for _, e := range eventsOf(events, wire.EventForwarded) {
+		if e.Of == seq {
+			t.Errorf("the corrupted response was also forwarded: %+v", e)
+		}
+	}
+}

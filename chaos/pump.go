@@ -62,12 +62,32 @@ func (s *session) handle(dir wire.Direction, f frame) {
 		return
 	}
 	step := s.plan.Receive(dir, &m)
-	s.apply(s.plan.Decide(faults.Before, step), seq)
-	s.forward(dir, m.Raw, seq)
+	o := s.apply(s.plan.Decide(faults.Before, step), dir, m.Raw, seq, false)
+	switch {
+	case o.dropped != "":
+		s.recordRef(wire.EventDropped, dir, seq, o.dropped)
+	case o.replaceBy != "":
+		s.recordRef(wire.EventDropped, dir, seq, "replaced by fault "+o.replaceBy)
+		s.inject(o.replaceBy, faults.Injection{Dir: dir, Raw: o.replace}, seq)
+	default:
+		s.forward(dir, m.Raw, seq)
+		for range o.copies {
+			s.forward(dir, m.Raw, seq)
+		}
+	}
 	if after := s.plan.Decide(faults.After, step); len(after) > 0 {
 		s.flush(dir) // "after forwarding" means the peer can read it
-		s.apply(after, seq)
+		s.apply(after, dir, m.Raw, seq, true)
 	}
+}
+
+// outcome is what the faults fired before forwarding decided about the
+// triggering message itself.
+type outcome struct {
+	dropped   string // why it is not forwarded; "" forwards it
+	replace   []byte // written instead of it, by fault replaceBy
+	replaceBy string
+	copies    int // extra copies to forward after it
 }
 
 // handlePiece relays a piece of a line longer than MaxLine unclassified and
@@ -136,8 +156,11 @@ func (s *session) writeFailed(dir wire.Direction, lost []int64, err error) {
 	}
 }
 
-// apply carries out what fired faults decided, in plan order.
-func (s *session) apply(firings []faults.Firing, cause int64) {
+// apply carries out what fired faults decided, in plan order. raw is the
+// triggering message, travelling in dir; forwarded says it has been forwarded
+// already, so its copies are written at once rather than after it.
+func (s *session) apply(firings []faults.Firing, dir wire.Direction, raw []byte, cause int64, forwarded bool) outcome {
+	var o outcome
 	for _, f := range firings {
 		e := f.Effect
 		if s.rec != nil {
@@ -154,6 +177,22 @@ func (s *session) apply(firings []faults.Firing, cause int64) {
 		if e.Stall != nil {
 			s.stall(f.Label, e.Stall)
 		}
+		if e.Delay > 0 && !s.delay(dir, e.Delay) && !forwarded && o.dropped == "" {
+			o.dropped = "the session ended while fault " + f.Label + " delayed this message"
+		}
+		if !forwarded {
+			switch {
+			case e.Drop && o.dropped == "":
+				o.dropped = "dropped by fault " + f.Label
+			case e.Replace != nil && o.replaceBy == "":
+				o.replace, o.replaceBy = e.Replace, f.Label
+			}
+			o.copies += e.Copies
+		} else {
+			for range e.Copies {
+				s.forward(dir, raw, cause)
+			}
+		}
 		for _, inj := range e.Inject {
 			s.inject(f.Label, inj, cause)
 		}
@@ -164,6 +203,21 @@ func (s *session) apply(firings []faults.Firing, cause int64) {
 		if e.HalfClose != 0 {
 			s.halfClose(f.Label, e.HalfClose)
 		}
+	}
+	return o
+}
+
+// delay holds the pump of dir for d, after letting what it already wrote
+// reach the peer. It reports false when the session ended first.
+func (s *session) delay(dir wire.Direction, d time.Duration) bool {
+	s.flush(dir)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-s.done:
+		return false
 	}
 }
 

@@ -82,6 +82,10 @@ var mixedSpecs = []string{
 	"eof:on=notifications/*,nth=3",
 	"burst:on=c2s:request,dir=s2c,count=1,times=0,p=0.5,position=after",
 	"stall:on=c2s:request:tools/call,inflight=2,times=0,shrink=true",
+	"delay:for=1ms,jitter=1s,p=0.5,times=0",
+	"drop:on=s2c:response,p=0.2,times=0",
+	"duplicate:on=c2s,count=3,every=3",
+	"corrupt:mode=newline,p=0.3,times=0",
 }
 
 // TestDeterminism: the same seed and the same traffic give the same decision

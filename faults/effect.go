@@ -52,6 +52,17 @@ type Effect struct {
 	// HalfClose closes our read end of the pipe carrying Dir, so the peer
 	// sending in that direction gets EPIPE while the other direction flows.
 	HalfClose wire.Direction
+	// Delay holds the triggering message this long before it is forwarded
+	// (or, fired after forwarding, before the next one is read).
+	Delay time.Duration
+	// Drop withholds the triggering message: it is never forwarded.
+	Drop bool
+	// Replace, when not nil, is written instead of the triggering message,
+	// which is then never forwarded. It may hold several lines or none.
+	Replace []byte
+	// Copies forwards the triggering message this many extra times, right
+	// after the original.
+	Copies int
 	// Detail says, in words, what was decided; it goes into the transcript.
 	Detail string
 	// Skipped is set when the fault fired but found nothing to act on (a

@@ -37,7 +37,7 @@ type Fault struct {
 // prints them. It is a plain table, not init-time registration, so a test can
 // walk it.
 func Families() []*Family {
-	return []*Family{stallFamily, burstFamily, eofFamily, halfCloseFamily}
+	return []*Family{stallFamily, burstFamily, eofFamily, halfCloseFamily, delayFamily, dropFamily, duplicateFamily, corruptFamily}
 }
 
 // TriggerParams lists the keys every fault accepts to say when it fires.

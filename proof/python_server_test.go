@@ -53,9 +53,10 @@ const (
 // drops answers to a closed stream: it exits with status 0.
 //
 // 1.27.0 is not finding-free: the handlers it cancels never answer, and the
-// judge reports the unanswered calls of an early-EOF fault as lost-response
-// errors (README, Verdicts). Both versions get that finding; the crash is what
-// the fix removed.
+// judge reports those calls as lost-response, a warning because the server's
+// stdin had closed (README, Verdicts). 1.26.0 gets the same warning. The
+// crashes are what the fix removed, and with them every error: mcpchaos test
+// exits 1 on 1.26.0 and 0 on 1.27.0.
 func TestPythonSDK526_EOFWithHandlersInFlight_1_26_crashes_1_27_does_not(t *testing.T) {
 	root := repoRoot(t)
 	server := filepath.Join(root, "examples", "python", "servers", "eof_server.py")
@@ -78,6 +79,9 @@ func TestPythonSDK526_EOFWithHandlersInFlight_1_26_crashes_1_27_does_not(t *test
 		maybe     []found // timing decides, not the SDK (see above)
 		// exit is the server's exit status in every scenario.
 		exit int
+		// failing says the report has findings of severity error, so that
+		// mcpchaos test exits 1; without them (warnings only) it exits 0.
+		failing bool
 	}{
 		{
 			name: "1.26.0/sleeping handlers", sdk: "py-mcp-1.26.0",
@@ -86,7 +90,7 @@ func TestPythonSDK526_EOFWithHandlersInFlight_1_26_crashes_1_27_does_not(t *test
 				{"eof-inflight", "crash", crashClosed},
 				{"eof-inflight", "lost-response", ""},
 			},
-			exit: 1,
+			exit: 1, failing: true,
 		},
 		{
 			name: "1.26.0/handlers blocked on roots/list", sdk: "py-mcp-1.26.0",
@@ -99,7 +103,7 @@ func TestPythonSDK526_EOFWithHandlersInFlight_1_26_crashes_1_27_does_not(t *test
 				{"eof-server-request", "lost-response", ""},
 			},
 			maybe: []found{maybeDict},
-			exit:  1,
+			exit:  1, failing: true,
 		},
 		{
 			name: "1.27.0/sleeping handlers", sdk: "py-mcp-1.27.0",
@@ -180,6 +184,15 @@ func TestPythonSDK526_EOFWithHandlersInFlight_1_26_crashes_1_27_does_not(t *test
 				var b strings.Builder
 				reports.WriteSummary(&b, report)
 				t.Errorf("findings (-want +got):\n%s\n%s", diff, b.String())
+			}
+			errs := 0
+			for _, f := range report.Findings {
+				if f.Severity == reports.SeverityError {
+					errs++
+				}
+			}
+			if failing := errs > 0; failing != tc.failing {
+				t.Errorf("%d findings of severity error, want failing=%v (mcpchaos test exits 1 on any)", errs, tc.failing)
 			}
 			for _, sc := range tc.scenarios {
 				if got := exitStatus(t, filepath.Join(dir, sc+".jsonl")); got != fmt.Sprint(tc.exit) {
