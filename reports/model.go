@@ -241,3 +241,15 @@ func (r *Report) ExitCode(strict bool) int {
 	}
 	return 0
 }
+
+// Failing reports whether any finding is an error: warnings alone (a
+// response lost while the server was shutting down) do not fail a run
+// unless --strict asks for it (ExitCode).
+func Failing(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Severity != SeverityWarning {
+			return true
+		}
+	}
+	return false
+}

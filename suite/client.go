@@ -105,7 +105,7 @@ func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
 		report.Findings = append(report.Findings, r.verdict.Findings...)
 	}
 	report.Outcome = "pass"
-	if len(report.Findings) > 0 {
+	if reports.Failing(report.Findings) {
 		report.Outcome = "fail"
 	}
 	return report, nil
@@ -251,7 +251,7 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 	if len(sc.Faults) > 0 && !faultFired(events) {
 		res.Indeterminate = append(res.Indeterminate, "no fault fired: the moment this scenario waits for never came ("+strings.Join(sc.Faults, " ")+")")
 	}
-	res.Outcome = outcomeOf(res)
+	res.Outcome = outcomeOf(res, run.verdict.Findings)
 	if o.TranscriptDir != "" {
 		path := filepath.Join(o.TranscriptDir, sc.Name+".jsonl")
 		if err := writeTranscript(path, events); err != nil {

@@ -120,7 +120,7 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 		report.Findings = append(report.Findings, r.verdict.Findings...)
 	}
 	report.Outcome = "pass"
-	if len(report.Findings) > 0 {
+	if reports.Failing(report.Findings) {
 		report.Outcome = "fail"
 	}
 	return report, nil
@@ -151,9 +151,11 @@ func parallel(n int, scenarios []faults.Scenario, run func(faults.Scenario) (*sc
 	return runs, nil
 }
 
-func outcomeOf(res reports.ScenarioResult) string {
+// outcomeOf is fail for error findings; a scenario with warnings only
+// passes (its findings are still listed).
+func outcomeOf(res reports.ScenarioResult, findings []reports.Finding) string {
 	switch {
-	case res.Findings > 0:
+	case reports.Failing(findings):
 		return "fail"
 	case len(res.Indeterminate) > 0:
 		return "indeterminate"
@@ -247,7 +249,7 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 	if len(parsed) > 0 && !faultFired(events) {
 		res.Indeterminate = append(res.Indeterminate, "no fault fired: the moment this scenario waits for never came ("+strings.Join(sc.Faults, " ")+")")
 	}
-	res.Outcome = outcomeOf(res)
+	res.Outcome = outcomeOf(res, run.verdict.Findings)
 	if o.TranscriptDir != "" {
 		path := filepath.Join(o.TranscriptDir, sc.Name+".jsonl")
 		if err := writeTranscript(path, events); err != nil {

@@ -46,7 +46,7 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 			res.DurationMS = (events[len(events)-1].T - events[0].T) / 1000
 		}
 		switch {
-		case len(v.Findings) > 0:
+		case reports.Failing(v.Findings):
 			res.Outcome = "fail"
 		case len(v.Indeterminate) > 0:
 			res.Outcome = "indeterminate"
@@ -55,7 +55,7 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		report.Findings = append(report.Findings, v.Findings...)
 	}
 	report.Outcome = "pass"
-	if len(report.Findings) > 0 {
+	if reports.Failing(report.Findings) {
 		report.Outcome = "fail"
 	}
 	reports.WriteSummary(stdout, report)

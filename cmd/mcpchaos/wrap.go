@@ -172,7 +172,7 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Scenarios: []reports.ScenarioResult{{Name: "wrap", Seed: f.seed, Findings: len(v.Findings),
 			Indeterminate: v.Indeterminate, Transcript: f.transcript, Outcome: "pass"}},
 	}
-	if len(v.Findings) > 0 {
+	if reports.Failing(v.Findings) {
 		report.Outcome, report.Scenarios[0].Outcome = "fail", "fail"
 	}
 	if err := writeReport(f.report, report); err != nil {
