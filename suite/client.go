@@ -86,29 +86,9 @@ func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	report.Baseline = &base.result
-	if hasErrors(base.verdict.Findings) {
-		report.Outcome = "error"
-		report.Error = "the client fails without faults; fix the baseline findings first (fault scenarios were not run)"
-		report.Findings = base.verdict.Findings
-		return report, nil
-	}
-	report.Findings = append(report.Findings, base.verdict.Findings...)
-	runs, err := parallel(o.Parallel, o.Scenarios, func(sc faults.Scenario) (*scenarioRun, error) {
+	return completeMatrix(report, "client", base, o.Parallel, o.Scenarios, func(sc faults.Scenario) (*scenarioRun, error) {
 		return o.runClientScenario(ctx, sc, work)
 	})
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range runs {
-		report.Scenarios = append(report.Scenarios, r.result)
-		report.Findings = append(report.Findings, r.verdict.Findings...)
-	}
-	report.Outcome = "pass"
-	if reports.Failing(report.Findings) {
-		report.Outcome = "fail"
-	}
-	return report, nil
 }
 
 // clientEvents records what happens to the client program, on the runner's

@@ -100,18 +100,23 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 		}
 		return nil, &SetupError{Reason: "the server cannot complete the workload without faults", Err: base.probeErr, Stderr: base.stderr}
 	}
-	report.Baseline = &base.result
-	if hasErrors(base.verdict.Findings) {
-		report.Outcome = "error"
-		report.Error = "the server fails without faults; fix the baseline findings first (fault scenarios were not run)"
-		report.Findings = base.verdict.Findings
-		return report, nil
-	}
-	report.Findings = append(report.Findings, base.verdict.Findings...)
-
-	runs, err := parallel(o.Parallel, o.Scenarios, func(sc faults.Scenario) (*scenarioRun, error) {
+	return completeMatrix(report, "server", base, o.Parallel, o.Scenarios, func(sc faults.Scenario) (*scenarioRun, error) {
 		return o.runScenario(ctx, sc)
 	})
+}
+
+// completeMatrix completes a report after the baseline: a baseline with error
+// findings means the peer is broken without faults (outcome error, fault
+// scenarios skipped); otherwise the scenarios run, n at a time.
+func completeMatrix(report *reports.Report, peer string, base *scenarioRun, n int, scenarios []faults.Scenario, run func(faults.Scenario) (*scenarioRun, error)) (*reports.Report, error) {
+	report.Baseline = &base.result
+	report.Findings = append(report.Findings, base.verdict.Findings...)
+	if hasErrors(base.verdict.Findings) {
+		report.Outcome = "error"
+		report.Error = "the " + peer + " fails without faults; fix the baseline findings first (fault scenarios were not run)"
+		return report, nil
+	}
+	runs, err := parallel(n, scenarios, run)
 	if err != nil {
 		return nil, err
 	}

@@ -272,14 +272,21 @@ func (s *session) writeLoop() {
 	defer close(s.writerDone)
 	defer s.closeW()
 	for o := range s.queue {
+		batch := s.gather(o)
 		if s.writeErr == nil {
-			_, err := s.w.Write(o.line)
+			var buf []byte
+			for _, b := range batch {
+				buf = append(buf, b.line...)
+			}
+			_, err := s.w.Write(buf)
 			if err == nil {
-				if o.p != nil {
-					s.mu.Lock()
-					o.p.written = true
-					s.mu.Unlock()
+				s.mu.Lock()
+				for _, b := range batch {
+					if b.p != nil {
+						b.p.written = true
+					}
 				}
+				s.mu.Unlock()
 				continue
 			}
 			// Only this goroutine writes writeErr, before closing broken;
@@ -287,10 +294,40 @@ func (s *session) writeLoop() {
 			s.writeErr = err
 			close(s.broken)
 		}
-		if o.p != nil {
-			s.settle(o.p, false, nil, "not sent: "+s.writeErr.Error())
+		for _, b := range batch {
+			if b.p != nil {
+				s.settle(b.p, false, nil, "not sent: "+s.writeErr.Error())
+			}
 		}
 	}
+}
+
+// gatherWindow is how long the writer waits for the next queued line before
+// writing what it has. Lines queued together (the first Concurrency tool
+// calls) then reach the transport in one write, so they are in flight
+// together however the scheduler runs the server: the faults that wait for
+// several requests in flight (eof-inflight) depend on it.
+const gatherWindow = 5 * time.Millisecond
+
+// gather collects the lines queued right after first, up to 64 KiB.
+func (s *session) gather(first outgoing) []outgoing {
+	batch := []outgoing{first}
+	size := len(first.line)
+	t := time.NewTimer(gatherWindow)
+	defer t.Stop()
+	for size < 64<<10 {
+		select {
+		case o, ok := <-s.queue:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, o)
+			size += len(o.line)
+		case <-t.C:
+			return batch
+		}
+	}
+	return batch
 }
 
 // readLoop reads the server's frames until r ends, then gives up on every
