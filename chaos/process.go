@@ -135,7 +135,7 @@ func (p *Process) Done() <-chan struct{} { return p.done }
 // Exit describes how the child ended; valid after Done.
 func (p *Process) Exit() (code *int, signal string) {
 	if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return nil, signalName(ws.Signal())
+		return nil, SignalName(ws.Signal())
 	}
 	c := p.state.ExitCode()
 	return &c, ""
@@ -167,7 +167,8 @@ var signalNames = map[syscall.Signal]string{
 	syscall.SIGSTOP: "SIGSTOP", syscall.SIGCONT: "SIGCONT",
 }
 
-func signalName(s syscall.Signal) string {
+// SignalName is the conventional name of a signal ("SIGTERM").
+func SignalName(s syscall.Signal) string {
 	if n, ok := signalNames[s]; ok {
 		return n
 	}

@@ -193,7 +193,7 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 	}
 	exit := wire.Event{Type: wire.EventProcessExited, PID: pgid}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		exit.Signal = signalName(ws.Signal())
+		exit.Signal = chaos.SignalName(ws.Signal())
 		exit.ByUs = killedByUs
 	} else {
 		code := cmd.ProcessState.ExitCode()
@@ -338,13 +338,4 @@ func stderrText(events []wire.Event) []string {
 		}
 	}
 	return out
-}
-
-func signalName(s syscall.Signal) string {
-	names := map[syscall.Signal]string{syscall.SIGTERM: "SIGTERM", syscall.SIGKILL: "SIGKILL", syscall.SIGINT: "SIGINT",
-		syscall.SIGSEGV: "SIGSEGV", syscall.SIGABRT: "SIGABRT", syscall.SIGPIPE: "SIGPIPE", syscall.SIGHUP: "SIGHUP"}
-	if n, ok := names[s]; ok {
-		return n
-	}
-	return "signal " + strconv.Itoa(int(s))
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/reports"
 )
 
 // clientModeEnv makes the test binary a client program for test-client.
@@ -84,7 +85,7 @@ func runTestClientProgram(mode string) int {
 	return 0
 }
 
-func runClientMatrix(t *testing.T, mode string, scenarios []faults.Scenario) (*reportT, error) {
+func runClientMatrix(t *testing.T, mode string, scenarios []faults.Scenario) (*reports.Report, error) {
 	t.Helper()
 	t.Setenv(clientModeEnv, mode)
 	o := ClientOptions{
@@ -119,7 +120,7 @@ func TestClientMatrix(t *testing.T) {
 			t.Logf("client matrix took %s", time.Since(start).Round(time.Millisecond))
 			if diff := cmp.Diff(tc.want, summarize(report.Findings)); diff != "" {
 				var b strings.Builder
-				writeSummary(&b, report)
+				reports.WriteSummary(&b, report)
 				t.Errorf("findings (-want +got):\n%s\n%s", diff, b.String())
 			}
 		})

@@ -24,10 +24,6 @@ var examplesDir string
 // mcpchaosBin is the mcpchaos command, built once: test-client needs its wrap.
 var mcpchaosBin string
 
-type reportT = reports.Report
-
-var writeSummary = reports.WriteSummary
-
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(clientModeEnv); mode != "" {
 		os.Exit(runTestClientProgram(mode))

@@ -116,8 +116,5 @@ type Message struct {
 	Problem string
 }
 
-// IsRequestLike reports whether m expects an answer.
-func (m *Message) IsRequestLike() bool { return m.Kind == Request }
-
 // IsAnswer reports whether m closes a request (a result or an error).
 func (m *Message) IsAnswer() bool { return m.Kind == Response || m.Kind == Error }

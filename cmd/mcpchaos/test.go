@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"os/signal"
 	"strings"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpchaos/mcpchaos/chaos"
 	"github.com/mcpchaos/mcpchaos/chaos/probe"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/reports"
@@ -27,27 +25,14 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
-		scenarios     []string
-		seed          uint64
-		deadline      time.Duration
-		grace         time.Duration
-		reportPath    string
-		transcriptDir string
-		calls         []string
-		skipTools     []string
-		parallel      int
-		strict        bool
+		m         matrixFlags
+		calls     []string
+		skipTools []string
 	)
-	fs.StringArrayVar(&scenarios, "scenario", nil, "run only this `NAME`d scenario (repeatable; see mcpchaos scenarios)")
-	fs.Uint64Var(&seed, "seed", 0, "seed for every random decision (default: random, printed)")
-	fs.DurationVar(&deadline, "deadline", suite.DefaultDeadline, "how long a request may stay unanswered before it is a hang")
-	fs.DurationVar(&grace, "grace", suite.DefaultGrace, "shutdown ladder wait: stdin closed, wait, SIGTERM, wait, SIGKILL")
-	fs.StringVar(&reportPath, "report", "", "write the mcpchaos.report/v1 JSON report to `FILE`")
-	fs.StringVar(&transcriptDir, "transcript-dir", "", "write one JSONL transcript per scenario into `DIR`")
+	m.register(fs, suite.DefaultDeadline, "how long a request may stay unanswered before it is a hang",
+		"shutdown ladder wait: stdin closed, wait, SIGTERM, wait, SIGKILL")
 	fs.StringArrayVar(&calls, "call", nil, "call this tool, as `NAME=JSON` arguments (repeatable; default: every tool, arguments from its schema)")
 	fs.StringArrayVar(&skipTools, "skip-tool", nil, "never call the tool `NAME` (repeatable)")
-	fs.IntVar(&parallel, "parallel", 1, "scenarios to run at once")
-	fs.BoolVar(&strict, "strict", false, "exit 1 on warnings too")
 	if err := fs.Parse(flagArgs); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprintf(stdout, "Usage: mcpchaos test [flags] [-- CMD [ARGS...]]\n\nProbes the stdio MCP server CMD (default: the bundled example server) through a\nno-fault baseline and a matrix of fault scenarios, and judges what happened.\n\n%s", fs.FlagUsages())
@@ -69,7 +54,7 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 		}
 		command = []string{self, "serve"}
 	}
-	selected, err := faults.SelectScenarios(faults.ServerScenarios(), scenarios)
+	selected, err := m.resolve(fs, faults.ServerScenarios())
 	if err != nil {
 		return usageError(stderr, "test: %v", err)
 	}
@@ -77,45 +62,27 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "test: %v", err)
 	}
-	if deadline <= 0 || grace <= 0 || parallel <= 0 {
-		return usageError(stderr, "test: --deadline, --grace and --parallel must be positive")
-	}
-	if !fs.Changed("seed") {
-		seed = rand.Uint64()
-	}
-	fmt.Fprintf(stdout, "mcpchaos test: seed %d, %d scenario(s) against %s\n", seed, len(selected), suite.ShellQuote(command))
+	fmt.Fprintf(stdout, "mcpchaos test: seed %d, %d scenario(s) against %s\n", m.seed, len(selected), suite.ShellQuote(command))
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	report, err := suite.Run(ctx, suite.Options{
 		Command:       command,
 		Scenarios:     selected,
-		Seed:          seed,
-		Deadline:      deadline,
-		Grace:         grace,
-		Parallel:      parallel,
-		TranscriptDir: transcriptDir,
+		Seed:          m.seed,
+		Deadline:      m.deadline,
+		Grace:         m.grace,
+		Parallel:      m.parallel,
+		TranscriptDir: m.transcriptDir,
 		Probe:         probe.Config{Calls: probeCalls, SkipTools: skipTools},
-		Repro:         reproLine(command, defaultTarget, deadline),
+		Repro:         reproLine(command, defaultTarget, m.deadline),
 		Tool:          "mcpchaos " + version,
 		Version:       version,
 	})
 	if err != nil {
-		var setup *suite.SetupError
-		if errors.As(err, &setup) && len(setup.Stderr) > 0 {
-			fmt.Fprintf(stderr, "mcpchaos: test: %v; the server's stderr:\n", err)
-			for _, l := range lastLines(setup.Stderr, 20) {
-				fmt.Fprintf(stderr, "  %s\n", l)
-			}
-			return exitUsage
-		}
-		var start *chaos.StartError
-		if errors.As(err, &start) {
-			return usageError(stderr, "test: %v", err)
-		}
-		return usageError(stderr, "test: %v", err)
+		return runFailed(stderr, "test", "server", err)
 	}
-	return finishReport(report, reportPath, strict, stdout, stderr)
+	return finishReport(report, m.reportPath, m.strict, stdout, stderr)
 }
 
 // finishReport prints the summary, writes the JSON report, and returns the

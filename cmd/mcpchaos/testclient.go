@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"os/signal"
 	"strings"
@@ -23,25 +22,11 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("test-client", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
-		server        string
-		scenarios     []string
-		seed          uint64
-		deadline      time.Duration
-		grace         time.Duration
-		reportPath    string
-		transcriptDir string
-		parallel      int
-		strict        bool
+		m      matrixFlags
+		server string
 	)
 	fs.StringVar(&server, "server", "", "the server `CMD` the client talks to, behind mcpchaos (default: the bundled example server)")
-	fs.StringArrayVar(&scenarios, "scenario", nil, "run only this `NAME`d scenario (repeatable; see mcpchaos scenarios)")
-	fs.Uint64Var(&seed, "seed", 0, "seed for every random decision (default: random, printed)")
-	fs.DurationVar(&deadline, "deadline", 30*time.Second, "how long the client program may run")
-	fs.DurationVar(&grace, "grace", suite.DefaultGrace, "shutdown ladder wait for the server")
-	fs.StringVar(&reportPath, "report", "", "write the mcpchaos.report/v1 JSON report to `FILE`")
-	fs.StringVar(&transcriptDir, "transcript-dir", "", "write one JSONL transcript per scenario into `DIR`")
-	fs.IntVar(&parallel, "parallel", 1, "scenarios to run at once")
-	fs.BoolVar(&strict, "strict", false, "exit 1 on warnings too")
+	m.register(fs, clientDeadline, "how long the client program may run", "shutdown ladder wait for the server")
 	if err := fs.Parse(flagArgs); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprintf(stdout, "Usage: mcpchaos test-client [flags] -- CLIENT_CMD [ARGS...]\n\nRuns the client program once per scenario. It must launch the server given in\n$%s (a JSON array of argv) and exit 0 on success. Its hangs, crashes\nand failures under faults are judged.\n\n%s", suite.ServerCommandEnv, fs.FlagUsages())
@@ -65,17 +50,11 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, "test-client: --server %q: give a command line, as in --server 'python server.py'", server)
 		}
 	}
-	selected, err := faults.SelectScenarios(faults.ClientScenarios(), scenarios)
+	selected, err := m.resolve(fs, faults.ClientScenarios())
 	if err != nil {
 		return usageError(stderr, "test-client: %v", err)
 	}
-	if deadline <= 0 || grace <= 0 || parallel <= 0 {
-		return usageError(stderr, "test-client: --deadline, --grace and --parallel must be positive")
-	}
-	if !fs.Changed("seed") {
-		seed = rand.Uint64()
-	}
-	fmt.Fprintf(stdout, "mcpchaos test-client: seed %d, %d scenario(s): %s against %s\n", seed, len(selected), suite.ShellQuote(command), suite.ShellQuote(serverArgv))
+	fmt.Fprintf(stdout, "mcpchaos test-client: seed %d, %d scenario(s): %s against %s\n", m.seed, len(selected), suite.ShellQuote(command), suite.ShellQuote(serverArgv))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	report, err := suite.RunClient(ctx, suite.ClientOptions{
@@ -83,27 +62,23 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 		Server:        serverArgv,
 		Self:          []string{self},
 		Scenarios:     selected,
-		Seed:          seed,
-		Deadline:      deadline,
-		Grace:         grace,
-		Parallel:      parallel,
-		TranscriptDir: transcriptDir,
-		Repro:         clientRepro(command, server, deadline),
+		Seed:          m.seed,
+		Deadline:      m.deadline,
+		Grace:         m.grace,
+		Parallel:      m.parallel,
+		TranscriptDir: m.transcriptDir,
+		Repro:         clientRepro(command, server, m.deadline),
 		Version:       version,
 	})
 	if err != nil {
-		var setup *suite.SetupError
-		if errors.As(err, &setup) && len(setup.Stderr) > 0 {
-			fmt.Fprintf(stderr, "mcpchaos: test-client: %v; the client's stderr:\n", err)
-			for _, l := range lastLines(setup.Stderr, 20) {
-				fmt.Fprintf(stderr, "  %s\n", l)
-			}
-			return exitUsage
-		}
-		return usageError(stderr, "test-client: %v", err)
+		return runFailed(stderr, "test-client", "client", err)
 	}
-	return finishReport(report, reportPath, strict, stdout, stderr)
+	return finishReport(report, m.reportPath, m.strict, stdout, stderr)
 }
+
+// clientDeadline is test-client's default --deadline: a client program
+// starts an interpreter and a server, so it gets longer than one request.
+const clientDeadline = 30 * time.Second
 
 func clientRepro(command []string, server string, deadline time.Duration) func(string, uint64) string {
 	return func(scenario string, seed uint64) string {
@@ -111,7 +86,7 @@ func clientRepro(command []string, server string, deadline time.Duration) func(s
 		if server != "" {
 			argv = append(argv, "--server", server)
 		}
-		if deadline != 30*time.Second {
+		if deadline != clientDeadline {
 			argv = append(argv, "--deadline", deadline.String())
 		}
 		return suite.ShellQuote(append(append(argv, "--"), command...))

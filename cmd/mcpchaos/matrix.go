@@ -1,0 +1,68 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/suite"
+)
+
+// matrixFlags are the flags test and test-client share: which scenarios,
+// the seed, the time limits, and where the results go.
+type matrixFlags struct {
+	scenarios     []string
+	seed          uint64
+	deadline      time.Duration
+	grace         time.Duration
+	reportPath    string
+	transcriptDir string
+	parallel      int
+	strict        bool
+}
+
+func (m *matrixFlags) register(fs *pflag.FlagSet, deadline time.Duration, deadlineDoc, graceDoc string) {
+	fs.StringArrayVar(&m.scenarios, "scenario", nil, "run only this `NAME`d scenario (repeatable; see mcpchaos scenarios)")
+	fs.Uint64Var(&m.seed, "seed", 0, "seed for every random decision (default: random, printed)")
+	fs.DurationVar(&m.deadline, "deadline", deadline, deadlineDoc)
+	fs.DurationVar(&m.grace, "grace", suite.DefaultGrace, graceDoc)
+	fs.StringVar(&m.reportPath, "report", "", "write the mcpchaos.report/v1 JSON report to `FILE`")
+	fs.StringVar(&m.transcriptDir, "transcript-dir", "", "write one JSONL transcript per scenario into `DIR`")
+	fs.IntVar(&m.parallel, "parallel", 1, "scenarios to run at once")
+	fs.BoolVar(&m.strict, "strict", false, "exit 1 on warnings too")
+}
+
+// resolve checks the values, picks the scenarios from matrix and draws the
+// seed when none was given; the error is a usage error.
+func (m *matrixFlags) resolve(fs *pflag.FlagSet, matrix []faults.Scenario) ([]faults.Scenario, error) {
+	if m.deadline <= 0 || m.grace <= 0 || m.parallel <= 0 {
+		return nil, errors.New("--deadline, --grace and --parallel must be positive")
+	}
+	selected, err := faults.SelectScenarios(matrix, m.scenarios)
+	if err != nil {
+		return nil, err
+	}
+	if !fs.Changed("seed") {
+		m.seed = rand.Uint64()
+	}
+	return selected, nil
+}
+
+// runFailed reports why a matrix could not run; a target that fails its
+// set-up shows the last lines of its own stderr, which usually say why.
+func runFailed(stderr io.Writer, command, whose string, err error) int {
+	var setup *suite.SetupError
+	if errors.As(err, &setup) && len(setup.Stderr) > 0 {
+		fmt.Fprintf(stderr, "mcpchaos: %s: %v; the %s's stderr:\n", command, err, whose)
+		for _, l := range lastLines(setup.Stderr, 20) {
+			fmt.Fprintf(stderr, "  %s\n", l)
+		}
+		return exitUsage
+	}
+	return usageError(stderr, "%s: %v", command, err)
+}
