@@ -210,6 +210,10 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 	case lines := <-stderrDone:
 		rec.events = append(rec.events, lines...)
 	case <-time.After(2 * time.Second):
+		// Something outside the client's group still holds its stderr;
+		// closing our end stops the reader rather than leaving it behind.
+		stderr.Close()
+		rec.events = append(rec.events, <-stderrDone...)
 	}
 
 	events, err := readTranscriptFile(transcript)
