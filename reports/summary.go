@@ -80,7 +80,7 @@ func writeFinding(b *strings.Builder, f *Finding) {
 			b.WriteString(" " + ev.Dir)
 		}
 		b.WriteString(" at " + fmtDur(ev.TUS) + "\n")
-		for _, l := range excerptLines(ev.Excerpt) {
+		for _, l := range excerptLines(ev.Excerpt, signatureWord(f.Signature)) {
 			b.WriteString("    | " + l + "\n")
 		}
 	}
@@ -90,11 +90,25 @@ func writeFinding(b *strings.Builder, f *Finding) {
 }
 
 // excerptLines is what the summary shows of an excerpt: a frame on one
-// line, and the end of a stderr excerpt, where a traceback names its
-// exception.
-func excerptLines(x string) []string {
+// line, and the lines of a stderr excerpt that end where the finding's
+// exception is named (the last line mentioning focus; the end of the excerpt
+// when focus is "" or absent). One stderr can hold several crashes, as an
+// exception group does, and each finding must show its own.
+func excerptLines(x, focus string) []string {
 	const maxLines, maxWidth = 6, 160
 	lines := strings.Split(x, "\n")
+	end := len(lines)
+	if focus != "" {
+		for i := len(lines) - 1; i >= 0; i-- {
+			if strings.Contains(lines[i], focus) {
+				end = i + 1
+				break
+			}
+		}
+	}
+	if below := len(lines) - end; below > 0 {
+		lines = append(lines[:end:end], fmt.Sprintf("… (%d %s below)", below, plural(below, "line", "lines")))
+	}
 	if len(lines) > maxLines {
 		lines = append([]string{fmt.Sprintf("… (%d lines above)", len(lines)-maxLines+1)}, lines[len(lines)-maxLines+1:]...)
 	}
@@ -104,6 +118,19 @@ func excerptLines(x string) []string {
 		}
 	}
 	return lines
+}
+
+// signatureWord is the part of a crash signature that its stderr names:
+// "RuntimeError" for "python:RuntimeError:dictionary changed size", "panic"
+// for "go:panic". Signatures that name no stderr text (exit:N, signal:X)
+// give "".
+func signatureWord(sig string) string {
+	lang, rest, ok := strings.Cut(sig, ":")
+	if !ok || lang == "exit" || lang == "signal" {
+		return ""
+	}
+	word, _, _ := strings.Cut(rest, ":")
+	return word
 }
 
 func totals(r *Report) string {
