@@ -1,0 +1,51 @@
+package faults
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// The README is the fault reference users read: every fault family must have
+// a row there with its registry example, and every trigger key a row with an
+// example, so a new fault or key cannot land undocumented.
+func TestREADMEDocumentsEveryFaultAndTrigger(t *testing.T) {
+	raw, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{} // first cell -> whole row
+	for _, line := range strings.Split(string(raw), "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		cell, _, _ := strings.Cut(strings.TrimPrefix(line, "| "), " |")
+		rows[cell] = line
+	}
+	for _, f := range Families() {
+		row, ok := rows["`"+f.Name+"`"]
+		switch {
+		case !ok:
+			t.Errorf("README.md has no row for fault %s in its fault table", f.Name)
+		case !strings.Contains(row, "`"+f.Example+"`"):
+			t.Errorf("README.md's row for fault %s does not show its example `%s`", f.Name, f.Example)
+		}
+	}
+	for _, p := range TriggerParams() {
+		var row string
+		for cell, r := range rows {
+			if strings.HasPrefix(cell, "`"+p.Name+"=") {
+				row = r
+			}
+		}
+		if row == "" {
+			t.Errorf("README.md has no row for trigger key %s= in its trigger table", p.Name)
+			continue
+		}
+		// The last cell is the example.
+		cells := strings.Split(strings.Trim(row, "| "), " | ")
+		if ex := cells[len(cells)-1]; !strings.HasPrefix(ex, "`") || len(ex) < 3 {
+			t.Errorf("README.md's row for trigger key %s= has no example, got %q", p.Name, ex)
+		}
+	}
+}
