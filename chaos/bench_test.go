@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/faults"
 )
 
 // The relay is measured against a direct pipe to the same child (the test
@@ -28,6 +30,11 @@ type benchPath struct {
 var benchPaths = []benchPath{
 	{"direct", startDirect},
 	{"relay", func(b *testing.B) (io.WriteCloser, io.Reader, func()) { return startBenchRelay(b, nil) }},
+	// A scenario's cost: every message is weighed against a plan of faults
+	// that match it and draw, or almost match it, but never act.
+	{"relay+plan", func(b *testing.B) (io.WriteCloser, io.Reader, func()) {
+		return startBenchRelay(b, nil, benchPlanSpecs...)
+	}},
 	{"relay+transcript", func(b *testing.B) (io.WriteCloser, io.Reader, func()) {
 		devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 		if err != nil {
@@ -36,6 +43,18 @@ var benchPaths = []benchPath{
 		b.Cleanup(func() { devnull.Close() })
 		return startBenchRelay(b, NewJSONLRecorder(devnull))
 	}},
+}
+
+func mustParseAll(b *testing.B, specs []string) []*faults.Fault {
+	var out []*faults.Fault
+	for _, spec := range specs {
+		f, err := faults.Parse(spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 func startDirect(b *testing.B) (io.WriteCloser, io.Reader, func()) {
@@ -57,13 +76,27 @@ func startDirect(b *testing.B) (io.WriteCloser, io.Reader, func()) {
 	}
 }
 
-func startBenchRelay(b *testing.B, rec Recorder) (io.WriteCloser, io.Reader, func()) {
+// benchPlanSpecs is a scenario's worth of faults that look at every message
+// (patterns, counters, seeded draws) and never change the traffic.
+var benchPlanSpecs = []string{
+	"delay:p=0,times=0",
+	"drop:on=s2c:response:tools/call,p=0,times=0",
+	"duplicate:on=s2c:response:*,p=0,times=0",
+	"stall:on=c2s:request:tools/call",
+	"burst:on=s2c:notification:notifications/progress,after=c2s:request:initialize",
+	"eof:on=c2s:request:tools/call,inflight=3",
+}
+
+func startBenchRelay(b *testing.B, rec Recorder, specs ...string) (io.WriteCloser, io.Reader, func()) {
 	inR, inW, _ := os.Pipe()
 	outR, outW, _ := os.Pipe()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		cfg := Config{Command: helperCommand(b, "cat"), Grace: 5 * time.Second}
+		if len(specs) > 0 {
+			cfg.Plan = faults.NewPlan(1, mustParseAll(b, specs))
+		}
 		if rec != nil {
 			cfg.Recorder = rec
 		}
