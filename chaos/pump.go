@@ -24,6 +24,7 @@ func (s *session) pump(dir wire.Direction, src io.Reader) error {
 			s.handle(dir, f)
 		}
 		if err != nil {
+			s.releaseHeld(dir, "as nothing more comes from the "+sender(dir))
 			if !s.halfClosed[dir].Load() {
 				s.recordPipe(sourcePipe(dir), describeEnd(err), false)
 			}

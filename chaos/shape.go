@@ -126,6 +126,32 @@ func (s *session) expire(g *holdGroup) {
 	s.flush(g.dir)
 }
 
+// releaseHeld releases the frames held in dir when nothing more can come
+// that way, so nothing they wait for will: they go out while their pipe is
+// still open.
+func (s *session) releaseHeld(dir wire.Direction, when string) {
+	s.holds.mu.Lock()
+	var due []*holdGroup
+	keep := s.holds.groups[:0]
+	for _, g := range s.holds.groups {
+		if g.dir == dir {
+			g.timer.Stop()
+			due = append(due, g)
+			continue
+		}
+		keep = append(keep, g)
+	}
+	clear(s.holds.groups[len(keep):])
+	s.holds.groups = keep
+	s.holds.mu.Unlock()
+	for _, g := range due {
+		s.release(g, when)
+	}
+	if len(due) > 0 {
+		s.flush(dir)
+	}
+}
+
 // releaseAllHeld ends holding when the session ends: every held frame is
 // written if its pipe is still open, else recorded as dropped with why.
 func (s *session) releaseAllHeld() {

@@ -3,9 +3,12 @@
 package chaos
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -296,4 +299,202 @@ func TestOversizedRequest(t *testing.T) {
 			judgedClean(t, events)
 		})
 	}
+}
+
+// readLineTimed reads from r until a newline, noting how many bytes had
+// arrived at each read.
+func readLineTimed(t *testing.T, r io.Reader, timeout time.Duration) (line []byte, reads []int) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	buf := make([]byte, 1<<16)
+	for !bytes.HasSuffix(line, []byte("\n")) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no whole line within %s; got %q", timeout, line)
+		}
+		n, err := r.Read(buf)
+		line = append(line, buf[:n]...)
+		reads = append(reads, len(line))
+		if err != nil {
+			t.Fatalf("read: %v after %q", err, line)
+		}
+	}
+	return line, reads
+}
+
+// fragment at the byte level: the client's reads see the frame arrive in the
+// pieces the fault cut, the newline only with the last.
+func TestFragmentArrivesInPieces(t *testing.T) {
+	checkNoGoroutineLeak(t)
+	r := startRelay(t, Config{Command: helperCommand(t, "cat"), Plan: mustPlan(t, 3, "fragment:on=s2c,pieces=4,gap=80ms")})
+	frame := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"cut me"}}` + "\n"
+	if _, err := r.In.Write([]byte(frame)); err != nil {
+		t.Fatal(err)
+	}
+	got, reads := readLineTimed(t, r.Out, 5*time.Second)
+	if string(got) != frame {
+		t.Errorf("the client got %q; want %q", got, frame)
+	}
+	r.In.Close()
+	r.wait(t, 15*time.Second)
+	events := r.Rec.Events()
+	var cuts []int
+	for _, e := range eventsOf(events, wire.EventFault) {
+		// "write the message in 4 pieces, cut after bytes [a b c], 80ms apart"
+		_, list, _ := strings.Cut(e.Detail, "[")
+		list, _, _ = strings.Cut(list, "]")
+		for _, f := range strings.Fields(list) {
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				t.Fatalf("fault detail %q: %v", e.Detail, err)
+			}
+			cuts = append(cuts, n)
+		}
+	}
+	if len(cuts) != 3 {
+		t.Fatalf("cuts %v from %v; want 3", cuts, faultEvents(events))
+	}
+	// With 80ms between pieces each read ends at a cut.
+	if diff := cmp.Diff(append(cuts, len(frame)), reads); diff != "" {
+		t.Errorf("bytes received by each read (-cuts +reads):\n%s", diff)
+	}
+}
+
+// A held frame whose direction ends goes out then, while its pipe is still
+// open: the server's echo, held for an hour, reaches the client when the
+// server's output ends.
+func TestHeldFrameReleasedWhenItsSourceEnds(t *testing.T) {
+	checkNoGoroutineLeak(t)
+	r := startRelay(t, Config{Command: helperCommand(t, "cat"), Plan: mustPlan(t, 1, "reorder:on=s2c,max=1h")})
+	note := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"held"}}` + "\n"
+	if _, err := r.In.Write([]byte(note)); err != nil {
+		t.Fatal(err)
+	}
+	waitForEvents(t, r, 1)
+	r.In.Close() // cat's stdin closes, cat exits, its output ends
+	got, _ := readLineTimed(t, r.Out, 10*time.Second)
+	if string(got) != note {
+		t.Errorf("the client got %q; want the held echo %q", got, note)
+	}
+	r.wait(t, 15*time.Second)
+	events := r.Rec.Events()
+	echo := receivedSeqs(events, "s2c", "notification", "notifications/message")[0]
+	want := []string{"fault s2c reorder#1 release the held frame as nothing more comes from the server", "forwarded s2c"}
+	if diff := cmp.Diff(want, eventsOfSeq(events, echo)); diff != "" {
+		t.Errorf("events of the held echo (-want +got):\n%s", diff)
+	}
+}
+
+// A held frame whose pipe has closed is recorded as dropped, with why: here
+// an eof fault closed the server's stdin after the request was held, and
+// the server (cat) exited, ending the session.
+func TestHeldFrameDroppedWhenItsPipeIsClosed(t *testing.T) {
+	checkNoGoroutineLeak(t)
+	r := startRelay(t, Config{Command: helperCommand(t, "cat"), Plan: mustPlan(t, 1, "reorder:on=c2s:request,max=1h", "eof:on=c2s:request,position=after")})
+	if _, err := r.In.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	r.wait(t, 15*time.Second)
+	events := r.Rec.Events()
+	ping := receivedSeqs(events, "c2s", "request", "ping")[0]
+	want := []string{"fault eof#1 close the server's stdin", "fault c2s reorder#1 release the held frame as the session ends", "dropped c2s the server-stdin pipe is closed"}
+	if diff := cmp.Diff(want, eventsOfSeq(events, ping)); diff != "" {
+		t.Errorf("events of the held request (-want +got):\n%s", diff)
+	}
+	if n := len(eventsOf(events, wire.EventForwarded)); n != 0 {
+		t.Errorf("%d frames forwarded; the held request never reached the server", n)
+	}
+}
+
+// waitForEvents waits until the transcript holds n fault events.
+func waitForEvents(t *testing.T, r *relay, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(eventsOf(r.Rec.Events(), wire.EventFault)) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("fewer than %d fault events within 5s", n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// eventsOfSeq lists "type dir fault detail" for every event after the hold
+// that refers to the received frame seq.
+func eventsOfSeq(events []wire.Event, seq int64) []string {
+	var out []string
+	for _, e := range events {
+		if e.Of == seq && !strings.HasPrefix(e.Detail, "hold ") {
+			out = append(out, strings.Join(strings.Fields(strings.Join([]string{e.Type, e.Dir, e.Fault, e.Detail}, " ")), " "))
+		}
+	}
+	return out
+}
+
+// The pauses of paced and fragmented writes end with the session: what is
+// left is written at once, so no write outlives its session by much.
+func TestShapedWritesEndWithTheSession(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	go io.Copy(io.Discard, pr)
+	done := make(chan struct{})
+	w := newEndWriter(pw, pw.Close)
+	w.done = done
+	w.setPace(64, 0) // a 4 KiB frame would take a minute
+	time.AfterFunc(200*time.Millisecond, func() { close(done) })
+	start := time.Now()
+	if _, err := w.put(bytes.Repeat([]byte("x"), 4096), 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.putPieces([][]byte{[]byte("a"), []byte("b"), []byte("\n")}, time.Hour, 2); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took < 150*time.Millisecond || took > 2*time.Second {
+		t.Errorf("paced writes took %s; want them paced until the session ended at 200ms, then at once", took)
+	}
+	pw.Close()
+}
+
+// A throttle that expires stops pacing.
+func TestThrottleExpires(t *testing.T) {
+	w := newEndWriter(io.Discard, nil)
+	w.setPace(64, 50*time.Millisecond)
+	if w.pacing() == nil {
+		t.Fatal("no pacing right after setPace")
+	}
+	time.Sleep(80 * time.Millisecond)
+	if p := w.pacing(); p != nil {
+		t.Errorf("pacing %+v still in force after for=50ms", p)
+	}
+	start := time.Now()
+	if _, err := w.put(bytes.Repeat([]byte("x"), 4096), 1); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("an unthrottled write took %s", took)
+	}
+}
+
+// oversize on the way back: the mcp-go client reads a tool result grown to
+// 1 MiB and takes it as the answer.
+func TestOversizedResponse(t *testing.T) {
+	s := startMCPWith(t, Config{Deadline: 40 * time.Second}, "oversize:on=s2c:response:tools/call,size=1MiB")
+	s.initialize(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
+	defer cancel()
+	res, err := s.call(ctx, "echo", map[string]any{"text": "grown"}, "")
+	if err != nil || res.IsError || !strings.Contains(fmt.Sprint(res.Content), "grown") {
+		t.Fatalf("echo: %v %+v", err, res)
+	}
+	s.end(t)
+	events := s.Rec.Events()
+	injected := eventsOf(events, wire.EventInjected)
+	if len(injected) != 1 {
+		t.Fatalf("injected %d frames; want the grown response", len(injected))
+	}
+	if e := injected[0]; e.Kind != "response" || e.Size != 1<<20 {
+		t.Errorf("injected a %s of %d bytes; want a response of 1 MiB", e.Kind, e.Size)
+	}
+	judgedClean(t, events)
 }
