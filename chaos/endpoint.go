@@ -23,6 +23,11 @@ type endWriter struct {
 	pending []int64 // transcript seqs of the frames in buf
 	closer  func() error
 	closed  atomic.Bool
+	// done ends the pauses of paced and fragmented writes (the session's
+	// done channel); nil pauses for the full time.
+	done <-chan struct{}
+	// pace is the throttle in force, if any (see setPace).
+	pace atomic.Pointer[pacing]
 }
 
 func newEndWriter(w io.Writer, closer func() error) *endWriter {
@@ -42,6 +47,13 @@ func (e *endWriter) put(b []byte, seq int64) (lost []int64, err error) {
 		return []int64{seq}, errPipeClosed
 	}
 	e.pending = append(e.pending, seq)
+	if p := e.pacing(); p != nil {
+		if err := e.writePaced(b, p); err != nil {
+			return e.fail(err)
+		}
+		e.pending = e.pending[:0]
+		return nil, nil
+	}
 	if _, err := e.buf.Write(b); err != nil {
 		return e.fail(err)
 	}

@@ -3,6 +3,7 @@
 package chaos
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,7 @@ func (s *session) pump(dir wire.Direction, src io.Reader) error {
 			s.handle(dir, f)
 		}
 		if err != nil {
+			s.releaseHeld(dir, "as nothing more comes from the "+sender(dir))
 			if !s.halfClosed[dir].Load() {
 				s.recordPipe(sourcePipe(dir), describeEnd(err), false)
 			}
@@ -69,11 +71,23 @@ func (s *session) handle(dir wire.Direction, f frame) {
 	case o.replaceBy != "":
 		s.recordRef(wire.EventDropped, dir, seq, "replaced by fault "+o.replaceBy)
 		s.inject(o.replaceBy, faults.Injection{Dir: dir, Raw: o.replace}, seq)
+	case o.hold != nil && s.hold(o.holdBy, o.hold, dir, m.Raw, seq, o.copies):
+		// Held back by reorder; released later (shape.go).
+	case s.holdWith(dir, &m, seq):
+		// More progress for a token whose progress is held until its answer.
 	default:
-		s.forward(dir, m.Raw, seq)
+		if o.fragment != nil {
+			s.forwardPieces(dir, m.Raw, seq, o.fragment)
+		} else {
+			s.forward(dir, m.Raw, seq)
+		}
 		for range o.copies {
 			s.forward(dir, m.Raw, seq)
 		}
+		s.releaseAfter(dir, &m, seq)
+	}
+	for _, inj := range o.after {
+		s.inject(inj.label, inj.Injection, seq)
 	}
 	if after := s.plan.Decide(faults.After, step); len(after) > 0 {
 		s.flush(dir) // "after forwarding" means the peer can read it
@@ -88,6 +102,17 @@ type outcome struct {
 	replace   []byte // written instead of it, by fault replaceBy
 	replaceBy string
 	copies    int // extra copies to forward after it
+	// hold keeps it back (reorder, fault holdBy); fragment writes it in
+	// pieces; after are frames to inject once it has been dealt with.
+	hold     *faults.Hold
+	holdBy   string
+	fragment *faults.Fragment
+	after    []labelledInjection
+}
+
+type labelledInjection struct {
+	label string
+	faults.Injection
 }
 
 // handlePiece relays a piece of a line longer than MaxLine unclassified and
@@ -98,6 +123,8 @@ func (s *session) handlePiece(dir wire.Direction, f frame) {
 		s.rec.Record(wire.Event{Type: wire.EventError, Dir: dir.String(), Detail: fmt.Sprintf("a line from the %s is longer than the %d-byte cap (--max-line); it is relayed unchanged in pieces, without classification or faults", sender(dir), s.cfg.MaxLine)})
 	}
 	seq := s.recordMessage(wire.EventReceived, dir, &m, "", 0)
+	// Until the line's last piece is written, nothing else may be.
+	s.midLine[dir].Store(!bytes.HasSuffix(f.raw, []byte("\n")))
 	s.forward(dir, f.raw, seq)
 }
 
@@ -165,6 +192,9 @@ func (s *session) apply(firings []faults.Firing, dir wire.Direction, raw []byte,
 		e := f.Effect
 		if s.rec != nil {
 			ev := wire.Event{Type: wire.EventFault, Fault: f.Label, Action: f.Fault.Family.Name, Detail: e.Detail, Of: cause, Spec: f.Fault.Spec}
+			if t := e.Throttle; t != nil {
+				ev.Dir = t.Dir.String()
+			}
 			if st := e.Stall; st != nil {
 				// The judge needs the held window to excuse what it delayed.
 				ev.Dir, ev.Forever = st.Dir.String(), st.For == 0
@@ -188,10 +218,25 @@ func (s *session) apply(firings []faults.Firing, dir wire.Direction, raw []byte,
 				o.replace, o.replaceBy = e.Replace, f.Label
 			}
 			o.copies += e.Copies
+			if e.Hold != nil && o.hold == nil {
+				o.hold, o.holdBy = e.Hold, f.Label
+			}
+			if e.Fragment != nil && o.fragment == nil {
+				o.fragment = e.Fragment
+			}
+			for _, inj := range e.InjectAfter {
+				o.after = append(o.after, labelledInjection{f.Label, inj})
+			}
 		} else {
 			for range e.Copies {
 				s.forward(dir, raw, cause)
 			}
+			for _, inj := range e.InjectAfter {
+				s.inject(f.Label, inj, cause)
+			}
+		}
+		if t := e.Throttle; t != nil {
+			s.writers[t.Dir].setPace(t.Rate, t.For)
 		}
 		for _, inj := range e.Inject {
 			s.inject(f.Label, inj, cause)

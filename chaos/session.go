@@ -113,6 +113,7 @@ func Start(ctx context.Context, cfg Config, clientIn io.Reader, clientOut io.Wri
 		return nil
 	})
 	s.writers[wire.ToClient] = newEndWriter(clientOut, closerOf(clientOut))
+	s.writers[wire.ToServer].done, s.writers[wire.ToClient].done = s.done, s.done
 	s.recordStart()
 	h := &Session{s: s, done: make(chan struct{})}
 	go func() {
@@ -151,6 +152,11 @@ type session struct {
 	// halfClosed marks a direction whose read end a fault closed, so its
 	// pump's read error is not mistaken for the peer going away.
 	halfClosed [3]atomic.Bool
+	// holds are the frames reorder faults keep back (shape.go).
+	holds holds
+	// midLine marks a direction in the middle of relaying an over-long line
+	// in pieces, when no other frame may be written into it.
+	midLine [3]atomic.Bool
 
 	done       chan struct{} // closed once the server has exited
 	ladderOnce sync.Once
@@ -220,6 +226,8 @@ func (s *session) run(ctx context.Context) *Result {
 	if s2cRunning {
 		s.awaitOrClose(s2c, s.proc.Stdout)
 	}
+	// Frames still held by reorder faults go out now if they still can.
+	s.releaseAllHeld()
 	s.awaitDone(stderrDone, s.proc.Stderr)
 	res.ExitCode, res.Signal = s.proc.Exit()
 	res.SignalledByUs = s.signalled.Load()

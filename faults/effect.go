@@ -65,9 +65,66 @@ type Effect struct {
 	Copies int
 	// Detail says, in words, what was decided; it goes into the transcript.
 	Detail string
+	// Hold keeps the triggering message back and forwards it later, when
+	// Hold.Until says (reorder). Copies go with it.
+	Hold *Hold
+	// InjectAfter frames are written right after the triggering message has
+	// been forwarded (at once when the fault fires after forwarding).
+	InjectAfter []Injection
+	// Fragment writes the triggering message in pieces with pauses between
+	// them, instead of in one write.
+	Fragment *Fragment
+	// Throttle paces every frame written in a direction from now on.
+	Throttle *Throttle
 	// Skipped is set when the fault fired but found nothing to act on (a
 	// progress burst with no token to report on). A skipped firing is
 	// recorded but does not count toward times=, so a later message can
 	// still get the fault.
 	Skipped bool
+}
+
+// HoldUntil says what releases a held message.
+type HoldUntil uint8
+
+const (
+	// UntilNext releases the held message right after the next message
+	// travelling the same way has been forwarded: the two arrive swapped.
+	UntilNext HoldUntil = iota + 1
+	// UntilAnswer releases it right after the answer to request AnswerID,
+	// travelling the same way, has been forwarded.
+	UntilAnswer
+)
+
+// Hold asks the transport to keep the triggering message back. Whatever
+// happens it is released after Max, or when the session ends (recorded as
+// dropped if its pipe is closed by then): a held message is never lost
+// silently.
+type Hold struct {
+	Until HoldUntil
+	// AnswerID is the JSON text of the request id whose answer releases the
+	// message (UntilAnswer).
+	AnswerID string
+	// Token, with UntilAnswer, holds every later notifications/progress for
+	// this progress token (JSON text) travelling the same way along with it.
+	Token string
+	Max   time.Duration
+}
+
+// Fragment splits a frame into partial writes.
+type Fragment struct {
+	// Cuts are the byte offsets where each piece but the last ends,
+	// ascending, each between 1 and len(frame)-1; the line ending always
+	// travels in the last piece.
+	Cuts []int
+	// Gap is the pause between two pieces.
+	Gap time.Duration
+}
+
+// Throttle paces the writes of one direction.
+type Throttle struct {
+	Dir wire.Direction
+	// Rate is in bytes per second.
+	Rate int64
+	// For is how long; 0 is the rest of the session.
+	For time.Duration
 }

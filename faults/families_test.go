@@ -9,7 +9,7 @@ import (
 
 var paramTypes = map[ParamType]bool{
 	TypeInt: true, TypeFloat: true, TypeDuration: true, TypeBool: true,
-	TypeString: true, TypePattern: true, TypeDirection: true, TypeChoice: true,
+	TypeString: true, TypePattern: true, TypeDirection: true, TypeChoice: true, TypeSize: true,
 }
 
 // checkParam checks what `mcpchaos faults` prints about a parameter and that

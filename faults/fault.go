@@ -22,6 +22,9 @@ type Family struct {
 	New   func(v Values) (Action, error)
 	// Example is a spec that shows the fault in use.
 	Example string
+	// DefaultOn, when set, gives the on= pattern a spec without one gets
+	// (it may depend on the fault's other parameters, such as a mode).
+	DefaultOn func(v Values) string
 }
 
 // Fault is one parsed spec, ready to be put in a Plan.
@@ -37,7 +40,7 @@ type Fault struct {
 // prints them. It is a plain table, not init-time registration, so a test can
 // walk it.
 func Families() []*Family {
-	return []*Family{stallFamily, burstFamily, eofFamily, halfCloseFamily, delayFamily, dropFamily, duplicateFamily, corruptFamily}
+	return []*Family{stallFamily, burstFamily, eofFamily, halfCloseFamily, delayFamily, dropFamily, duplicateFamily, corruptFamily, reorderFamily, fragmentFamily, throttleFamily, oversizeFamily}
 }
 
 // TriggerParams lists the keys every fault accepts to say when it fires.
@@ -98,6 +101,11 @@ func Parse(spec string) (*Fault, error) {
 		}
 	}
 	v := Values{set: set, params: known}
+	if _, given := set["on"]; !given && fam.DefaultOn != nil {
+		if on := fam.DefaultOn(v); on != "" {
+			set["on"] = on
+		}
+	}
 	trig, err := newTrigger(v, fam.Phase)
 	if err != nil {
 		return nil, fmt.Errorf("fault %q: %v", spec, err)
@@ -138,6 +146,8 @@ func exampleValue(p Param) string {
 		return "s2c:response"
 	case p.Type == TypeDirection:
 		return "s2c"
+	case p.Type == TypeSize:
+		return "64KiB"
 	}
 	return "1"
 }

@@ -21,6 +21,9 @@ const (
 	TypePattern   ParamType = "pattern"
 	TypeDirection ParamType = "direction"
 	TypeChoice    ParamType = "choice"
+	// TypeSize is a byte count: a whole number with an optional binary
+	// suffix (B, KiB, MiB, GiB), e.g. 4096, 64KiB, 1MiB.
+	TypeSize ParamType = "size"
 )
 
 // Param documents one parameter of a fault or of the shared trigger.
@@ -96,8 +99,35 @@ func (p Param) check(v string) error {
 		if v == "" {
 			return fmt.Errorf("empty value")
 		}
+	case TypeSize:
+		_, err := ParseSize(v)
+		return err
 	}
 	return nil
+}
+
+// sizeUnits are the suffixes a size may carry, longest first so that "KiB"
+// is not read as "B".
+var sizeUnits = []struct {
+	suffix string
+	mult   int64
+}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}}
+
+// ParseSize reads a byte count such as 4096, 512B, 64KiB, 1MiB or 2GiB.
+// Decimal units (KB, MB) are refused rather than guessed at.
+func ParseSize(v string) (int64, error) {
+	num, mult := v, int64(1)
+	for _, u := range sizeUnits {
+		if strings.HasSuffix(v, u.suffix) {
+			num, mult = strings.TrimSpace(strings.TrimSuffix(v, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 || (n > 0 && n > (1<<62)/mult) {
+		return 0, fmt.Errorf("%q is not a size like 4096, 64KiB or 1MiB (a whole number of bytes with an optional B, KiB, MiB or GiB)", v)
+	}
+	return n * mult, nil
 }
 
 // Values are a fault's parameters after parsing: every value has been checked
@@ -168,4 +198,11 @@ func (v Values) Direction(name string) wire.Direction {
 	}
 	d, _ := wire.ParseDirection(s)
 	return d
+}
+
+// Size returns a size parameter in bytes, 0 when unset.
+func (v Values) Size(name string) int64 {
+	s, _ := v.raw(name)
+	n, _ := ParseSize(s)
+	return n
 }
