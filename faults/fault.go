@@ -19,7 +19,11 @@ type Family struct {
 	Params []Param
 	// Phase is when the fault fires unless position= says otherwise.
 	Phase Phase
-	New   func(v Values) (Action, error)
+	// On is the on= pattern used when the spec gives none; "" is any
+	// message. A fault that only makes sense at one moment (mid-call,
+	// before the handshake ends) says so here.
+	On  string
+	New func(v Values) (Action, error)
 	// Example is a spec that shows the fault in use.
 	Example string
 }
@@ -37,7 +41,8 @@ type Fault struct {
 // prints them. It is a plain table, not init-time registration, so a test can
 // walk it.
 func Families() []*Family {
-	return []*Family{stallFamily, burstFamily, eofFamily, halfCloseFamily, delayFamily, dropFamily, duplicateFamily, corruptFamily}
+	return []*Family{stallFamily, burstFamily, eofFamily, halfCloseFamily, delayFamily, dropFamily, duplicateFamily, corruptFamily,
+		serverRequestFamily, cancelFamily, listChangedFamily, earlyRequestFamily}
 }
 
 // TriggerParams lists the keys every fault accepts to say when it fires.
@@ -96,6 +101,9 @@ func Parse(spec string) (*Fault, error) {
 			}
 			set[key] = value
 		}
+	}
+	if _, given := set["on"]; !given && fam.On != "" {
+		set["on"] = fam.On
 	}
 	v := Values{set: set, params: known}
 	trig, err := newTrigger(v, fam.Phase)
