@@ -557,6 +557,9 @@ func (c *clientJudge) openRequests(j *Judger, killed bool) []Finding {
 		r := t.bySeq[s]
 		r.fwd.Excerpt = fmt.Sprintf("forwarded the frame of seq %d", r.recv.Seq)
 		what := fmt.Sprintf("the server's %s (id %s)", r.method, r.id)
+		if r.by != "" {
+			what = fmt.Sprintf("the %s (id %s) that fault %s injected", r.method, r.id, r.by)
+		}
 		hc, gone := pc.halfClose, c.serverLost
 		switch {
 		case !lost:

@@ -172,7 +172,7 @@ func (j *Judger) add(e *wire.Event) {
 		}
 	case wire.EventInjected:
 		if e.Dir == j.p.in {
-			j.tr.injected(e)
+			j.tr.injected(j, e)
 			if cl != nil {
 				cl.injected(e)
 			}
@@ -272,6 +272,9 @@ func (j *Judger) received(e *wire.Event) {
 			// A line over the relay's cap is recorded in unclassified pieces:
 			// it may have been an answer, which no check can tell.
 			j.tr.unclassifiedOut = e.Seq
+			return
+		}
+		if j.tr.earlyInjectedAnswer(e) {
 			return
 		}
 		method := j.tr.answer(j, e)
