@@ -178,3 +178,33 @@ func TestInjectedRequestsToTheClient(t *testing.T) {
 		},
 	})
 }
+
+// A client whose call fault cancel cancelled toward the server, and that
+// then waits for ever: still the client's hang (a client must not wait
+// without a deadline), said as what it is.
+func TestClientHangOnACallCancelledByAFault(t *testing.T) {
+	runClientCases(t, expectSuccess, []judgeCase{
+		{
+			name: "cancelled and never answered",
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.inject("c2s", "cancel#1", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"mcpchaos fault cancel"}}`)
+				b.at(10000).csignal("SIGTERM")
+				b.ckilled("SIGTERM", true)
+				b.clientDone(0)
+			},
+			want: []short{{Kind: KindHang, Severity: SeverityError, Request: req("1", "tools/call"), Seqs: seqs(4, 7, 8),
+				Message: "the client had not exited by its 10s deadline (mcpchaos sent it SIGTERM); its last request, tools/call (id 1), was cancelled toward the server by fault cancel#1 and never answered (the spec lets a server leave a cancelled request unanswered), so it waits for an answer that may never come; no liveness ping was sent to it, so whether its receive loop runs is unknown"}},
+		},
+		{
+			name: "cancelled, answered all the same, and the client exits",
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.inject("c2s", "cancel#1", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"mcpchaos fault cancel"}}`)
+				b.at(50).reply("1")
+				b.at(60).cexit(0)
+				b.clientDone(0)
+			},
+		},
+	})
+}

@@ -176,6 +176,8 @@ func (j *Judger) add(e *wire.Event) {
 			if cl != nil {
 				cl.injected(e)
 			}
+		} else if cl != nil {
+			cl.cancelledForIt(e)
 		}
 	case wire.EventProbe:
 		if e.Dir == j.p.in {
