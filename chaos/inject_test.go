@@ -121,7 +121,7 @@ func (s *injectSession) end(t *testing.T) reports.Verdict {
 }
 
 // swallowedAnswers lists "dir kind id: reason" for each answer to an
-// injected request the relay received and dropped.
+// injected request the relay received and dropped, or says it forwarded one.
 func swallowedAnswers(events []wire.Event) []string {
 	bySeq := map[int64]wire.Event{}
 	var out []string
@@ -132,6 +132,9 @@ func swallowedAnswers(events []wire.Event) []string {
 		case e.Type == wire.EventDropped && strings.HasPrefix(bySeq[e.Of].ID, wire.InjectIDPrefix):
 			r := bySeq[e.Of]
 			out = append(out, r.Dir+" "+r.Kind+" "+r.ID+": "+e.Detail)
+		case e.Type == wire.EventForwarded && strings.HasPrefix(bySeq[e.Of].ID, wire.InjectIDPrefix):
+			r := bySeq[e.Of]
+			out = append(out, r.Dir+" "+r.Kind+" "+r.ID+": forwarded to a peer that never asked")
 		}
 	}
 	return out

@@ -15,7 +15,7 @@ import (
 // unanswered, and may still answer it; it must not fall over either way.
 var cancelFamily = &Family{
 	Name:  "cancel",
-	Doc:   "send notifications/cancelled for a request in flight toward the peer that received it (by default the tools/call just forwarded to the server); with on=s2c:response:tools/call,position=before it cancels the call just before its response reaches the client; skipped when the request is not in flight",
+	Doc:   "send notifications/cancelled for a request in flight toward the peer that received it (default on=c2s:request:tools/call: the tool call just forwarded to the server); with on=s2c:response:tools/call,position=before it cancels the call just before its response reaches the client; skipped when the request is not in flight",
 	Phase: After,
 	On:    "c2s:request:tools/call",
 	Params: []Param{

@@ -13,7 +13,7 @@ import (
 // an error), not crash or leave them hanging.
 var earlyRequestFamily = &Family{
 	Name:  "early-request",
-	Doc:   "inject a request toward the server before the client's notifications/initialized reaches it; the relay swallows the answer and the judge holds the server to giving one; skipped in the stateless 2026-07-28 era, which has no handshake",
+	Doc:   "inject a request toward the server before the client's notifications/initialized reaches it (default on=c2s:notification:notifications/initialized); the relay swallows the answer and the judge holds the server to giving one; skipped in the stateless 2026-07-28 era, which has no handshake",
 	Phase: Before,
 	On:    "c2s:notification:notifications/initialized",
 	Params: []Param{

@@ -297,3 +297,20 @@ func TestInjectionFaultsParse(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultMomentIsDocumented: a family that fires at its own moment
+// unless on= is given says which, since the listing prints only the Doc; and
+// the moment parses.
+func TestDefaultMomentIsDocumented(t *testing.T) {
+	for _, fam := range Families() {
+		if fam.On == "" {
+			continue
+		}
+		if _, err := ParsePattern(fam.On); err != nil {
+			t.Errorf("%s: default on=%s: %v", fam.Name, fam.On, err)
+		}
+		if !strings.Contains(fam.Doc, "default on="+fam.On) {
+			t.Errorf("%s: Doc does not say %q", fam.Name, "default on="+fam.On)
+		}
+	}
+}

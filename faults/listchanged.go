@@ -12,7 +12,7 @@ import (
 // time, advertised or not.
 var listChangedFamily = &Family{
 	Name:  "list-changed",
-	Doc:   "inject notifications/{tools,prompts,resources}/list_changed toward the client, by default mid-call (right after a tools/call reaches the server)",
+	Doc:   "inject notifications/{tools,prompts,resources}/list_changed toward the client, by default mid-call (default on=c2s:request:tools/call: right after a tool call reaches the server)",
 	Phase: After,
 	On:    "c2s:request:tools/call",
 	Params: []Param{

@@ -14,7 +14,7 @@ import (
 // answer (with an error) rather than ignore.
 var serverRequestFamily = &Family{
 	Name:  "server-request",
-	Doc:   "inject a well-formed server-to-client request toward the client (by default right after a tools/call reaches the server); the relay swallows the answer and the judge holds the client to giving one; skipped in the stateless 2026-07-28 era, which has no server-to-client requests",
+	Doc:   "inject a well-formed server-to-client request toward the client (default on=c2s:request:tools/call: right after a tool call reaches the server); the relay swallows the answer and the judge holds the client to giving one; skipped in the stateless 2026-07-28 era, which has no server-to-client requests",
 	Phase: After,
 	On:    "c2s:request:tools/call",
 	Params: []Param{
