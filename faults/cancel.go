@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -49,16 +50,19 @@ func (k cancel) pick(c *FireContext) (*Pending, string) {
 	if k.target == "trigger" {
 		return triggerRequest(c)
 	}
+	// The triggering request, fired on before it is forwarded, has not
+	// reached its receiver: it is not in flight yet.
+	notYet := c.Phase == Before && c.Message.Kind == wire.Request
 	var open []*Pending
 	for _, p := range slices.Concat(c.Sent(wire.ToServer), c.Sent(wire.ToClient)) {
-		if cancellable(p) {
+		if cancellable(p) && !(notYet && p.Dir == c.Dir && p.ID == c.Message.ID) {
 			open = append(open, p)
 		}
 	}
 	if len(open) == 0 {
-		return nil, "no request other than initialize is in flight"
+		return nil, "no request is in flight (initialize, which must not be cancelled, and a request not yet forwarded do not count)"
 	}
-	slices.SortFunc(open, func(a, b *Pending) int { return int(a.ordinal) - int(b.ordinal) })
+	slices.SortFunc(open, func(a, b *Pending) int { return cmp.Compare(a.ordinal, b.ordinal) })
 	if k.target == "oldest" {
 		return open[0], ""
 	}

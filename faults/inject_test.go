@@ -190,7 +190,17 @@ func TestInjectionFaults(t *testing.T) {
 			name:   "cancel: oldest skips initialize and finds nothing else",
 			specs:  []string{"cancel:target=oldest,on=c2s:request:initialize"},
 			frames: []frame{initReq},
-			want:   []string{`#1 after cancel#1: skipped: no request other than initialize is in flight [skipped]`},
+			want:   []string{`#1 after cancel#1: skipped: no request is in flight (initialize, which must not be cancelled, and a request not yet forwarded do not count) [skipped]`},
+		},
+		{
+			name:   "cancel: random never picks the triggering request before it is forwarded",
+			specs:  []string{"cancel:target=random,on=c2s:request:tools/call,position=before,times=2"},
+			frames: append(handshake(), request(c2s, "2", "tools/call", ""), request(c2s, "3", "tools/call", "")),
+			want: []string{
+				`#4 before cancel#1: skipped: no request is in flight (initialize, which must not be cancelled, and a request not yet forwarded do not count) [skipped]`,
+				`#5 before cancel#1: cancel tools/call (id 2) toward the server`,
+				`  c2s {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"mcpchaos fault cancel"}}`,
+			},
 		},
 	}
 	for _, tc := range tests {
