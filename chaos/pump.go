@@ -59,6 +59,15 @@ func (s *session) handle(dir wire.Direction, f frame) {
 		s.recordRef(wire.EventDropped, dir, seq, "the answer to a liveness probe of mcpchaos")
 		return
 	}
+	if m.IsAnswer() && strings.HasPrefix(m.ID, wire.InjectIDPrefix) {
+		// The other peer never asked: it must not see the answer.
+		label := "of mcpchaos"
+		if l, ok := s.injectedBy.Load(m.ID); ok {
+			label = "by fault " + l.(string)
+		}
+		s.recordRef(wire.EventDropped, dir, seq, "the answer to a request injected "+label)
+		return
+	}
 	if s.plan == nil {
 		s.forward(dir, m.Raw, seq)
 		return
@@ -296,6 +305,10 @@ func (s *session) inject(label string, inj faults.Injection, cause int64) {
 		}
 	}
 	m := wire.Classify(inj.Raw)
+	if m.Kind == wire.Request && strings.HasPrefix(m.ID, wire.InjectIDPrefix) {
+		// Before the write: the answer can come back before it returns.
+		s.injectedBy.Store(m.ID, label)
+	}
 	w := s.writers[inj.Dir]
 	lost, err := w.put(inj.Raw, 0)
 	if err == nil {

@@ -164,6 +164,9 @@ type session struct {
 
 	era    atomic.Uint32 // wire.Era of the session, once a frame says
 	probes atomic.Int64  // liveness probes sent so far
+	// injectedBy maps the id of each request a fault injected to the
+	// fault's label, so that the answer is swallowed with a reason.
+	injectedBy sync.Map
 }
 
 func closerOf(v any) func() error {

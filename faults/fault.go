@@ -19,12 +19,25 @@ type Family struct {
 	Params []Param
 	// Phase is when the fault fires unless position= says otherwise.
 	Phase Phase
-	New   func(v Values) (Action, error)
+	// On is the on= pattern used when the spec gives none; "" is any
+	// message. A fault that only makes sense at one moment (mid-call,
+	// before the handshake ends) says so here.
+	On  string
+	New func(v Values) (Action, error)
 	// Example is a spec that shows the fault in use.
 	Example string
 	// DefaultOn, when set, gives the on= pattern a spec without one gets
 	// (it may depend on the fault's other parameters, such as a mode).
 	DefaultOn func(v Values) string
+}
+
+// defaultOn is the on= pattern a spec without one gets: DefaultOn's when the
+// moment depends on the other parameters, else On.
+func (f *Family) defaultOn(v Values) string {
+	if f.DefaultOn != nil {
+		return f.DefaultOn(v)
+	}
+	return f.On
 }
 
 // Fault is one parsed spec, ready to be put in a Plan.
@@ -40,7 +53,9 @@ type Fault struct {
 // prints them. It is a plain table, not init-time registration, so a test can
 // walk it.
 func Families() []*Family {
-	return []*Family{stallFamily, burstFamily, eofFamily, halfCloseFamily, delayFamily, dropFamily, duplicateFamily, corruptFamily, reorderFamily, fragmentFamily, throttleFamily, oversizeFamily}
+	return []*Family{stallFamily, burstFamily, eofFamily, halfCloseFamily, delayFamily, dropFamily, duplicateFamily, corruptFamily,
+		reorderFamily, fragmentFamily, throttleFamily, oversizeFamily,
+		serverRequestFamily, cancelFamily, listChangedFamily, earlyRequestFamily}
 }
 
 // TriggerParams lists the keys every fault accepts to say when it fires.
@@ -101,8 +116,8 @@ func Parse(spec string) (*Fault, error) {
 		}
 	}
 	v := Values{set: set, params: known}
-	if _, given := set["on"]; !given && fam.DefaultOn != nil {
-		if on := fam.DefaultOn(v); on != "" {
+	if _, given := set["on"]; !given {
+		if on := fam.defaultOn(v); on != "" {
 			set["on"] = on
 		}
 	}

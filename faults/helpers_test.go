@@ -141,5 +141,7 @@ func concat(parts ...[]frame) []frame {
 
 // cmpOpts compares the unexported action structs and patterns of this package.
 var cmpOpts = cmp.Options{
-	cmp.AllowUnexported(Pattern{}, stall{}, burst{}, eof{}, halfClose{}, delay{}, drop{}, duplicate{}, corrupt{}, reorder{}, fragment{}, throttle{}, oversize{}),
+	cmp.AllowUnexported(Pattern{}, stall{}, burst{}, eof{}, halfClose{}, delay{}, drop{}, duplicate{}, corrupt{},
+		reorder{}, fragment{}, throttle{}, oversize{},
+		serverRequest{}, cancel{}, listChanged{}, earlyRequest{}),
 }

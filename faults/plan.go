@@ -15,7 +15,20 @@ type FireContext struct {
 	// request we saw.
 	Answers *Pending
 	Draws   *Draws
-	plan    *Plan
+	// Phase is when the fault fires: before or after the message is forwarded.
+	Phase Phase
+	// Era is the session's protocol era as the client's messages last said
+	// (EraUnknown until one does).
+	Era  wire.Era
+	plan *Plan
+}
+
+// InjectID returns a fresh id for a request the fault injects: the JSON text
+// of a string starting with wire.InjectIDPrefix, numbered per session in the
+// order faults fire, so a replay gets the same ids.
+func (c *FireContext) InjectID() string {
+	c.plan.injected++
+	return wire.InjectIDPrefix + strconv.FormatUint(c.plan.injected, 10) + `"`
 }
 
 // Sent lists the requests travelling in dir that are still unanswered, oldest first.
@@ -60,6 +73,11 @@ type Plan struct {
 	inflight *inFlight
 	ordinals map[wire.Direction]uint64
 	global   uint64
+	// era is the latest era the client's messages said: a client may try
+	// server/discover and fall back to initialize.
+	era wire.Era
+	// injected counts the requests faults injected, for their ids.
+	injected uint64
 }
 
 // NewPlan fixes the faults of a session before traffic flows.
@@ -99,6 +117,9 @@ func (p *Plan) Receive(dir wire.Direction, m *wire.Message) *Step {
 	p.ordinals[dir]++
 	p.global++
 	s := &Step{Dir: dir, Message: m, ordinal: p.ordinals[dir], global: p.global}
+	if dir == wire.ToServer && m.Era != wire.EraUnknown {
+		p.era = m.Era
+	}
 	s.Answers = p.inflight.observe(dir, m, p.global)
 	method := s.Method()
 	s.armed = make([]bool, len(p.faults))
@@ -130,7 +151,7 @@ func (p *Plan) Decide(phase Phase, s *Step) []Firing {
 		if t.HasP && !(draws.Float64() < t.P) {
 			continue
 		}
-		c := &FireContext{Dir: s.Dir, Message: s.Message, Answers: s.Answers, Draws: draws, plan: p}
+		c := &FireContext{Dir: s.Dir, Message: s.Message, Answers: s.Answers, Draws: draws, Phase: phase, Era: p.era, plan: p}
 		effect := f.Action.Fire(c)
 		if !effect.Skipped {
 			p.state[i].fired++

@@ -8,7 +8,7 @@ import (
 
 // triggerParams are the keys every fault accepts to say when it fires.
 var triggerParams = []Param{
-	{Name: "on", Type: TypePattern, Doc: "fire on messages matching [DIR:][KIND:][METHOD-GLOB], e.g. s2c:response:tools/call (default: any message)"},
+	{Name: "on", Type: TypePattern, Doc: "fire on messages matching [DIR:][KIND:][METHOD-GLOB], e.g. s2c:response:tools/call (default: any message, unless the fault names its own moment)"},
 	{Name: "after", Type: TypePattern, Doc: "only consider messages after the first one matching this pattern"},
 	{Name: "nth", Type: TypeInt, Doc: "fire on the Nth matching message only (1 is the first)"},
 	{Name: "every", Type: TypeInt, Doc: "fire on every Nth matching message"},

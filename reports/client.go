@@ -82,6 +82,9 @@ type clientCall struct {
 	answer        *Evidence
 	answerDropped string
 	pending       *Evidence
+	// cancelledBy is the fault that cancelled the request toward the
+	// server on the client's behalf: the server may then never answer.
+	cancelledBy string
 	// after is what was sent toward the client just before it sent this
 	// request (nil when an answer or its own frame came in between).
 	after *arrival
@@ -216,6 +219,17 @@ func (c *clientJudge) injected(e *wire.Event) {
 	}
 	if e.Kind == "notification" || e.Kind == "request" {
 		c.arrive(e)
+	}
+}
+
+// cancelledForIt follows a frame mcpchaos wrote toward the server: a
+// cancellation of one of the client's requests, sent in its name.
+func (c *clientJudge) cancelledForIt(e *wire.Event) {
+	if c.frozen || e.Kind != "notification" || e.Method != "notifications/cancelled" {
+		return
+	}
+	if k := c.calls[cancelledID(e)]; k != nil && k.answer == nil {
+		k.cancelledBy = e.Fault
 	}
 }
 
@@ -461,6 +475,8 @@ func (c *clientJudge) lastCallWords(k *clientCall) string {
 		s += " was answered, but mcpchaos dropped the answer (" + k.answerDropped + "), so it waits for an answer that cannot come"
 	case k.pending != nil:
 		s += " was answered, but the answer had not reached it yet, so it waits for it"
+	case k.cancelledBy != "":
+		s += " was cancelled toward the server by fault " + k.cancelledBy + " and never answered (the spec lets a server leave a cancelled request unanswered), so it waits for an answer that may never come"
 	default:
 		s += " was never answered, so it waits for the server"
 	}
@@ -557,6 +573,9 @@ func (c *clientJudge) openRequests(j *Judger, killed bool) []Finding {
 		r := t.bySeq[s]
 		r.fwd.Excerpt = fmt.Sprintf("forwarded the frame of seq %d", r.recv.Seq)
 		what := fmt.Sprintf("the server's %s (id %s)", r.method, r.id)
+		if r.by != "" {
+			what = fmt.Sprintf("the %s (id %s) that fault %s injected", r.method, r.id, r.by)
+		}
 		hc, gone := pc.halfClose, c.serverLost
 		switch {
 		case !lost:

@@ -172,10 +172,12 @@ func (j *Judger) add(e *wire.Event) {
 		}
 	case wire.EventInjected:
 		if e.Dir == j.p.in {
-			j.tr.injected(e)
+			j.tr.injected(j, e)
 			if cl != nil {
 				cl.injected(e)
 			}
+		} else if cl != nil {
+			cl.cancelledForIt(e)
 		}
 	case wire.EventProbe:
 		if e.Dir == j.p.in {
@@ -272,6 +274,9 @@ func (j *Judger) received(e *wire.Event) {
 			// A line over the relay's cap is recorded in unclassified pieces:
 			// it may have been an answer, which no check can tell.
 			j.tr.unclassifiedOut = e.Seq
+			return
+		}
+		if j.tr.earlyInjectedAnswer(e) {
 			return
 		}
 		method := j.tr.answer(j, e)

@@ -37,7 +37,9 @@ const (
 // openReq is a request the peer has and has not answered.
 type openReq struct {
 	id, method string
-	recv, fwd  Evidence
+	// by is the fault that injected the request, "" for the other peer's.
+	by        string
+	recv, fwd Evidence
 	// probe is the last liveness probe sent because of this request.
 	probe *probeInfo
 }
@@ -142,6 +144,10 @@ type tracker struct {
 	// earlyProbes are probe answers recorded before their probe event (the
 	// relay records a probe after writing it).
 	earlyProbes map[string]*Evidence
+	// earlyInjected are answers to ids of injected requests (wire.
+	// InjectIDPrefix) recorded before the injected event, which the relay
+	// also records after writing: they are checked once the method is known.
+	earlyInjected []wire.Event
 
 	// suspects are answers to ids nobody asked for yet. They become unknown
 	// answers only once suspectWindow has passed without an injected request
@@ -261,8 +267,24 @@ func (t *tracker) unpend(seq int64, f *inFrame) {
 	}
 }
 
-func (t *tracker) injected(e *wire.Event) {
+// injected notes a frame mcpchaos wrote toward the peer. A request a fault
+// injected with an id of ours is owed an answer like any other: the relay
+// swallows the answer, so the other peer never sees it.
+func (t *tracker) injected(j *Judger, e *wire.Event) {
 	switch {
+	case e.Kind == "request" && strings.HasPrefix(e.ID, wire.InjectIDPrefix):
+		for i := range t.earlyInjected {
+			if a := &t.earlyInjected[i]; a.ID == e.ID {
+				t.answers.put(answeredEntry{id: e.ID, method: e.Method, seq: a.Seq, t: a.T})
+				j.pr.check(j, a, e.Method)
+				t.earlyInjected = slices.Delete(t.earlyInjected, i, i+1)
+				return
+			}
+		}
+		ev := evidenceOf(e)
+		r := &openReq{id: e.ID, method: e.Method, by: e.Fault, recv: ev, fwd: Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}}
+		t.open[e.ID] = append(t.open[e.ID], r)
+		t.bySeq[e.Seq] = r
 	case e.Kind == "request":
 		for i, s := range t.suspects {
 			if s.id == e.ID {
@@ -307,6 +329,20 @@ func (t *tracker) closeOpen(r *openReq) {
 		t.open[r.id] = list
 	}
 	delete(t.bySeq, r.recv.Seq)
+}
+
+// earlyInjectedAnswer keeps an answer to an injected request that was
+// recorded before the request, and reports whether it did: its checks wait
+// for the request's method.
+func (t *tracker) earlyInjectedAnswer(e *wire.Event) bool {
+	if e.Kind != "response" && e.Kind != "error" || !strings.HasPrefix(e.ID, wire.InjectIDPrefix) {
+		return false
+	}
+	if len(t.open[e.ID]) > 0 || t.answers.get(e.ID) != nil || len(t.earlyInjected) >= maxSuspects {
+		return false
+	}
+	t.earlyInjected = append(t.earlyInjected, *e)
+	return true
 }
 
 // probe notes a liveness probe sent to the peer and returns it.
@@ -427,6 +463,14 @@ func (t *tracker) settle(now int64) {
 
 // answerFindings reports the duplicate and unknown answers.
 func (t *tracker) answerFindings(j *Judger) []Finding {
+	// An answer to an id of ours that no injected request ever matched was
+	// asked by nobody.
+	for i := range t.earlyInjected {
+		a := &t.earlyInjected[i]
+		j.pr.check(j, a, "")
+		t.suspects = append(t.suspects, suspect{id: a.ID, ev: evidenceOf(a)})
+	}
+	t.earlyInjected = nil
 	t.settle(never)
 	var fs []Finding
 	for _, m := range t.dupKeys {
@@ -594,7 +638,7 @@ func (t *tracker) openFindings(j *Judger, outs []openOutcome) []Finding {
 	var keys []string
 	groups := map[string]*group{}
 	for _, o := range outs {
-		k := o.kind + "\x00" + o.sev + "\x00" + o.r.method + "\x00" + o.variant
+		k := o.kind + "\x00" + o.sev + "\x00" + o.r.method + "\x00" + o.variant + "\x00" + o.r.by
 		g := groups[k]
 		if g == nil {
 			g = &group{first: o, ev: o.ev}
@@ -615,6 +659,9 @@ func (t *tracker) openFindings(j *Judger, outs []openOutcome) []Finding {
 		what := fmt.Sprintf("%s (id %s)", o.r.method, o.r.id)
 		if g.n > 1 {
 			what = fmt.Sprintf("%d %s requests (ids %s)", g.n, o.r.method, idList(g.ids, g.n))
+		}
+		if o.r.by != "" {
+			what += " injected by fault " + o.r.by
 		}
 		var msg string
 		switch o.kind {

@@ -46,6 +46,12 @@ const (
 // are strings so that they can never collide with a peer's numeric ids.
 const ProbeIDPrefix = `"mcpchaos-probe-`
 
+// InjectIDPrefix starts the JSON text of the id of every request a fault
+// injects (server-request, early-request). The relay swallows the answers,
+// so the other peer never sees an answer it did not ask for; the judge holds
+// the receiver to answering them like any other request.
+const InjectIDPrefix = `"mcpchaos-inject-`
+
 // Pipe names, as seen from the child process.
 const (
 	PipeClientInput  = "client-stdin"  // what the client writes to us (our stdin)
