@@ -498,3 +498,36 @@ func TestOversizedResponse(t *testing.T) {
 	}
 	judgedClean(t, events)
 }
+
+// A hold that runs out while an over-long line is being relayed in pieces
+// waits for the line's end: the released frame never lands inside it.
+func TestHoldReleaseWaitsForTheEndOfALongLine(t *testing.T) {
+	checkNoGoroutineLeak(t)
+	r := startRelay(t, Config{Command: helperCommand(t, "cat"), MaxLine: 1024, Plan: mustPlan(t, 1, "reorder:on=s2c,max=150ms")})
+	note := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"held"}}` + "\n"
+	if _, err := r.In.Write([]byte(note)); err != nil {
+		t.Fatal(err)
+	}
+	waitForEvents(t, r, 1)
+	// More than the relay's 64 KiB read buffer without a newline: the
+	// first piece goes out at once, the rest after the hold has run out.
+	long := bytes.Repeat([]byte("y"), 100<<10)
+	if _, err := r.In.Write(long[:80<<10]); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	if _, err := r.In.Write(append(long[80<<10:], '\n')); err != nil {
+		t.Fatal(err)
+	}
+	want := append(append(long, '\n'), note...)
+	got := make([]byte, len(want))
+	if _, err := io.ReadFull(r.Out, got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		at := bytes.Index(got, []byte("{"))
+		t.Errorf("the held frame came at byte %d of the output; want it after the %d-byte long line", at, len(long)+1)
+	}
+	r.In.Close()
+	r.wait(t, 15*time.Second)
+}

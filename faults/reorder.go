@@ -17,7 +17,7 @@ var reorderFamily = &Family{
 	Phase: Before,
 	Params: []Param{
 		{Name: "mode", Type: TypeChoice, Default: "swap", Choices: []string{"swap", "response-first", "late-progress"},
-			Doc: "swap holds the message until the next one the same way is forwarded; response-first holds a progress notification (and later ones for its token) until the response is forwarded; late-progress sends one more progress right after a response"},
+			Doc: "swap holds the message until the next one the same way is forwarded; response-first holds a progress notification (and later ones for its token) until the response is forwarded; late-progress sends one more progress right after a response. Without on=, response-first fires on s2c:notification:notifications/progress and late-progress on s2c:response"},
 		{Name: "max", Type: TypeDuration, Default: "1s", Doc: "longest a message is held: it is released then even if what it waits for never came"},
 	},
 	New:       newReorder,
