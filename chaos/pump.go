@@ -172,6 +172,7 @@ func (s *session) apply(firings []faults.Firing, dir wire.Direction, raw []byte,
 					ev.UntilUS = s.rec.Now() + st.For.Microseconds()
 				}
 			}
+			s.heldWindow(&ev, e)
 			s.rec.Record(ev)
 		}
 		if e.Stall != nil {
@@ -203,6 +204,7 @@ func (s *session) apply(firings []faults.Firing, dir wire.Direction, raw []byte,
 		if e.HalfClose != 0 {
 			s.halfClose(f.Label, e.HalfClose)
 		}
+		s.applyProcess(f.Label, e)
 	}
 	return o
 }

@@ -130,6 +130,11 @@ func (j *Judger) clientEvent(e *wire.Event) {
 		if pc.ourSignal == nil {
 			pc.ourSignal = &ev
 		}
+		// The runner's signals to the client program end it at its deadline,
+		// as the ladder ends a server.
+		if pc.ladderSignal == nil {
+			pc.ladderSignal = &ev
+		}
 		if pc.sent == nil {
 			pc.sent = map[string]bool{}
 		}
