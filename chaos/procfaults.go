@@ -131,6 +131,10 @@ func (s *session) resumeGen(gen int, why string) {
 
 // --- stderr-flood ---
 
+// floodStalled is how long one write of a flood must block for the reader to
+// count as stalled rather than busy.
+const floodStalled = 100 * time.Millisecond
+
 // floodSet tracks the stderr floods in progress, so that none outlives the
 // session: at its end each is given a deadline that has passed.
 type floodSet struct {
@@ -223,16 +227,21 @@ func (s *session) stderrFlood(label string, fl *faults.StderrFlood) {
 		start := time.Now()
 		written, lines := 0, fl.Lines()
 		var err error
+		var longest time.Duration // the longest one write blocked
 		for n := 0; n < lines && err == nil; n++ {
 			var k int
+			t0 := time.Now()
 			k, err = w.Write(fl.Text(n))
 			written += k
+			longest = max(longest, time.Since(t0))
 		}
 		took := time.Since(start).Round(time.Millisecond)
 		var detail string
 		switch {
-		case err == nil:
+		case err == nil && longest < floodStalled:
 			detail = fmt.Sprintf("wrote %d bytes of log lines to the client's stderr pipe in %s: the reader kept up", written, took)
+		case err == nil:
+			detail = fmt.Sprintf("wrote %d bytes of log lines to the client's stderr pipe in %s: the reader stalled (a write blocked for %s), then caught up", written, took, longest.Round(time.Millisecond))
 		case errors.Is(err, os.ErrDeadlineExceeded) && time.Now().Before(deadline):
 			detail = fmt.Sprintf("wrote %d of %d bytes to the client's stderr pipe before the session ended: the reader stalled, the write blocked", written, fl.Bytes)
 		case errors.Is(err, os.ErrDeadlineExceeded):
