@@ -291,7 +291,11 @@ func (j *Judger) fault(e *wire.Event) {
 		j.st.add(e.T, end)
 		j.pc.stallEvidence = addEvidence(j.pc.stallEvidence, evidenceOf(e))
 	}
-	if (e.Action == "signal" || e.Action == "kill") && e.Pipe == "" && !strings.HasPrefix(e.Detail, "skipped") {
+	if e.Action == "linger" && strings.HasPrefix(e.Detail, "ignored") && j.cl != nil && j.cl.lingered == nil {
+		ev := evidenceOf(e)
+		j.cl.lingered = &ev
+	}
+	if e.Action == "signal" || e.Action == "kill" {
 		// The next signal event is this fault's doing, not the ladder's.
 		j.pc.faultSignal = true
 	}
