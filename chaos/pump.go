@@ -182,10 +182,13 @@ func (s *session) apply(firings []faults.Firing, dir wire.Direction, raw []byte,
 			o.dropped = "the session ended while fault " + f.Label + " delayed this message"
 		}
 		if !forwarded {
+			// The first fault to drop or replace the message decides its
+			// fate; later ones are recorded but change nothing.
+			decided := o.dropped != "" || o.replaceBy != ""
 			switch {
-			case e.Drop && o.dropped == "":
+			case e.Drop && !decided:
 				o.dropped = "dropped by fault " + f.Label
-			case e.Replace != nil && o.replaceBy == "":
+			case e.Replace != nil && !decided:
 				o.replace, o.replaceBy = e.Replace, f.Label
 			}
 			o.copies += e.Copies
