@@ -57,7 +57,7 @@ func (s *session) heldWindow(ev *wire.Event, e faults.Effect) {
 	switch {
 	case e.Signal != nil && e.Signal.Name == "SIGSTOP":
 		d = e.Signal.For
-	case e.StderrFlood != nil && e.StderrFlood.Block && s.cfg.Stderr != nil:
+	case e.StderrFlood != nil && e.StderrFlood.Block && mayBlock(s.cfg.Stderr):
 		d = e.StderrFlood.Timeout
 	default:
 		return
@@ -140,17 +140,24 @@ const floodStalled = 100 * time.Millisecond
 type floodSet struct {
 	mu     sync.Mutex
 	active map[*os.File]bool
+	ended  bool // no flood starts after the session's end
 	wg     sync.WaitGroup
 }
 
-func (f *floodSet) add(w *os.File) {
+// add registers a flood about to start; it reports false once the session
+// has ended, when the flood must not start.
+func (f *floodSet) add(w *os.File) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.ended {
+		return false
+	}
 	if f.active == nil {
 		f.active = map[*os.File]bool{}
 	}
 	f.active[w] = true
 	f.wg.Add(1)
+	return true
 }
 
 func (f *floodSet) remove(w *os.File) {
@@ -163,11 +170,24 @@ func (f *floodSet) remove(w *os.File) {
 // end cuts every flood short and waits for their writers to return.
 func (f *floodSet) end() {
 	f.mu.Lock()
+	f.ended = true
 	for w := range f.active {
 		_ = w.SetWriteDeadline(time.Now())
 	}
 	f.mu.Unlock()
 	f.wg.Wait()
+}
+
+// mayBlock reports whether a flood into w can block and so hold the
+// server's output: w is a pipe, socket or terminal (floodTarget may still
+// fail to open it anew, which is then recorded).
+func mayBlock(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && !info.Mode().IsRegular()
 }
 
 // floodTarget opens the client's view of the server's stderr anew, so that
@@ -214,10 +234,14 @@ func (s *session) stderrFlood(label string, fl *faults.StderrFlood) {
 		skip(err.Error())
 		return
 	}
+	if !s.floods.add(w) {
+		w.Close()
+		skip("the session has ended")
+		return
+	}
 	if fl.Block {
 		s.gates[wire.ToClient].hold()
 	}
-	s.floods.add(w)
 	go func() {
 		defer s.floods.remove(w)
 		defer w.Close()
