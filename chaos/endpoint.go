@@ -103,6 +103,27 @@ type stallGate struct {
 	until   time.Time
 	forever bool
 	changed chan struct{} // closed and replaced when the stall is extended
+	// held counts holds that last until released (a stderr flood blocked
+	// in its write), on top of the timed stall.
+	held int
+}
+
+// hold stops the direction until release; holds and stalls add up.
+func (g *stallGate) hold() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.held++
+}
+
+// release ends one hold, waking the pump if nothing else holds it.
+func (g *stallGate) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.held--
+	if g.changed != nil {
+		close(g.changed)
+		g.changed = nil
+	}
 }
 
 func (g *stallGate) set(d time.Duration) {
@@ -124,7 +145,7 @@ func (g *stallGate) set(d time.Duration) {
 func (g *stallGate) wait(done <-chan struct{}) bool {
 	for {
 		g.mu.Lock()
-		forever, left := g.forever, time.Until(g.until)
+		forever, left := g.forever || g.held > 0, time.Until(g.until)
 		if !forever && left <= 0 {
 			g.mu.Unlock()
 			return true
@@ -156,5 +177,5 @@ func (g *stallGate) wait(done <-chan struct{}) bool {
 func (g *stallGate) stalled() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.forever || time.Now().Before(g.until)
+	return g.forever || g.held > 0 || time.Now().Before(g.until)
 }

@@ -211,6 +211,7 @@ func (s *session) apply(firings []faults.Firing, dir wire.Direction, raw []byte,
 					ev.UntilUS = s.rec.Now() + st.For.Microseconds()
 				}
 			}
+			s.heldWindow(&ev, e)
 			s.rec.Record(ev)
 		}
 		if e.Stall != nil {
@@ -220,10 +221,13 @@ func (s *session) apply(firings []faults.Firing, dir wire.Direction, raw []byte,
 			o.dropped = "the session ended while fault " + f.Label + " delayed this message"
 		}
 		if !forwarded {
+			// The first fault to drop or replace the message decides its
+			// fate; later ones are recorded but change nothing.
+			decided := o.dropped != "" || o.replaceBy != ""
 			switch {
-			case e.Drop && o.dropped == "":
+			case e.Drop && !decided:
 				o.dropped = "dropped by fault " + f.Label
-			case e.Replace != nil && o.replaceBy == "":
+			case e.Replace != nil && !decided:
 				o.replace, o.replaceBy = e.Replace, f.Label
 			}
 			o.copies += e.Copies
@@ -257,6 +261,7 @@ func (s *session) apply(firings []faults.Firing, dir wire.Direction, raw []byte,
 		if e.HalfClose != 0 {
 			s.halfClose(f.Label, e.HalfClose)
 		}
+		s.applyProcess(f.Label, e)
 	}
 	return o
 }

@@ -114,6 +114,7 @@ func Start(ctx context.Context, cfg Config, clientIn io.Reader, clientOut io.Wri
 	})
 	s.writers[wire.ToClient] = newEndWriter(clientOut, closerOf(clientOut))
 	s.writers[wire.ToServer].done, s.writers[wire.ToClient].done = s.done, s.done
+	s.useClock()
 	s.recordStart()
 	h := &Session{s: s, done: make(chan struct{})}
 	go func() {
@@ -167,6 +168,12 @@ type session struct {
 	// injectedBy maps the id of each request a fault injected to the
 	// fault's label, so that the answer is swallowed with a reason.
 	injectedBy sync.Map
+
+	// The process-level faults (procfaults.go): a stopped server, stderr
+	// floods in progress, a linger.
+	stop   stopState
+	floods floodSet
+	linger lingerState
 }
 
 func closerOf(v any) func() error {
@@ -200,7 +207,9 @@ func (s *session) run(ctx context.Context) *Result {
 				if err != nil && !errors.Is(err, io.EOF) {
 					res.Reason = "reading from the client failed: " + err.Error()
 				}
-				s.shutdown(res.Reason)
+				if !s.postpone(res.Reason) {
+					s.shutdown(res.Reason)
+				}
 			}
 		case <-s2c:
 			// Nothing more can reach the client (the server closed its
@@ -221,6 +230,7 @@ func (s *session) run(ctx context.Context) *Result {
 		}
 	}
 	close(s.done) // releases stalls and injection gaps
+	s.floods.end()
 
 	// The server is gone; anything left in its group would hold the pipes open.
 	if s.proc.SignalGroup(syscall.SIGKILL) {
@@ -292,6 +302,10 @@ func (s *session) shutdown(why string) {
 }
 
 func (s *session) ladder(why string) {
+	// A server a signal fault stopped could not act on its stdin closing
+	// nor on SIGTERM: continue it first, and again before each rung in case
+	// a later fault stopped it anew.
+	s.resume("the shutdown ladder starts: " + why)
 	if s.writers[wire.ToServer].close() {
 		s.recordPipe(wire.PipeServerInput, why, true)
 	}
@@ -309,11 +323,13 @@ func (s *session) ladder(why string) {
 		return
 	}
 	s.signalled.Store(true)
+	s.resume("the shutdown ladder is about to send SIGTERM")
 	s.recordSignal("SIGTERM", fmt.Sprintf("the server did not exit within %s of its stdin closing", s.cfg.Grace))
 	s.proc.SignalGroup(syscall.SIGTERM)
 	if wait() {
 		return
 	}
+	s.resume("the shutdown ladder is about to send SIGKILL")
 	s.recordSignal("SIGKILL", fmt.Sprintf("the server did not exit within %s of SIGTERM", s.cfg.Grace))
 	s.proc.SignalGroup(syscall.SIGKILL)
 }

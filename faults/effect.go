@@ -81,6 +81,13 @@ type Effect struct {
 	// recorded but does not count toward times=, so a later message can
 	// still get the fault.
 	Skipped bool
+	// Signal asks for a signal to the server's process group.
+	Signal *Signal
+	// StderrFlood asks for log text written to the server's stderr as the
+	// client reads it.
+	StderrFlood *StderrFlood
+	// Linger asks the session to put off its shutdown when the client ends it.
+	Linger *Linger
 }
 
 // HoldUntil says what releases a held message.

@@ -55,7 +55,8 @@ type Fault struct {
 func Families() []*Family {
 	return []*Family{stallFamily, burstFamily, eofFamily, halfCloseFamily, delayFamily, dropFamily, duplicateFamily, corruptFamily,
 		reorderFamily, fragmentFamily, throttleFamily, oversizeFamily,
-		serverRequestFamily, cancelFamily, listChangedFamily, earlyRequestFamily}
+		serverRequestFamily, cancelFamily, listChangedFamily, earlyRequestFamily,
+		signalFamily, stderrFloodFamily, lingerFamily}
 }
 
 // TriggerParams lists the keys every fault accepts to say when it fires.
@@ -73,7 +74,7 @@ func Lookup(name string) (*Family, bool) {
 
 // Parse reads a fault spec: NAME or NAME:KEY=VALUE[,KEY=VALUE]...
 // Keys are the family's parameters and the shared trigger keys (on, after,
-// nth, every, times, p, inflight, position). Every error names the spec and
+// nth, every, times, p, inflight, position, tool, id, from, until). Every error names the spec and
 // says what is allowed.
 func Parse(spec string) (*Fault, error) {
 	name, rest, _ := strings.Cut(strings.TrimSpace(spec), ":")

@@ -39,6 +39,9 @@ func FuzzParse(f *testing.F) {
 		"eof:on=foo:bar", "eof:on=s2c::x", "eof:after=*a*a*a*a*a*a*b", "  eof : on = s2c ",
 		"stall:for=9223372036854775807ns", "burst:count=99999999999999999999", "eof:times=-0",
 		"stall:on=request:s2c", "burst:method=notifications/\"quoted\"", "eof:p=0x1p-1",
+		"signal:sig=STOP,for=1ms", "signal:sig=KILL,tool=echo*", "stderr-flood:bytes=1,line=2,block=false",
+		"linger:for=1ns", "eof:tool=*", "eof:tool=**a*", `eof:id="3"`, "eof:id=3", "eof:id=abc", `eof:id="\u00`,
+		"eof:id=-1e400", "eof:from=1s,until=2s", "eof:until=1ns", "eof:from=2s,until=2s", "drop:id=1,tool=x,from=0s,p=0",
 	} {
 		f.Add(s)
 	}

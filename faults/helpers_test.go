@@ -144,4 +144,5 @@ var cmpOpts = cmp.Options{
 	cmp.AllowUnexported(Pattern{}, stall{}, burst{}, eof{}, halfClose{}, delay{}, drop{}, duplicate{}, corrupt{},
 		reorder{}, fragment{}, throttle{}, oversize{},
 		serverRequest{}, cancel{}, listChanged{}, earlyRequest{}),
+	cmp.AllowUnexported(signalFault{}, stderrFlood{}, linger{}),
 }

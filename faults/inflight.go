@@ -12,7 +12,10 @@ type Pending struct {
 	ID            string
 	Method        string
 	ProgressToken string
-	ordinal       uint64
+	// Tool is params.name of a tools/call request, recorded only when a
+	// trigger uses tool=.
+	Tool    string
+	ordinal uint64
 }
 
 // inFlight tracks open requests per direction by id. Its size is the number of

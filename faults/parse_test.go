@@ -183,9 +183,9 @@ func TestParse(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	const (
-		stallParams = "(parameters: after, dir, every, for, inflight, nth, on, p, position, shrink, times)"
-		eofParams   = "(parameters: after, every, inflight, nth, on, p, position, times)"
-		known       = "(known: stall, burst, eof, half-close, delay, drop, duplicate, corrupt, reorder, fragment, throttle, oversize, server-request, cancel, list-changed, early-request; see mcpchaos faults)"
+		stallParams = "(parameters: after, dir, every, for, from, id, inflight, nth, on, p, position, shrink, times, tool, until)"
+		eofParams   = "(parameters: after, every, from, id, inflight, nth, on, p, position, times, tool, until)"
+		known       = "(known: stall, burst, eof, half-close, delay, drop, duplicate, corrupt, reorder, fragment, throttle, oversize, server-request, cancel, list-changed, early-request, signal, stderr-flood, linger; see mcpchaos faults)"
 		patternHelp = `is not a direction (c2s, s2c) or a kind (request, notification, response, error, invalid), and only the last part may be a method`
 	)
 	tests := []struct {
@@ -211,8 +211,8 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`unknown fault "EOF"`, known}},
 
 		// Unknown parameter.
-		{name: "unknown parameter with suggestion", spec: "stall:fro=1s",
-			want: []string{`stall has no parameter "fro" (did you mean "for"?)`, stallParams}},
+		{name: "unknown parameter with suggestion", spec: "stall:fo=1s",
+			want: []string{`stall has no parameter "fo" (did you mean "for"?)`, stallParams}},
 		{name: "trigger key misspelt", spec: "eof:evry=2",
 			want: []string{`eof has no parameter "evry" (did you mean "every"?)`, eofParams}},
 		{name: "family parameter of another family", spec: "eof:dir=s2c",

@@ -3,6 +3,7 @@ package faults
 import (
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -47,9 +48,13 @@ type Step struct {
 	Dir     wire.Direction
 	Message *wire.Message
 	Answers *Pending
-	ordinal uint64 // in this direction
-	global  uint64 // across both directions
-	armed   []bool // per fault: may this message trigger it (after=)
+	// Tool is the tool name of a tools/call request or of the request an
+	// answer answers; it is read only when a trigger uses tool=.
+	Tool    string
+	at      time.Duration // since the session started, when from=/until= are used
+	ordinal uint64        // in this direction
+	global  uint64        // across both directions
+	armed   []bool        // per fault: may this message trigger it (after=)
 }
 
 // Method is the message's method or, for an answer, its request's method.
@@ -78,10 +83,34 @@ type Plan struct {
 	era wire.Era
 	// injected counts the requests faults injected, for their ids.
 	injected uint64
+
+	// now is the session's clock, read only when a trigger uses from= or
+	// until=; needTool says a trigger uses tool=.
+	now       func() time.Duration
+	needClock bool
+	needTool  bool
+}
+
+// PlanOption changes how a Plan is set up.
+type PlanOption func(*Plan)
+
+// WithClock gives the plan the time since the session started, which from=
+// and until= are measured on. Without it the plan measures from NewPlan.
+func WithClock(now func() time.Duration) PlanOption {
+	return func(p *Plan) { p.now = now }
+}
+
+// SetClock replaces the plan's clock before traffic flows: the relay calls it
+// with its recorder's clock, so that from= and until= count from the moment
+// the transcript does.
+func (p *Plan) SetClock(now func() time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.now = now
 }
 
 // NewPlan fixes the faults of a session before traffic flows.
-func NewPlan(seed uint64, faults []*Fault) *Plan {
+func NewPlan(seed uint64, faults []*Fault, opts ...PlanOption) *Plan {
 	p := &Plan{
 		seed:     seed,
 		faults:   faults,
@@ -89,9 +118,16 @@ func NewPlan(seed uint64, faults []*Fault) *Plan {
 		inflight: newInFlight(),
 		ordinals: map[wire.Direction]uint64{},
 	}
+	start := time.Now()
+	p.now = func() time.Duration { return time.Since(start) }
+	for _, o := range opts {
+		o(p)
+	}
 	perFamily := map[string]int{}
 	sameSpec := map[string]int{}
 	for _, f := range faults {
+		p.needTool = p.needTool || f.Trigger.Tool != ""
+		p.needClock = p.needClock || f.Trigger.From > 0 || f.Trigger.Until > 0
 		perFamily[f.Family.Name]++
 		p.labels = append(p.labels, f.Family.Name+"#"+strconv.Itoa(perFamily[f.Family.Name]))
 		p.keys = append(p.keys, faultKey(f.Spec, sameSpec[f.Spec]))
@@ -121,6 +157,20 @@ func (p *Plan) Receive(dir wire.Direction, m *wire.Message) *Step {
 		p.era = m.Era
 	}
 	s.Answers = p.inflight.observe(dir, m, p.global)
+	if p.needTool {
+		switch {
+		case m.Kind == wire.Request && m.Method == "tools/call":
+			s.Tool = toolName(m.Raw)
+			if open := p.inflight.open[dir][m.ID]; open != nil {
+				open.Tool = s.Tool
+			}
+		case s.Answers != nil && m.IsAnswer():
+			s.Tool = s.Answers.Tool
+		}
+	}
+	if p.needClock {
+		s.at = p.now()
+	}
 	method := s.Method()
 	s.armed = make([]bool, len(p.faults))
 	for i, f := range p.faults {
@@ -142,6 +192,12 @@ func (p *Plan) Decide(phase Phase, s *Step) []Firing {
 			continue
 		}
 		if t.InFlight > 0 && p.inflight.count() < t.InFlight {
+			continue
+		}
+		if !t.inWindow(s.at) || t.ID != "" && !idMatches(t.ID, s.Message.ID) {
+			continue
+		}
+		if t.Tool != "" && (s.Tool == "" || !glob(t.Tool, s.Tool)) {
 			continue
 		}
 		if !t.candidate(&p.state[i]) {

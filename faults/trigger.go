@@ -1,7 +1,10 @@
 package faults
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -16,6 +19,10 @@ var triggerParams = []Param{
 	{Name: "p", Type: TypeFloat, Doc: "fire on a candidate message with this probability, drawn from the seed (0 is never)"},
 	{Name: "inflight", Type: TypeInt, Doc: "fire only while at least this many requests (either direction) are unanswered"},
 	{Name: "position", Type: TypeChoice, Choices: []string{"before", "after"}, Doc: "fire before or after the triggering message is forwarded (default depends on the fault)"},
+	{Name: "tool", Type: TypeString, Doc: "fire only on tools/call requests whose params.name matches this glob (* matches any run), and on their answers"},
+	{Name: "id", Type: TypeString, Doc: `fire only on messages with this id, requests and answers alike: id=3 is the number 3, id="3" and id=abc are strings (a value that is not a JSON number is a string); numbers are compared as written`},
+	{Name: "from", Type: TypeDuration, Doc: "fire only on messages received at least this long after the session started"},
+	{Name: "until", Type: TypeDuration, Doc: "fire only on messages received less than this long after the session started (must be later than from)"},
 }
 
 // Trigger decides which messages a fault fires on.
@@ -29,6 +36,14 @@ type Trigger struct {
 	HasP     bool
 	InFlight int
 	Phase    Phase
+	// Tool is a glob over the tool name of tools/call requests and their
+	// answers; "" is no condition.
+	Tool string
+	// ID is the JSON text of the id to match (`3`, `"abc"`); "" is no condition.
+	ID string
+	// From and Until bound when, since the session started, a message may
+	// be received to count; Until 0 is no bound.
+	From, Until time.Duration
 }
 
 func newTrigger(v Values, defaultPhase Phase) (Trigger, error) {
@@ -44,6 +59,20 @@ func newTrigger(v Values, defaultPhase Phase) (Trigger, error) {
 		t.Phase = After
 	} else if v.Has("position") {
 		t.Phase = Before
+	}
+	if v.Has("tool") {
+		t.Tool = v.String("tool")
+	}
+	if v.Has("id") {
+		id, err := idText(v.String("id"))
+		if err != nil {
+			return t, fmt.Errorf("id: %v", err)
+		}
+		t.ID = id
+	}
+	t.From, t.Until = v.Duration("from"), v.Duration("until")
+	if v.Has("until") && t.Until <= t.From {
+		return t, fmt.Errorf("until: %s is not later than from=%s, so the fault could never fire", t.Until, t.From)
 	}
 	if v.Has("nth") && t.Nth == 0 {
 		return t, fmt.Errorf("nth: counts from 1")
@@ -101,4 +130,70 @@ func (t *Trigger) armedFor(st *triggerState, dir wire.Direction, m *wire.Message
 		st.armedAfter = ordinal
 	}
 	return false
+}
+
+// idText turns the value of id= into the JSON text a message's id is
+// compared with: a JSON number stays as written, a quoted JSON string is
+// written canonically, and any other text is that string.
+func idText(v string) (string, error) {
+	if strings.HasPrefix(v, `"`) {
+		var s string
+		if err := json.Unmarshal([]byte(v), &s); err != nil {
+			return "", fmt.Errorf("%s is not a JSON string; write id=\"abc\" or id=abc", v)
+		}
+		return canonicalString(s), nil
+	}
+	if isJSONNumber(v) {
+		return v, nil
+	}
+	return canonicalString(v), nil
+}
+
+// canonicalString is s as JSON text, escaped the way encoding/json does.
+func canonicalString(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // a peer's "a<b" is not written "a\u003cb"
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func isJSONNumber(v string) bool {
+	return v != "" && (v[0] == '-' || '0' <= v[0] && v[0] <= '9') && json.Valid([]byte(v))
+}
+
+// idMatches reports whether a message's id (its JSON text as the peer wrote
+// it) is want. A string id written with escapes is compared canonically.
+func idMatches(want, got string) bool {
+	if got == want {
+		return true
+	}
+	if !strings.HasPrefix(got, `"`) || !strings.Contains(got, `\`) {
+		return false
+	}
+	var s string
+	if json.Unmarshal([]byte(got), &s) != nil {
+		return false
+	}
+	return canonicalString(s) == want
+}
+
+// inWindow reports whether a message received at (since the session
+// started) is inside the from/until window.
+func (t *Trigger) inWindow(at time.Duration) bool {
+	return at >= t.From && (t.Until == 0 || at < t.Until)
+}
+
+// toolName is params.name of a tools/call request, "" when it has none. It
+// decodes the frame, so the plan calls it only when a trigger uses tool=.
+func toolName(raw []byte) string {
+	var req struct {
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(raw, &req) != nil {
+		return ""
+	}
+	return req.Params.Name
 }

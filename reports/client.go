@@ -68,6 +68,11 @@ type clientJudge struct {
 
 	probes     []*probeInfo
 	moreProbes int
+
+	// lingered is a linger fault ignoring the client's EOF (or a signal to
+	// mcpchaos wrap): the server end did not go when told, and a client
+	// must escalate rather than wait for ever.
+	lingered *Evidence
 }
 
 // clientCall is one request the client sent to the server.
@@ -132,6 +137,11 @@ func (j *Judger) clientEvent(e *wire.Event) {
 		}
 		if pc.ourSignal == nil {
 			pc.ourSignal = &ev
+		}
+		// The runner's signals to the client program end it at its deadline,
+		// as the ladder ends a server.
+		if pc.ladderSignal == nil {
+			pc.ladderSignal = &ev
 		}
 		if pc.sent == nil {
 			pc.sent = map[string]bool{}
@@ -401,6 +411,10 @@ func (c *clientJudge) hang(j *Judger) (fs []Finding, killed bool) {
 	if out := pc.stdoutEOF; out != nil && out.TUS <= moment && out.Seq < momentSeq {
 		parts = append(parts, fmt.Sprintf("it had closed its output to the server at %s but did not exit", fmtDur(out.TUS)))
 		ev = append(ev, *out)
+	}
+	if l := c.lingered; l != nil && l.TUS <= moment && l.Seq < momentSeq {
+		parts = append(parts, "the server end did not exit when told ("+l.Excerpt+"): a client must escalate to SIGTERM and SIGKILL rather than wait for ever")
+		ev = append(ev, *l)
 	}
 	if w, stuck, pev := c.probeWords(inputEnded); w != "" {
 		if stuck && c.last != nil && c.last.answer != nil {

@@ -45,7 +45,7 @@ func (c *crashes) hit(j *Judger, h crashHit) bool {
 		j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos closed its output (%s): the failed write is the fault's doing", j.p.name, h.sig, hc.Excerpt))
 		return false
 	}
-	if s := pc.ourSignal; s != nil && s.Seq < h.seq {
+	if s := pc.ladderSignal; s != nil && s.Seq < h.seq {
 		j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos signalled it (%s): not judged as a crash", j.p.name, h.sig, s.Excerpt))
 		return false
 	}

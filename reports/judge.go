@@ -285,19 +285,30 @@ func (j *Judger) received(e *wire.Event) {
 }
 
 func (j *Judger) fault(e *wire.Event) {
-	switch {
-	case e.Action == "stall" && e.Dir == j.p.out && (e.Forever || e.UntilUS > 0):
+	// A window during which a fault kept the peer from answering: a stall
+	// not reading its output, a SIGSTOP freezing it, a stderr flood it is
+	// blocked writing. Its silence inside the window is the fault's doing.
+	if holdsOutput[e.Action] && e.Dir == j.p.out && (e.Forever || e.UntilUS > 0) {
 		end := e.UntilUS
 		if e.Forever {
 			end = never
 		}
 		j.st.add(e.T, end)
 		j.pc.stallEvidence = addEvidence(j.pc.stallEvidence, evidenceOf(e))
-	case e.Action == "signal" || e.Action == "kill":
+	}
+	if e.Action == "linger" && strings.HasPrefix(e.Detail, "ignored") && j.cl != nil && j.cl.lingered == nil {
+		ev := evidenceOf(e)
+		j.cl.lingered = &ev
+	}
+	if e.Action == "signal" || e.Action == "kill" {
 		// The next signal event is this fault's doing, not the ladder's.
 		j.pc.faultSignal = true
 	}
 }
+
+// holdsOutput names the faults whose events can carry a window (UntilUS or
+// Forever) during which the peer's output could not be read or written.
+var holdsOutput = map[string]bool{"stall": true, "signal": true, "stderr-flood": true}
 
 // isPiece reports whether e is a piece of a line longer than the relay's
 // cap, which the relay records unclassified.

@@ -24,10 +24,14 @@ type processFacts struct {
 
 	// ourSignal is the first signal mcpchaos sent that can have ended the
 	// peer: the shutdown ladder's or a signal fault's. sent names them all.
-	ourSignal  *Evidence
-	sent       map[string]bool
-	ladderTerm *Evidence // the ladder's SIGTERM
-	ladderKill *Evidence // the ladder's SIGKILL, after its SIGTERM
+	ourSignal *Evidence
+	sent      map[string]bool
+	// ladderSignal is the first signal of the shutdown ladder: a crash
+	// signature after it is the dying, not a bug. A signal fault's is not
+	// such an excuse: a server that crashes on SIGTERM crashed.
+	ladderSignal *Evidence
+	ladderTerm   *Evidence // the ladder's SIGTERM
+	ladderKill   *Evidence // the ladder's SIGKILL, after its SIGTERM
 	// faultSignal is set by a signal fault's decision, for the signal event
 	// that follows it.
 	faultSignal bool
@@ -72,6 +76,10 @@ func (pc *processFacts) signal(e *wire.Event) {
 	}
 	fault := pc.faultSignal
 	pc.faultSignal = false
+	if e.Signal == "SIGSTOP" || e.Signal == "SIGCONT" {
+		// A pause ends nothing; its window is the fault event's.
+		return
+	}
 	ev := evidenceOf(e)
 	switch {
 	case fault:
@@ -88,6 +96,9 @@ func (pc *processFacts) signal(e *wire.Event) {
 	}
 	if pc.ourSignal == nil {
 		pc.ourSignal = &ev
+	}
+	if !fault && pc.ladderSignal == nil {
+		pc.ladderSignal = &ev
 	}
 	if pc.sent == nil {
 		pc.sent = map[string]bool{}

@@ -146,7 +146,7 @@ func TestSIGTERMStillWritesTheTranscript(t *testing.T) {
 	}
 	events := readTranscript(t, transcript)
 	last := events[len(events)-1]
-	if last.Type != wire.EventSessionEnd || last.Detail != "interrupted" {
+	if last.Type != wire.EventSessionEnd || last.Detail != "interrupted: got SIGTERM" {
 		t.Errorf("last event %+v, want session-end after an interruption", last)
 	}
 }

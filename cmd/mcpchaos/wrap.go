@@ -142,8 +142,14 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer stopFlushing()
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
+	// Registered before the session starts, so that no SIGTERM finds us
+	// with the default action; the session decides what each one does (a
+	// linger fault ignores them for a while).
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
 	session, err := chaos.Start(ctx, cfg, stdin, stdout)
 	if err != nil {
 		if transcript != nil {
@@ -151,6 +157,7 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return usageError(stderr, "wrap: %v", err)
 	}
+	go session.Interrupts(sigs, cancel)
 	if f.pidFile != "" {
 		stopProbes := probeOnSignal(session, f.pidFile)
 		defer stopProbes()
