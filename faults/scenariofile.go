@@ -110,6 +110,14 @@ func ParseScenarioFile(name string, data []byte) (out []Scenario, err error) {
 // *FileError with the line of the node at fault.
 type fileDecoder struct {
 	file string
+	what string // "case file"; empty for a scenario file
+}
+
+func (d *fileDecoder) kind() string {
+	if d.what == "" {
+		return "scenario file"
+	}
+	return d.what
 }
 
 func (d *fileDecoder) errf(n *yaml.Node, field, format string, args ...any) *FileError {
@@ -145,7 +153,7 @@ func (d *fileDecoder) document(data []byte) (root *yaml.Node, err error) {
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, d.errf(nil, "", "the file is empty; a scenario file starts with version: %d", ScenarioFileVersion)
+			return nil, d.errf(nil, "", "the file is empty; a %s starts with version: 1", d.kind())
 		}
 		return nil, d.syntax(err)
 	}
@@ -156,14 +164,14 @@ func (d *fileDecoder) document(data []byte) (root *yaml.Node, err error) {
 		return nil, d.syntax(err)
 	}
 	if len(doc.Content) == 0 {
-		return nil, d.errf(&doc, "", "the file is empty; a scenario file starts with version: %d", ScenarioFileVersion)
+		return nil, d.errf(&doc, "", "the file is empty; a %s starts with version: 1", d.kind())
 	}
 	root = doc.Content[0]
 	if err := d.noAliases(root); err != nil {
 		return nil, err
 	}
 	if root.Kind != yaml.MappingNode {
-		return nil, d.errf(root, "", "expected a mapping with version: and scenarios:, got %s", describe(root))
+		return nil, d.errf(root, "", "expected a mapping with version: and the %s's other keys, got %s", d.kind(), describe(root))
 	}
 	return root, nil
 }
@@ -233,7 +241,7 @@ func (d *fileDecoder) mapping(n *yaml.Node, field, first string, allowed, requir
 	for _, r := range required {
 		if _, ok := out[r]; !ok {
 			if r == "version" {
-				return nil, d.errf(n, "", "no version; a scenario file starts with version: %d (the format it is written in)", ScenarioFileVersion)
+				return nil, d.errf(n, "", "no version; a %s starts with version: 1 (the format it is written in)", d.kind())
 			}
 			return nil, d.errf(n, field, "no %s:; it is required (keys: %s)", r, strings.Join(allowed, ", "))
 		}
@@ -242,11 +250,15 @@ func (d *fileDecoder) mapping(n *yaml.Node, field, first string, allowed, requir
 }
 
 func (d *fileDecoder) version(n *yaml.Node, field string) error {
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
-		return d.errf(n, field, "expected the format version %d, got %s", ScenarioFileVersion, describe(n))
+	want := ScenarioFileVersion
+	if d.what != "" {
+		want = CaseFileVersion
 	}
-	if v, err := strconv.Atoi(n.Value); err != nil || v != ScenarioFileVersion {
-		return d.errf(n, field, "unknown version %s; this mcpchaos reads version %d (a newer mcpchaos may read this file)", n.Value, ScenarioFileVersion)
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" {
+		return d.errf(n, field, "expected the format version %d, got %s", want, describe(n))
+	}
+	if v, err := strconv.Atoi(n.Value); err != nil || v != want {
+		return d.errf(n, field, "unknown version %s; this mcpchaos reads %s version %d (a newer mcpchaos may read this file)", n.Value, d.kind(), want)
 	}
 	return nil
 }

@@ -64,6 +64,9 @@ func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
 			return nil, err
 		}
 	}
+	if err := checkClientScenarios(o.Scenarios); err != nil {
+		return nil, err
+	}
 	work, err := os.MkdirTemp("", "mcpchaos-client-")
 	if err != nil {
 		return nil, err
@@ -114,12 +117,19 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 	}
 	transcript := filepath.Join(dir, "transcript.jsonl")
 	pidFile := filepath.Join(dir, "wrap.pid")
+	seed := seedFor(sc, o.Seed)
+	o.Deadline = deadlineFor(sc, o.Deadline)
+	if sc.Expect == "" {
+		sc.Expect = "success" // a scenario file may leave it out: every call stays answerable
+	}
 	wrapArgv := append(slices.Clone(o.Self), "wrap", "-q",
 		"--role", "client", "--scenario-name", sc.Name, "--expect", sc.Expect,
-		"--seed", strconv.FormatUint(o.Seed, 10), "--deadline", o.Deadline.String(), "--grace", o.Grace.String(),
+		"--seed", strconv.FormatUint(seed, 10), "--deadline", o.Deadline.String(), "--grace", o.Grace.String(),
 		"--transcript", transcript, "--pid-file", pidFile)
+	repro := ""
 	if o.Repro != nil {
-		wrapArgv = append(wrapArgv, "--repro", o.Repro(sc.Name, o.Seed))
+		repro = o.Repro(sc.Selector(), seed)
+		wrapArgv = append(wrapArgv, "--repro", repro)
 	}
 	for _, f := range sc.Faults {
 		wrapArgv = append(wrapArgv, "--fault", f)
@@ -228,8 +238,9 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 	events = mergeClientEvents(events, rec)
 	run := &scenarioRun{stderr: stderrText(rec.events)}
 	run.verdict = reports.JudgeSession(events)
+	applyExpectation(sc, seed, repro, &run.verdict)
 	res := reports.ScenarioResult{
-		Name: sc.Name, Seed: o.Seed, DurationMS: time.Since(rec.start).Milliseconds(),
+		Name: sc.Name, Seed: seed, DurationMS: time.Since(rec.start).Milliseconds(),
 		Findings: len(run.verdict.Findings), Indeterminate: run.verdict.Indeterminate,
 	}
 	if len(sc.Faults) > 0 && !faultFired(events) {
