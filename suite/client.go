@@ -238,7 +238,7 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 	events = mergeClientEvents(events, rec)
 	run := &scenarioRun{stderr: stderrText(rec.events)}
 	run.verdict = reports.JudgeSession(events)
-	applyExpectation(sc, seed, repro, &run.verdict)
+	ApplyExpectation(sc, seed, repro, &run.verdict)
 	res := reports.ScenarioResult{
 		Name: sc.Name, Seed: seed, DurationMS: time.Since(rec.start).Milliseconds(),
 		Findings: len(run.verdict.Findings), Indeterminate: run.verdict.Indeterminate,

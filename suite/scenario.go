@@ -71,13 +71,13 @@ func errorKinds(fs []reports.Finding) []string {
 	return out
 }
 
-// applyExpectation holds a run against its scenario's expected findings
+// ApplyExpectation holds a run against its scenario's expected findings
 // (Scenario.Findings). When the kinds of its error findings are exactly the
 // expected ones, those findings are marked expected: still reported, they
 // no longer fail the run. Otherwise an expectation finding says what
 // differed, which fails the run even when the bug it pinned is gone (the
 // file must then be updated).
-func applyExpectation(sc faults.Scenario, seed uint64, repro string, v *reports.Verdict) {
+func ApplyExpectation(sc faults.Scenario, seed uint64, repro string, v *reports.Verdict) {
 	if len(sc.Findings) == 0 {
 		return
 	}

@@ -269,7 +269,7 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 	}
 	run := &scenarioRun{probeErr: probeErr, stderr: stderrText(events)}
 	run.verdict = reports.JudgeSession(events)
-	applyExpectation(sc, seed, cfg.Repro, &run.verdict)
+	ApplyExpectation(sc, seed, cfg.Repro, &run.verdict)
 	res := reports.ScenarioResult{
 		Name:          sc.Name,
 		Seed:          seed,
@@ -289,7 +289,9 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 		res.Transcript = path
 	}
 	if o.CaseDir != "" && res.Outcome == reports.OutcomeFail && sc.Name != faults.Baseline.Name {
-		if _, err := SaveCase(o.CaseDir, sc, seed, o.Command, run.verdict.Findings, events); err != nil {
+		ran := sc
+		ran.Deadline = deadline // the replay must judge with the same patience
+		if _, err := SaveCase(o.CaseDir, ran, seed, o.Command, run.verdict.Findings, events); err != nil {
 			return nil, err
 		}
 	}

@@ -50,7 +50,7 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, "test-client: --server %q: give a command line, as in --server 'python server.py'", server)
 		}
 	}
-	selected, err := m.resolve(fs, faults.ClientScenarios())
+	selected, err := m.resolve(fs, faults.ForClient, faults.ClientScenarios())
 	if err != nil {
 		return usageError(stderr, "test-client: %v", err)
 	}
