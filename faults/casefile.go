@@ -17,12 +17,17 @@ const CaseFileVersion = 1
 // that mcpchaos test --cases can replay it: the scenario, the seed, the
 // target, the finding kinds it produced and the fault decisions taken.
 type Case struct {
-	// Scenario is what ran: name, doc, faults, era, workload, deadline. Its
-	// Seed and Findings are unset (the case's own fields say them).
+	// Scenario is what ran: name, doc, faults, era, workload, deadline,
+	// expect. Its Seed and Findings are unset (the case's own fields say
+	// them).
 	Scenario Scenario
 	Seed     uint64
-	// Command is the target the run was against.
+	// Command is the target the run was against: the server for a case of
+	// mcpchaos test, the client program for one of test-client.
 	Command []string
+	// Server is, for a case of test-client, the server behind the client
+	// program; empty for a case of mcpchaos test.
+	Server []string
 	// Findings are the kinds of the error findings, sorted, each once.
 	Findings []string
 	// Decisions are the faults that fired, in order, with the message each
@@ -59,6 +64,7 @@ type caseYAML struct {
 	Scenario  scenarioYAML   `yaml:"scenario"`
 	Seed      uint64         `yaml:"seed"`
 	Command   []string       `yaml:"command,flow"`
+	Server    []string       `yaml:"server,omitempty,flow"`
 	Findings  []string       `yaml:"findings,flow"`
 	Decisions []decisionYAML `yaml:"decisions"`
 }
@@ -70,6 +76,7 @@ type scenarioYAML struct {
 	Faults   []string      `yaml:"faults"`
 	Workload *workloadYAML `yaml:"workload,omitempty,flow"`
 	Deadline string        `yaml:"deadline,omitempty"`
+	Expect   string        `yaml:"expect,omitempty"`
 }
 
 type workloadYAML struct {
@@ -91,14 +98,14 @@ type decisionYAML struct {
 
 // MarshalCase renders a case file.
 func MarshalCase(c Case) ([]byte, error) {
-	sc := scenarioYAML{Name: c.Scenario.Name, Doc: c.Scenario.Doc, Era: c.Scenario.Era, Faults: c.Scenario.Faults}
+	sc := scenarioYAML{Name: c.Scenario.Name, Doc: c.Scenario.Doc, Era: c.Scenario.Era, Faults: c.Scenario.Faults, Expect: c.Scenario.Expect}
 	if !c.Scenario.Workload.IsZero() {
 		sc.Workload = &workloadYAML{Calls: c.Scenario.Workload.Calls, Concurrency: c.Scenario.Workload.Concurrency}
 	}
 	if c.Scenario.Deadline > 0 {
 		sc.Deadline = c.Scenario.Deadline.String()
 	}
-	out := caseYAML{Version: CaseFileVersion, Scenario: sc, Seed: c.Seed, Command: c.Command, Findings: c.Findings}
+	out := caseYAML{Version: CaseFileVersion, Scenario: sc, Seed: c.Seed, Command: c.Command, Server: c.Server, Findings: c.Findings}
 	if out.Findings == nil {
 		out.Findings = []string{}
 	}
@@ -112,7 +119,11 @@ func MarshalCase(c Case) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	head := fmt.Sprintf("# mcpchaos regression case: scenario %s failed with seed %d.\n# Replay every case of this directory with: mcpchaos test --cases DIR [-- CMD]\n", c.Scenario.Name, c.Seed)
+	replay := "mcpchaos test --cases DIR [-- SERVER]"
+	if len(c.Server) > 0 {
+		replay = "mcpchaos test-client --cases DIR [--server SERVER] [-- CLIENT]"
+	}
+	head := fmt.Sprintf("# mcpchaos regression case: scenario %s failed with seed %d.\n# Replay every case of this directory with: %s\n", c.Scenario.Name, c.Seed, replay)
 	return append([]byte(head), body...), nil
 }
 
@@ -126,7 +137,7 @@ func ReadCaseFile(path string) (Case, error) {
 }
 
 var (
-	caseKeys     = []string{"version", "scenario", "seed", "command", "findings", "decisions"}
+	caseKeys     = []string{"version", "scenario", "seed", "command", "server", "findings", "decisions"}
 	decisionKeys = []string{"label", "spec", "action", "seq", "dir", "kind", "method", "id", "detail"}
 )
 
@@ -145,7 +156,7 @@ func ParseCaseFile(name string, data []byte) (c Case, err error) {
 	if c.Scenario, err = d.scenario(fields["scenario"], "scenario"); err != nil {
 		return c, err
 	}
-	for key, set := range map[string]bool{"seed": c.Scenario.Seed != nil, "findings": c.Scenario.Findings != nil, "expect": c.Scenario.Expect != ""} {
+	for key, set := range map[string]bool{"seed": c.Scenario.Seed != nil, "findings": c.Scenario.Findings != nil} {
 		if set {
 			return c, d.errf(d.valueOf(fields["scenario"], key), "scenario."+key, "a case keeps %s: at its top level, not in its scenario", key)
 		}
@@ -159,6 +170,14 @@ func ParseCaseFile(name string, data []byte) (c Case, err error) {
 	}
 	if len(c.Command) == 0 {
 		return c, d.errf(fields["command"], "command", "empty; a case records the command it ran against, as in [python, server.py]")
+	}
+	if v, ok := fields["server"]; ok {
+		if c.Server, err = d.strs(v, "server"); err != nil {
+			return c, err
+		}
+		if len(c.Server) == 0 {
+			return c, d.errf(v, "server", "empty; leave server: out of a case of mcpchaos test, give the server command for one of test-client")
+		}
 	}
 	if c.Findings, err = d.strs(fields["findings"], "findings"); err != nil {
 		return c, err

@@ -29,6 +29,20 @@ func TestCaseFileRoundTrip(t *testing.T) {
 		t.Errorf("case (-want +got):\n%s\nfile:\n%s", diff, data)
 	}
 
+	// A case of test-client keeps its server and the scenario's expect.
+	client := want
+	client.Server = []string{"mcpchaos", "serve"}
+	client.Scenario.Expect = "failure"
+	client.Scenario.Era, client.Scenario.Workload = "", Workload{}
+	data, _ = MarshalCase(client)
+	got, err = ParseCaseFile("case.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(client, got); diff != "" {
+		t.Errorf("client case (-want +got):\n%s", diff)
+	}
+
 	// A case without decisions or findings round-trips too.
 	bare := Case{Scenario: Scenario{Name: "a", Faults: []string{"eof"}}, Command: []string{"srv"}, Findings: []string{}}
 	data, _ = MarshalCase(bare)
@@ -46,11 +60,12 @@ func TestParseCaseFileErrors(t *testing.T) {
 	for _, tc := range []struct{ name, file, want string }{
 		{"empty", "", "case.yaml:1: the file is empty; a case file starts with version: 1"},
 		{"unknown version", "version: 3\n", "case.yaml:1: version: unknown version 3; this mcpchaos reads case file version 1 (a newer mcpchaos may read this file)"},
-		{"no findings", scenario, "case.yaml:1: no findings:; it is required (keys: version, scenario, seed, command, findings, decisions)"},
-		{"unknown key", scenario + "findings: []\nnotes: x\n", `case.yaml:6: unknown key "notes" (allowed: version, scenario, seed, command, findings, decisions)`},
+		{"no findings", scenario, "case.yaml:1: no findings:; it is required (keys: version, scenario, seed, command, server, findings, decisions)"},
+		{"unknown key", scenario + "findings: []\nnotes: x\n", `case.yaml:6: unknown key "notes" (allowed: version, scenario, seed, command, server, findings, decisions)`},
 		{"empty command", "version: 1\nscenario: {name: a, faults: [eof]}\nseed: 1\ncommand: []\nfindings: []\n", "case.yaml:4: command: empty; a case records the command it ran against, as in [python, server.py]"},
 		{"seed in the scenario", "version: 1\nscenario: {name: a, faults: [eof], seed: 3}\nseed: 1\ncommand: [srv]\nfindings: []\n", "case.yaml:2: scenario.seed: a case keeps seed: at its top level, not in its scenario"},
 		{"bad fault", "version: 1\nscenario:\n  name: a\n  faults: [eoff]\nseed: 1\ncommand: [srv]\nfindings: []\n", `case.yaml:4: scenario.faults[0]: fault "eoff": unknown fault "eoff" (did you mean "eof"?) (known: stall, burst, eof, half-close, delay, drop, duplicate, corrupt; see mcpchaos faults)`},
+		{"empty server", scenario + "server: []\nfindings: []\n", "case.yaml:5: server: empty; leave server: out of a case of mcpchaos test, give the server command for one of test-client"},
 		{"unknown finding", scenario + "findings: [hung]\n", `case.yaml:5: findings[0]: unknown finding kind "hung" (did you mean "hang"?) (kinds: hang, crash, lost-response, duplicate-response, unknown-response, zombie, protocol-violation)`},
 		{"decision key", scenario + "findings: []\ndecisions:\n  - {label: eof#1, spec: eof, action: eof, sq: 3}\n", `case.yaml:7: decisions[0]: unknown key "sq" (did you mean "seq"?) (allowed: label, spec, action, seq, dir, kind, method, id, detail)`},
 		{"decision seq", scenario + "findings: []\ndecisions:\n  - {label: eof#1, spec: eof, action: eof, seq: x}\n", `case.yaml:7: decisions[0].seq: expected a transcript sequence number, got "x"`},

@@ -17,11 +17,12 @@ import (
 
 // SaveCase writes one failing scenario run into dir as a regression case
 // file (faults.Case) and returns its path: the scenario as it ran (its
-// effective deadline included), the seed, the target, the kinds of its error
-// findings and the fault decisions of its transcript.
-func SaveCase(dir string, sc faults.Scenario, seed uint64, command []string, findings []reports.Finding, events []wire.Event) (string, error) {
-	ran := faults.Scenario{Name: sc.Name, Doc: sc.Doc, Faults: sc.Faults, Era: sc.Era, Workload: sc.Workload, Deadline: sc.Deadline}
-	c := faults.Case{Scenario: ran, Seed: seed, Command: command, Findings: errorKinds(findings), Decisions: Decisions(events)}
+// effective deadline included), the seed, the target (command; for a client
+// program, also the server behind it), the kinds of its error findings and
+// the fault decisions of its transcript.
+func SaveCase(dir string, sc faults.Scenario, seed uint64, command, server []string, findings []reports.Finding, events []wire.Event) (string, error) {
+	ran := faults.Scenario{Name: sc.Name, Doc: sc.Doc, Faults: sc.Faults, Era: sc.Era, Workload: sc.Workload, Deadline: sc.Deadline, Expect: sc.Expect}
+	c := faults.Case{Scenario: ran, Seed: seed, Command: command, Server: server, Findings: errorKinds(findings), Decisions: Decisions(events)}
 	data, err := faults.MarshalCase(c)
 	if err != nil {
 		return "", err
@@ -71,6 +72,7 @@ const (
 	CaseSame      = "same"      // it still fails, with the same finding kinds
 	CaseDifferent = "different" // it still fails, with other kinds
 	CasePasses    = "passes"    // no error finding any more
+	CaseNotRun    = "not-run"   // the target fails without faults
 )
 
 // StillFails reports whether the replay found errors.
@@ -92,6 +94,8 @@ func (r CaseResult) Line() string {
 		s = fmt.Sprintf("STILL FAILS  %s: the same way (%s)", r.File, was)
 	case CaseDifferent:
 		s = fmt.Sprintf("FAILS        %s: differently (was %s, now %s)", r.File, was, kindsText(r.Now))
+	case CaseNotRun:
+		return fmt.Sprintf("NOT RUN      %s: the target fails without faults (see its baseline above)", r.File)
 	default:
 		s = fmt.Sprintf("PASSES       %s: no longer fails (was %s)", r.File, was)
 	}
@@ -157,28 +161,68 @@ func ReadCases(dir string) (files []string, cases []faults.Case, err error) {
 	return files, cases, nil
 }
 
-// ReplayCases replays every case of dir. Each runs against o.Command when
-// it is set, otherwise against the command the case recorded; cases of one
-// command share one run (and its no-fault baseline). Each case is a
-// scenario named after its file, pinned to its recorded seed.
+// ReplayCases replays every case of dir against a server. Each runs
+// against o.Command when it is set, otherwise against the command the case
+// recorded; cases of one command share one run (and its no-fault baseline).
+// Each case is a scenario named after its file, pinned to its recorded seed.
 func ReplayCases(ctx context.Context, o Options, dir string) (*Replay, error) {
+	return replayCases(dir, false, func(c faults.Case) [][]string {
+		return [][]string{cmdOr(o.Command, c.Command)}
+	}, func(target [][]string, scs []faults.Scenario, observe func(string, []wire.Event)) (*reports.Report, error) {
+		run := o
+		run.Command, run.Scenarios, run.observe = target[0], scs, observe
+		return Run(ctx, run)
+	})
+}
+
+// ReplayClientCases replays every case of dir saved by test-client: each
+// runs the client program o.Client (or the one the case recorded) against
+// the server o.Server (or the one the case recorded).
+func ReplayClientCases(ctx context.Context, o ClientOptions, dir string) (*Replay, error) {
+	return replayCases(dir, true, func(c faults.Case) [][]string {
+		return [][]string{cmdOr(o.Client, c.Command), cmdOr(o.Server, c.Server)}
+	}, func(target [][]string, scs []faults.Scenario, observe func(string, []wire.Event)) (*reports.Report, error) {
+		run := o
+		run.Client, run.Server, run.Scenarios, run.observe = target[0], target[1], scs, observe
+		return RunClient(ctx, run)
+	})
+}
+
+func cmdOr(given, recorded []string) []string {
+	if len(given) > 0 {
+		return given
+	}
+	return recorded
+}
+
+// replayCases reads dir's cases, groups them by target (the commands
+// target returns), runs each group once and compares each case's replay
+// with its record. client says which command saved the cases: a case of
+// the other is an error, as it cannot be replayed here.
+func replayCases(dir string, client bool, target func(faults.Case) [][]string,
+	run func(target [][]string, scs []faults.Scenario, observe func(string, []wire.Event)) (*reports.Report, error)) (*Replay, error) {
 	files, cases, err := ReadCases(dir)
 	if err != nil {
 		return nil, err
 	}
 	type group struct {
-		command []string
-		idx     []int
+		target [][]string
+		idx    []int
 	}
 	var groups []*group
 	for i, c := range cases {
-		cmd := o.Command
-		if len(cmd) == 0 {
-			cmd = c.Command
+		if client != (len(c.Server) > 0) {
+			if client {
+				return nil, fmt.Errorf("%s: a case of mcpchaos test (it has no server:); replay it with mcpchaos test --cases", files[i])
+			}
+			return nil, fmt.Errorf("%s: a case of mcpchaos test-client (it has a server:); replay it with mcpchaos test-client --cases", files[i])
 		}
-		gi := slices.IndexFunc(groups, func(g *group) bool { return slices.Equal(g.command, cmd) })
+		t := target(c)
+		gi := slices.IndexFunc(groups, func(g *group) bool {
+			return slices.EqualFunc(g.target, t, func(a, b []string) bool { return slices.Equal(a, b) })
+		})
 		if gi < 0 {
-			groups = append(groups, &group{command: cmd})
+			groups = append(groups, &group{target: t})
 			gi = len(groups) - 1
 		}
 		groups[gi].idx = append(groups[gi].idx, i)
@@ -186,9 +230,7 @@ func ReplayCases(ctx context.Context, o Options, dir string) (*Replay, error) {
 
 	replay := &Replay{}
 	for _, g := range groups {
-		run := o
-		run.Command = g.command
-		run.Scenarios = nil
+		var scs []faults.Scenario
 		byName := map[string]int{}
 		for _, i := range g.idx {
 			sc := cases[i].Scenario
@@ -197,21 +239,24 @@ func ReplayCases(ctx context.Context, o Options, dir string) (*Replay, error) {
 			seed := cases[i].Seed
 			sc.Seed = &seed
 			byName[sc.Name] = i
-			run.Scenarios = append(run.Scenarios, sc)
+			scs = append(scs, sc)
 		}
 		decisions := map[string][]faults.Decision{}
 		var mu sync.Mutex // scenarios run in parallel
-		run.observe = func(name string, events []wire.Event) {
+		observe := func(name string, events []wire.Event) {
 			mu.Lock()
 			decisions[name] = Decisions(events)
 			mu.Unlock()
 		}
-		report, err := Run(ctx, run)
+		report, err := run(g.target, scs, observe)
 		if err != nil {
 			return nil, err
 		}
 		replay.Reports = append(replay.Reports, report)
 		if report.Outcome == reports.OutcomeError {
+			for _, i := range g.idx {
+				replay.Cases = append(replay.Cases, CaseResult{File: files[i], Case: cases[i], Status: CaseNotRun})
+			}
 			continue
 		}
 		for _, res := range report.Scenarios {

@@ -44,6 +44,11 @@ type ClientOptions struct {
 	TranscriptDir string
 	Repro         func(scenario string, seed uint64) string
 	Version       string
+	// CaseDir: as in Options; the cases record the client and the server.
+	CaseDir string
+
+	// observe: as in Options.
+	observe func(scenario string, events []wire.Event)
 }
 
 // RunClient runs the client program once without faults, then once per
@@ -66,6 +71,11 @@ func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
 	}
 	if err := checkClientScenarios(o.Scenarios); err != nil {
 		return nil, err
+	}
+	if o.CaseDir != "" {
+		if err := os.MkdirAll(o.CaseDir, 0o755); err != nil {
+			return nil, fmt.Errorf("cannot create the case directory: %w", err)
+		}
 	}
 	work, err := os.MkdirTemp("", "mcpchaos-client-")
 	if err != nil {
@@ -236,6 +246,9 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 		return nil, err
 	}
 	events = mergeClientEvents(events, rec)
+	if o.observe != nil {
+		o.observe(sc.Name, events)
+	}
 	run := &scenarioRun{stderr: stderrText(rec.events)}
 	run.verdict = reports.JudgeSession(events)
 	ApplyExpectation(sc, seed, repro, &run.verdict)
@@ -253,6 +266,13 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 			return nil, err
 		}
 		res.Transcript = path
+	}
+	if o.CaseDir != "" && res.Outcome == reports.OutcomeFail && sc.Name != faults.Baseline.Name {
+		ran := sc
+		ran.Deadline = o.Deadline
+		if _, err := SaveCase(o.CaseDir, ran, seed, o.Client, o.Server, run.verdict.Findings, events); err != nil {
+			return nil, err
+		}
 	}
 	run.result = res
 	return run, nil

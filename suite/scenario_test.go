@@ -2,8 +2,10 @@ package suite
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,6 +84,60 @@ func TestExpectedFindingsAgainstPlantedBug(t *testing.T) {
 		s := report.Scenarios[0]
 		if s.Outcome != tc.outcome || report.Outcome != tc.outcome || s.Seed != 77 {
 			t.Errorf("%q: scenario %+v, report outcome %s; want %s with seed 77\nfindings: %+v", tc.command, s, report.Outcome, tc.outcome, report.Findings)
+		}
+	}
+}
+
+// A client program's failing run is saved as a case with the client, the
+// server and the scenario's expectation; replayed, it fails the same way
+// while the client deadlocks and passes once it does not.
+func TestClientCaseRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	sc, err := faults.SelectScenarios(faults.ClientScenarios(), []string{"list-changed-mid-call"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(clientModeEnv, "deadlock-on-list-changed")
+	o := ClientOptions{
+		Client: []string{os.Args[0]}, Server: []string{mcpchaosBin, "serve"}, Self: []string{mcpchaosBin},
+		Scenarios: sc, Seed: 4, Deadline: 3 * time.Second, Grace: time.Second, CaseDir: dir,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := RunClient(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	files, cases, err := ReadCases(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) != 1 || filepath.Base(files[0]) != "list-changed-mid-call-seed4.yaml" {
+		t.Fatalf("cases %q", files)
+	}
+	c := cases[0]
+	if !slices.Equal(c.Server, o.Server) || !slices.Equal(c.Command, o.Client) || c.Scenario.Expect != "success" || !slices.Equal(c.Findings, []string{"hang"}) {
+		t.Errorf("case = %+v", c)
+	}
+
+	// A server case directory is not replayed as client cases.
+	if _, err := ReplayCases(ctx, Options{}, dir); err == nil || !strings.Contains(err.Error(), "a case of mcpchaos test-client (it has a server:); replay it with mcpchaos test-client --cases") {
+		t.Errorf("ReplayCases of a client case: %v", err)
+	}
+
+	for _, tc := range []struct {
+		mode   string
+		status string
+	}{
+		{"deadlock-on-list-changed", CaseSame},
+		{"well-behaved", CasePasses},
+	} {
+		t.Setenv(clientModeEnv, tc.mode)
+		replay, err := ReplayClientCases(ctx, ClientOptions{Self: []string{mcpchaosBin}, Seed: 1, Deadline: 3 * time.Second, Grace: time.Second}, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(replay.Cases) != 1 || replay.Cases[0].Status != tc.status || !replay.Cases[0].SameDecisions() {
+			t.Errorf("%s: replay %+v, want status %s with the same decisions", tc.mode, replay.Cases, tc.status)
 		}
 	}
 }

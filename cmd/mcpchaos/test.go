@@ -92,26 +92,67 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 	}
 	code := finishReport(report, m.reportPath, m.strict, stdout, stderr)
 	if saveCase != "" {
-		saved := 0
-		for _, s := range report.Scenarios {
-			if s.Outcome == reports.OutcomeFail {
-				saved++
-			}
-		}
-		fmt.Fprintf(stdout, "%d failing scenario run(s) saved as cases in %s; replay them with mcpchaos test --cases %s\n", saved, saveCase, suite.ShellQuote([]string{saveCase}))
+		announceCases(stdout, report, saveCase, "test")
 	}
 	return code
 }
 
-// runCases is test --cases DIR: every case replayed, one line each.
-func runCases(fs *pflag.FlagSet, dir string, command, calls, skipTools []string, m matrixFlags, stdout, stderr io.Writer) int {
-	for _, f := range []string{"scenario", "save-case", "report", "seed"} {
-		if fs.Changed(f) {
-			return usageError(stderr, "test: --cases replays the recorded scenarios with their recorded seeds; it takes no --%s", f)
+// announceCases says how many cases --save-case wrote and how to replay them.
+func announceCases(stdout io.Writer, report *reports.Report, dir, command string) {
+	saved := 0
+	for _, s := range report.Scenarios {
+		if s.Outcome == reports.OutcomeFail {
+			saved++
 		}
 	}
-	if _, err := m.resolve(fs, faults.ForServer, nil); err != nil {
-		return usageError(stderr, "test: %v", err)
+	fmt.Fprintf(stdout, "%d failing scenario run(s) saved as cases in %s; replay them with mcpchaos %s --cases %s\n", saved, dir, command, suite.ShellQuote([]string{dir}))
+}
+
+// casesFlagsOK refuses the flags --cases replaces, and checks the rest.
+func casesFlagsOK(fs *pflag.FlagSet, command string, m matrixFlags) error {
+	for _, f := range []string{"scenario", "save-case", "report", "seed"} {
+		if fs.Changed(f) {
+			return fmt.Errorf("%s: --cases replays the recorded scenarios with their recorded seeds; it takes no --%s", command, f)
+		}
+	}
+	if _, err := m.resolve(fs, command, nil); err != nil {
+		return fmt.Errorf("%s: %v", command, err)
+	}
+	return nil
+}
+
+// casesRepro is the repro line of a replayed case: the replay itself.
+func casesRepro(command, dir, server string, target []string) func(string, uint64) string {
+	return func(string, uint64) string {
+		argv := []string{"mcpchaos", command, "--cases", dir}
+		if server != "" {
+			argv = append(argv, "--server", server)
+		}
+		if len(target) > 0 {
+			argv = append(append(argv, "--"), target...)
+		}
+		return suite.ShellQuote(argv)
+	}
+}
+
+// finishReplay prints each target's summary, then one line per case, and
+// returns the replay's exit status.
+func finishReplay(replay *suite.Replay, stdout io.Writer) int {
+	for _, r := range replay.Reports {
+		fmt.Fprintf(stdout, "\nagainst %s:\n", suite.ShellQuote(r.Target.Command))
+		reports.WriteSummary(stdout, r)
+	}
+	fmt.Fprintln(stdout)
+	for _, c := range replay.Cases {
+		fmt.Fprintln(stdout, c.Line())
+	}
+	return replay.ExitCode()
+}
+
+// runCases is test --cases DIR: every case replayed, one line each.
+func runCases(fs *pflag.FlagSet, dir string, command, calls, skipTools []string, m matrixFlags, stdout, stderr io.Writer) int {
+	if err := casesFlagsOK(fs, "test", m); err != nil {
+		return usageError(stderr, "%v", err)
 	}
 	probeCalls, err := parseCalls(calls)
 	if err != nil {
@@ -132,28 +173,14 @@ func runCases(fs *pflag.FlagSet, dir string, command, calls, skipTools []string,
 		Parallel:      m.parallel,
 		TranscriptDir: m.transcriptDir,
 		Probe:         probe.Config{Calls: probeCalls, SkipTools: skipTools},
-		Repro: func(string, uint64) string {
-			argv := []string{"mcpchaos", "test", "--cases", dir}
-			if len(command) > 0 {
-				argv = append(append(argv, "--"), command...)
-			}
-			return suite.ShellQuote(argv)
-		},
-		Tool:    "mcpchaos " + version,
-		Version: version,
+		Repro:         casesRepro("test", dir, "", command),
+		Tool:          "mcpchaos " + version,
+		Version:       version,
 	}, dir)
 	if err != nil {
 		return runFailed(stderr, "test", "server", err)
 	}
-	for _, r := range replay.Reports {
-		fmt.Fprintf(stdout, "\nagainst %s:\n", suite.ShellQuote(r.Target.Command))
-		reports.WriteSummary(stdout, r)
-	}
-	fmt.Fprintln(stdout)
-	for _, c := range replay.Cases {
-		fmt.Fprintln(stdout, c.Line())
-	}
-	return replay.ExitCode()
+	return finishReplay(replay, stdout)
 }
 
 // finishReport prints the summary, writes the JSON report, and returns the
