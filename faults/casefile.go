@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"slices"
@@ -115,8 +116,13 @@ func MarshalCase(c Case) ([]byte, error) {
 	if out.Decisions == nil {
 		out.Decisions = []decisionYAML{}
 	}
-	body, err := yaml.Marshal(out)
-	if err != nil {
+	var body bytes.Buffer
+	enc := yaml.NewEncoder(&body)
+	enc.SetIndent(2)
+	if err := enc.Encode(out); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
 		return nil, err
 	}
 	replay := "mcpchaos test --cases DIR [-- SERVER]"
@@ -124,7 +130,7 @@ func MarshalCase(c Case) ([]byte, error) {
 		replay = "mcpchaos test-client --cases DIR [--server SERVER] [-- CLIENT]"
 	}
 	head := fmt.Sprintf("# mcpchaos regression case: scenario %s failed with seed %d.\n# Replay every case of this directory with: %s\n", c.Scenario.Name, c.Seed, replay)
-	return append([]byte(head), body...), nil
+	return append([]byte(head), body.Bytes()...), nil
 }
 
 // ReadCaseFile reads and parses a case file.
