@@ -3,6 +3,7 @@ package faults
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Scenario is a named fault plan that targets one moment known to break MCP
@@ -20,6 +21,36 @@ type Scenario struct {
 	// "success" when every call stays answerable, "failure" when a fault
 	// makes a call impossible (it must then fail promptly and cleanly).
 	Expect string
+
+	// The fields below are optional; scenario files set them (see
+	// scenariofile.go) and zero keeps the run's own setting.
+
+	// Workload shapes the probe client of mcpchaos test.
+	Workload Workload
+	// Deadline replaces the run's --deadline for this scenario.
+	Deadline time.Duration
+	// Seed, if set, replaces the run's seed for this scenario, so that a
+	// file can pin the schedule that exposed a bug.
+	Seed *uint64
+	// Findings, if set, are the finding kinds this scenario is known to
+	// produce: a run whose error findings are exactly these kinds passes
+	// (the findings are listed as expected), any other run fails. It pins a
+	// known bug, or a target that must fail, without failing the run.
+	Findings []string
+	// Source is where a scenario from a file is defined ("chaos.yaml:4");
+	// empty for the built-in scenarios.
+	Source string
+	// Ref selects this scenario again on a command line (--scenario
+	// chaos.yaml#name); empty means the name.
+	Ref string
+}
+
+// Selector is what --scenario takes to select this scenario again.
+func (s Scenario) Selector() string {
+	if s.Ref != "" {
+		return s.Ref
+	}
+	return s.Name
 }
 
 // Parse parses the scenario's fault specs; a preset that does not parse is a

@@ -112,6 +112,10 @@ type Finding struct {
 	// Always present, as DESIGN.md promises of every finding, even when the
 	// session did not record one (a transcript of mcpchaos wrap).
 	Repro string `json:"repro"`
+	// Expected is set on a finding its scenario lists in its findings: (a
+	// known bug pinned by a scenario file): it is reported, and does not
+	// fail the run.
+	Expected bool `json:"expected,omitempty"`
 }
 
 // Request names the request a finding is about.
@@ -235,7 +239,7 @@ func (r *Report) ExitCode(strict bool) int {
 		return 2
 	}
 	for _, f := range r.Findings {
-		if f.Severity != SeverityWarning || strict {
+		if !f.Expected && (f.Severity != SeverityWarning || strict) {
 			return 1
 		}
 	}
@@ -244,10 +248,10 @@ func (r *Report) ExitCode(strict bool) int {
 
 // Failing reports whether any finding is an error: warnings alone (a
 // response lost while the server was shutting down) do not fail a run
-// unless --strict asks for it (ExitCode).
+// unless --strict asks for it (ExitCode). Expected findings do not fail it.
 func Failing(fs []Finding) bool {
 	for _, f := range fs {
-		if f.Severity != SeverityWarning {
+		if f.Severity != SeverityWarning && !f.Expected {
 			return true
 		}
 	}

@@ -198,6 +198,8 @@ func TestExitCode(t *testing.T) {
 		{"a warning and an error", Report{Outcome: OutcomeFail, Findings: []Finding{warnF, errF}}, 1, 1},
 		{"a finding without a severity counts as an error", Report{Outcome: OutcomeFail, Findings: []Finding{{Kind: KindHang}}}, 1, 1},
 		{"outcome error wins", Report{Outcome: OutcomeError, Findings: []Finding{errF}}, 2, 2},
+		{"expected findings only (a scenario pins a known bug)", Report{Outcome: OutcomePass, Findings: []Finding{{Kind: KindCrash, Severity: SeverityError, Expected: true}, {Kind: KindLostResponse, Severity: SeverityWarning, Expected: true}}}, 0, 0},
+		{"an expected and an unexpected error", Report{Outcome: OutcomeFail, Findings: []Finding{{Kind: KindCrash, Severity: SeverityError, Expected: true}, errF}}, 1, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.r.ExitCode(false); got != tc.lax {

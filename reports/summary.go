@@ -57,6 +57,9 @@ func WriteSummary(w io.Writer, r *Report) {
 
 func writeFinding(b *strings.Builder, f *Finding) {
 	head := f.Kind + "  " + f.Severity
+	if f.Expected {
+		head += " (expected)"
+	}
 	if f.Signature != "" {
 		head += "  " + f.Signature
 	}

@@ -44,6 +44,11 @@ type ClientOptions struct {
 	TranscriptDir string
 	Repro         func(scenario string, seed uint64) string
 	Version       string
+	// CaseDir: as in Options; the cases record the client and the server.
+	CaseDir string
+
+	// observe: as in Options.
+	observe func(scenario string, events []wire.Event)
 }
 
 // RunClient runs the client program once without faults, then once per
@@ -62,6 +67,14 @@ func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
 	for _, c := range [][]string{o.Client, o.Server} {
 		if err := chaos.CheckCommand(c); err != nil {
 			return nil, err
+		}
+	}
+	if err := checkClientScenarios(o.Scenarios); err != nil {
+		return nil, err
+	}
+	if o.CaseDir != "" {
+		if err := os.MkdirAll(o.CaseDir, 0o755); err != nil {
+			return nil, fmt.Errorf("cannot create the case directory: %w", err)
 		}
 	}
 	work, err := os.MkdirTemp("", "mcpchaos-client-")
@@ -114,12 +127,19 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 	}
 	transcript := filepath.Join(dir, "transcript.jsonl")
 	pidFile := filepath.Join(dir, "wrap.pid")
+	seed := seedFor(sc, o.Seed)
+	o.Deadline = deadlineFor(sc, o.Deadline)
+	if sc.Expect == "" {
+		sc.Expect = "success" // a scenario file may leave it out: every call stays answerable
+	}
 	wrapArgv := append(slices.Clone(o.Self), "wrap", "-q",
 		"--role", "client", "--scenario-name", sc.Name, "--expect", sc.Expect,
-		"--seed", strconv.FormatUint(o.Seed, 10), "--deadline", o.Deadline.String(), "--grace", o.Grace.String(),
+		"--seed", strconv.FormatUint(seed, 10), "--deadline", o.Deadline.String(), "--grace", o.Grace.String(),
 		"--transcript", transcript, "--pid-file", pidFile)
+	repro := ""
 	if o.Repro != nil {
-		wrapArgv = append(wrapArgv, "--repro", o.Repro(sc.Name, o.Seed))
+		repro = o.Repro(sc.Selector(), seed)
+		wrapArgv = append(wrapArgv, "--repro", repro)
 	}
 	for _, f := range sc.Faults {
 		wrapArgv = append(wrapArgv, "--fault", f)
@@ -226,10 +246,14 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 		return nil, err
 	}
 	events = mergeClientEvents(events, rec)
+	if o.observe != nil {
+		o.observe(sc.Name, events)
+	}
 	run := &scenarioRun{stderr: stderrText(rec.events)}
 	run.verdict = reports.JudgeSession(events)
+	ApplyExpectation(sc, seed, repro, &run.verdict)
 	res := reports.ScenarioResult{
-		Name: sc.Name, Seed: o.Seed, DurationMS: time.Since(rec.start).Milliseconds(),
+		Name: sc.Name, Seed: seed, DurationMS: time.Since(rec.start).Milliseconds(),
 		Findings: len(run.verdict.Findings), Indeterminate: run.verdict.Indeterminate,
 	}
 	if len(sc.Faults) > 0 && !faultFired(events) {
@@ -242,6 +266,13 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 			return nil, err
 		}
 		res.Transcript = path
+	}
+	if o.CaseDir != "" && res.Outcome == reports.OutcomeFail && sc.Name != faults.Baseline.Name {
+		ran := sc
+		ran.Deadline = o.Deadline
+		if _, err := SaveCase(o.CaseDir, ran, seed, o.Client, o.Server, run.verdict.Findings, events); err != nil {
+			return nil, err
+		}
 	}
 	run.result = res
 	return run, nil

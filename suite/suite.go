@@ -42,6 +42,13 @@ type Options struct {
 	// Tool is "mcpchaos VERSION", for the report and transcripts.
 	Tool    string
 	Version string
+	// CaseDir, if set, receives a regression case file for every failing
+	// fault scenario (see SaveCase).
+	CaseDir string
+
+	// observe, if set, sees each scenario's transcript (ReplayCases compares
+	// the fault decisions). It may be called concurrently.
+	observe func(scenario string, events []wire.Event)
 }
 
 // SetupError is a target that cannot be tested: it does not start, exits at
@@ -76,6 +83,14 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 	}
 	if err := chaos.CheckCommand(o.Command); err != nil {
 		return nil, err
+	}
+	if err := checkServerScenarios(o.Scenarios); err != nil {
+		return nil, err
+	}
+	if o.CaseDir != "" {
+		if err := os.MkdirAll(o.CaseDir, 0o755); err != nil {
+			return nil, fmt.Errorf("cannot create the case directory: %w", err)
+		}
 	}
 	if o.TranscriptDir != "" {
 		if err := os.MkdirAll(o.TranscriptDir, 0o755); err != nil {
@@ -190,7 +205,8 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 	if err != nil {
 		return nil, err
 	}
-	seed := o.Seed
+	seed := seedFor(sc, o.Seed)
+	deadline := deadlineFor(sc, o.Deadline)
 	rec := chaos.NewMemoryRecorder()
 	cfg := chaos.Config{
 		Command:  o.Command,
@@ -200,10 +216,10 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 		Tool:     o.Tool,
 		Scenario: sc.Name,
 		Role:     "server",
-		Deadline: o.Deadline,
+		Deadline: deadline,
 	}
 	if o.Repro != nil {
-		cfg.Repro = o.Repro(sc.Name, seed)
+		cfg.Repro = o.Repro(sc.Selector(), seed)
 	}
 	// The probe plays the client through a pair of pipes.
 	toServerR, toServerW, err := os.Pipe()
@@ -225,15 +241,21 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 		return nil, err
 	}
 	pc := o.Probe
-	pc.Deadline = o.Deadline
+	pc.Deadline = deadline
 	if sc.Era != "" {
 		pc.Era = sc.Era
 	}
 	if pc.MinCalls == 0 {
 		pc.MinCalls = 3 // eof-inflight waits for three calls in flight
 	}
+	if sc.Workload.Calls > 0 {
+		pc.MinCalls = sc.Workload.Calls
+	}
+	if sc.Workload.Concurrency > 0 {
+		pc.Concurrency = sc.Workload.Concurrency
+	}
 	pc.Overdue = func(id, method string) {
-		sess.Probe(wire.ToServer, fmt.Sprintf("request %s (%s) unanswered after %s", id, method, o.Deadline))
+		sess.Probe(wire.ToServer, fmt.Sprintf("request %s (%s) unanswered after %s", id, method, deadline))
 	}
 	_, probeErr := probe.Run(ctx, pc, fromServerR, toServerW)
 	toServerW.Close() // in case the probe returned early: starts the shutdown ladder
@@ -242,8 +264,12 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 	took := time.Since(start)
 
 	events := rec.Events()
+	if o.observe != nil {
+		o.observe(sc.Name, events)
+	}
 	run := &scenarioRun{probeErr: probeErr, stderr: stderrText(events)}
 	run.verdict = reports.JudgeSession(events)
+	ApplyExpectation(sc, seed, cfg.Repro, &run.verdict)
 	res := reports.ScenarioResult{
 		Name:          sc.Name,
 		Seed:          seed,
@@ -261,6 +287,13 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 			return nil, err
 		}
 		res.Transcript = path
+	}
+	if o.CaseDir != "" && res.Outcome == reports.OutcomeFail && sc.Name != faults.Baseline.Name {
+		ran := sc
+		ran.Deadline = deadline // the replay must judge with the same patience
+		if _, err := SaveCase(o.CaseDir, ran, seed, o.Command, nil, run.verdict.Findings, events); err != nil {
+			return nil, err
+		}
 	}
 	run.result = res
 	return run, nil

@@ -32,7 +32,7 @@ Usage:
   mcpchaos judge TRANSCRIPT.jsonl...       judge stored transcripts again, offline
   mcpchaos serve                           serve the bundled example MCP server on stdio
   mcpchaos faults                          list the faults, their parameters and the trigger keys
-  mcpchaos scenarios                       list the scenarios of the default matrix
+  mcpchaos scenarios                       list the built-in scenarios and the bug classes they expose
   mcpchaos version                         print the version
 
 Run 'mcpchaos COMMAND --help' for a command's flags.

@@ -27,7 +27,7 @@ type matrixFlags struct {
 }
 
 func (m *matrixFlags) register(fs *pflag.FlagSet, deadline time.Duration, deadlineDoc, graceDoc string) {
-	fs.StringArrayVar(&m.scenarios, "scenario", nil, "run only this `NAME`d scenario (repeatable; see mcpchaos scenarios)")
+	fs.StringArrayVar(&m.scenarios, "scenario", nil, "run only this scenario: a built-in `NAME` (see mcpchaos scenarios), every scenario of a scenario FILE, or FILE#NAME (repeatable)")
 	fs.Uint64Var(&m.seed, "seed", 0, "seed for every random decision (default: random, printed)")
 	fs.DurationVar(&m.deadline, "deadline", deadline, deadlineDoc)
 	fs.DurationVar(&m.grace, "grace", suite.DefaultGrace, graceDoc)
@@ -37,15 +37,19 @@ func (m *matrixFlags) register(fs *pflag.FlagSet, deadline time.Duration, deadli
 	fs.BoolVar(&m.strict, "strict", false, "exit 1 on warnings too")
 }
 
-// resolve checks the values, picks the scenarios from matrix and draws the
-// seed when none was given; the error is a usage error.
-func (m *matrixFlags) resolve(fs *pflag.FlagSet, matrix []faults.Scenario) ([]faults.Scenario, error) {
+// resolve checks the values, picks the scenarios (the default matrix of
+// command, or the built-in scenarios and scenario files --scenario names)
+// and draws the seed when none was given; the error is a usage error.
+func (m *matrixFlags) resolve(fs *pflag.FlagSet, command string, matrix []faults.Scenario) ([]faults.Scenario, error) {
 	if m.deadline <= 0 || m.grace <= 0 || m.parallel <= 0 {
 		return nil, errors.New("--deadline, --grace and --parallel must be positive")
 	}
-	selected, err := faults.SelectScenarios(matrix, m.scenarios)
-	if err != nil {
-		return nil, err
+	selected := matrix
+	if len(m.scenarios) > 0 {
+		var err error
+		if selected, err = faults.ResolveScenarios(m.scenarios, faults.PresetsFor(command)); err != nil {
+			return nil, err
+		}
 	}
 	if !fs.Changed("seed") {
 		m.seed = rand.Uint64()

@@ -28,11 +28,15 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 		m         matrixFlags
 		calls     []string
 		skipTools []string
+		saveCase  string
+		casesDir  string
 	)
 	m.register(fs, suite.DefaultDeadline, "how long a request may stay unanswered before it is a hang",
 		"shutdown ladder wait: stdin closed, wait, SIGTERM, wait, SIGKILL")
 	fs.StringArrayVar(&calls, "call", nil, "call this tool, as `NAME=JSON` arguments (repeatable; default: every tool, arguments from its schema)")
 	fs.StringArrayVar(&skipTools, "skip-tool", nil, "never call the tool `NAME` (repeatable)")
+	fs.StringVar(&saveCase, "save-case", "", "write each failing scenario run into `DIR` as a regression case file")
+	fs.StringVar(&casesDir, "cases", "", "replay every regression case in `DIR` (against the server after --, else the command each case recorded) and say which still fail")
 	if err := fs.Parse(flagArgs); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprintf(stdout, "Usage: mcpchaos test [flags] [-- CMD [ARGS...]]\n\nProbes the stdio MCP server CMD (default: the bundled example server) through a\nno-fault baseline and a matrix of fault scenarios, and judges what happened.\n\n%s", fs.FlagUsages())
@@ -46,6 +50,9 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 	if hasCommand && len(command) == 0 {
 		return usageError(stderr, "test: nothing after --; give the server command, as in mcpchaos test -- python server.py")
 	}
+	if casesDir != "" {
+		return runCases(fs, casesDir, command, calls, skipTools, m, stdout, stderr)
+	}
 	defaultTarget := !hasCommand
 	if defaultTarget {
 		self, err := os.Executable()
@@ -54,7 +61,7 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 		}
 		command = []string{self, "serve"}
 	}
-	selected, err := m.resolve(fs, faults.ServerScenarios())
+	selected, err := m.resolve(fs, faults.ForServer, faults.ServerScenarios())
 	if err != nil {
 		return usageError(stderr, "test: %v", err)
 	}
@@ -78,11 +85,102 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 		Repro:         reproLine(command, defaultTarget, m.deadline),
 		Tool:          "mcpchaos " + version,
 		Version:       version,
+		CaseDir:       saveCase,
 	})
 	if err != nil {
 		return runFailed(stderr, "test", "server", err)
 	}
-	return finishReport(report, m.reportPath, m.strict, stdout, stderr)
+	code := finishReport(report, m.reportPath, m.strict, stdout, stderr)
+	if saveCase != "" {
+		announceCases(stdout, report, saveCase, "test")
+	}
+	return code
+}
+
+// announceCases says how many cases --save-case wrote and how to replay them.
+func announceCases(stdout io.Writer, report *reports.Report, dir, command string) {
+	saved := 0
+	for _, s := range report.Scenarios {
+		if s.Outcome == reports.OutcomeFail {
+			saved++
+		}
+	}
+	fmt.Fprintf(stdout, "%d failing scenario run(s) saved as cases in %s; replay them with mcpchaos %s --cases %s\n", saved, dir, command, suite.ShellQuote([]string{dir}))
+}
+
+// casesFlagsOK refuses the flags --cases replaces, and checks the rest.
+func casesFlagsOK(fs *pflag.FlagSet, command string, m matrixFlags) error {
+	for _, f := range []string{"scenario", "save-case", "report", "seed"} {
+		if fs.Changed(f) {
+			return fmt.Errorf("%s: --cases replays the recorded scenarios with their recorded seeds; it takes no --%s", command, f)
+		}
+	}
+	if _, err := m.resolve(fs, command, nil); err != nil {
+		return fmt.Errorf("%s: %v", command, err)
+	}
+	return nil
+}
+
+// casesRepro is the repro line of a replayed case: the replay itself.
+func casesRepro(command, dir, server string, target []string) func(string, uint64) string {
+	return func(string, uint64) string {
+		argv := []string{"mcpchaos", command, "--cases", dir}
+		if server != "" {
+			argv = append(argv, "--server", server)
+		}
+		if len(target) > 0 {
+			argv = append(append(argv, "--"), target...)
+		}
+		return suite.ShellQuote(argv)
+	}
+}
+
+// finishReplay prints each target's summary, then one line per case, and
+// returns the replay's exit status.
+func finishReplay(replay *suite.Replay, stdout io.Writer) int {
+	for _, r := range replay.Reports {
+		fmt.Fprintf(stdout, "\nagainst %s:\n", suite.ShellQuote(r.Target.Command))
+		reports.WriteSummary(stdout, r)
+	}
+	fmt.Fprintln(stdout)
+	for _, c := range replay.Cases {
+		fmt.Fprintln(stdout, c.Line())
+	}
+	return replay.ExitCode()
+}
+
+// runCases is test --cases DIR: every case replayed, one line each.
+func runCases(fs *pflag.FlagSet, dir string, command, calls, skipTools []string, m matrixFlags, stdout, stderr io.Writer) int {
+	if err := casesFlagsOK(fs, "test", m); err != nil {
+		return usageError(stderr, "%v", err)
+	}
+	probeCalls, err := parseCalls(calls)
+	if err != nil {
+		return usageError(stderr, "test: %v", err)
+	}
+	target := "the command each case recorded"
+	if len(command) > 0 {
+		target = suite.ShellQuote(command)
+	}
+	fmt.Fprintf(stdout, "mcpchaos test: replaying the cases in %s against %s\n", dir, target)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	replay, err := suite.ReplayCases(ctx, suite.Options{
+		Command:       command,
+		Seed:          m.seed,
+		Deadline:      m.deadline,
+		Grace:         m.grace,
+		Parallel:      m.parallel,
+		TranscriptDir: m.transcriptDir,
+		Probe:         probe.Config{Calls: probeCalls, SkipTools: skipTools},
+		Repro:         casesRepro("test", dir, "", command),
+		Tool:          "mcpchaos " + version,
+		Version:       version,
+	}, dir)
+	if err != nil {
+		return runFailed(stderr, "test", "server", err)
+	}
+	return finishReplay(replay, stdout)
 }
 
 // finishReport prints the summary, writes the JSON report, and returns the

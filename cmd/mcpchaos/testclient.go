@@ -22,11 +22,15 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("test-client", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
-		m      matrixFlags
-		server string
+		m        matrixFlags
+		server   string
+		saveCase string
+		casesDir string
 	)
 	fs.StringVar(&server, "server", "", "the server `CMD` the client talks to, behind mcpchaos (default: the bundled example server)")
 	m.register(fs, clientDeadline, "how long the client program may run", "shutdown ladder wait for the server")
+	fs.StringVar(&saveCase, "save-case", "", "write each failing scenario run into `DIR` as a regression case file")
+	fs.StringVar(&casesDir, "cases", "", "replay every regression case in `DIR` (the client after -- and --server, else the ones each case recorded) and say which still fail")
 	if err := fs.Parse(flagArgs); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprintf(stdout, "Usage: mcpchaos test-client [flags] -- CLIENT_CMD [ARGS...]\n\nRuns the client program once per scenario. It must launch the server given in\n$%s (a JSON array of argv) and exit 0 on success. Its hangs, crashes\nand failures under faults are judged.\n\n%s", suite.ServerCommandEnv, fs.FlagUsages())
@@ -37,12 +41,18 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		return usageError(stderr, "test-client: unexpected argument %q; put the client command after --, as in mcpchaos test-client -- python my_client.py", fs.Arg(0))
 	}
-	if !hasCommand || len(command) == 0 {
+	if hasCommand && len(command) == 0 {
+		return usageError(stderr, "test-client: nothing after --; give the client command, as in mcpchaos test-client -- python my_client.py")
+	}
+	if !hasCommand && casesDir == "" {
 		return usageError(stderr, "test-client: no client command; put it after --, as in mcpchaos test-client -- python my_client.py")
 	}
 	self, err := os.Executable()
 	if err != nil {
 		return usageError(stderr, "test-client: cannot find the mcpchaos executable: %v", err)
+	}
+	if casesDir != "" {
+		return runClientCases(fs, casesDir, command, server, self, m, stdout, stderr)
 	}
 	serverArgv := []string{self, "serve"}
 	if server != "" {
@@ -50,7 +60,7 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, "test-client: --server %q: give a command line, as in --server 'python server.py'", server)
 		}
 	}
-	selected, err := m.resolve(fs, faults.ClientScenarios())
+	selected, err := m.resolve(fs, faults.ForClient, faults.ClientScenarios())
 	if err != nil {
 		return usageError(stderr, "test-client: %v", err)
 	}
@@ -69,11 +79,49 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 		TranscriptDir: m.transcriptDir,
 		Repro:         clientRepro(command, server, m.deadline),
 		Version:       version,
+		CaseDir:       saveCase,
 	})
 	if err != nil {
 		return runFailed(stderr, "test-client", "client", err)
 	}
-	return finishReport(report, m.reportPath, m.strict, stdout, stderr)
+	code := finishReport(report, m.reportPath, m.strict, stdout, stderr)
+	if saveCase != "" {
+		announceCases(stdout, report, saveCase, "test-client")
+	}
+	return code
+}
+
+// runClientCases is test-client --cases DIR.
+func runClientCases(fs *pflag.FlagSet, dir string, command []string, server, self string, m matrixFlags, stdout, stderr io.Writer) int {
+	if err := casesFlagsOK(fs, "test-client", m); err != nil {
+		return usageError(stderr, "%v", err)
+	}
+	var serverArgv []string
+	if server != "" {
+		var err error
+		if serverArgv, err = splitWords(server); err != nil || len(serverArgv) == 0 {
+			return usageError(stderr, "test-client: --server %q: give a command line, as in --server 'python server.py'", server)
+		}
+	}
+	fmt.Fprintf(stdout, "mcpchaos test-client: replaying the cases in %s\n", dir)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	replay, err := suite.ReplayClientCases(ctx, suite.ClientOptions{
+		Client:        command,
+		Server:        serverArgv,
+		Self:          []string{self},
+		Seed:          m.seed,
+		Deadline:      m.deadline,
+		Grace:         m.grace,
+		Parallel:      m.parallel,
+		TranscriptDir: m.transcriptDir,
+		Repro:         casesRepro("test-client", dir, server, command),
+		Version:       version,
+	}, dir)
+	if err != nil {
+		return runFailed(stderr, "test-client", "client", err)
+	}
+	return finishReplay(replay, stdout)
 }
 
 // clientDeadline is test-client's default --deadline: a client program

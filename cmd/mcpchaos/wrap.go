@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,6 +24,7 @@ import (
 )
 
 type wrapFlags struct {
+	scenarios  []string
 	faults     []string
 	seed       uint64
 	transcript string
@@ -42,6 +44,7 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	var f wrapFlags
 	fs.StringArrayVar(&f.faults, "fault", nil, "fault `SPEC` to inject, NAME[:KEY=VALUE,...] (repeatable; see mcpchaos faults)")
+	fs.StringArrayVar(&f.scenarios, "scenario", nil, "inject the faults of one scenario: a built-in `NAME` (see mcpchaos scenarios), a scenario FILE holding one, or FILE#NAME; --fault adds to them")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed for every random decision (default: random, printed at start)")
 	fs.StringVar(&f.transcript, "transcript", "", "write the session's events to `FILE` as JSON lines")
 	fs.IntVar(&f.maxLine, "max-line", chaos.DefaultMaxLine, "longest line in `BYTES` classified as one message; longer lines pass through in pieces")
@@ -70,6 +73,40 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !hasCommand || len(command) == 0 {
 		return usageError(stderr, "wrap: no server command; put it after --, as in mcpchaos wrap -- python server.py")
 	}
+	var sc *faults.Scenario
+	if len(f.scenarios) > 1 {
+		return usageError(stderr, "wrap: --scenario given %d times; one session runs one scenario (add faults with --fault)", len(f.scenarios))
+	}
+	if len(f.scenarios) == 1 {
+		var all []faults.Scenario
+		for _, p := range faults.Presets() {
+			all = append(all, p.Scenario)
+		}
+		got, err := faults.ResolveScenario(f.scenarios[0], all)
+		if err != nil {
+			return usageError(stderr, "wrap: %v", err)
+		}
+		if !got.Workload.IsZero() {
+			return usageError(stderr, "wrap: scenario %s: workload: shapes the probe client of mcpchaos test; wrap relays your client's own requests (remove workload:, or run it with mcpchaos test)", got.Name)
+		}
+		if len(got.Findings) > 0 && f.report == "" {
+			return usageError(stderr, "wrap: scenario %s: findings: are checked when the session is judged; add --report FILE", got.Name)
+		}
+		sc = &got
+		f.faults = append(slices.Clone(got.Faults), f.faults...)
+		if got.Seed != nil && !fs.Changed("seed") {
+			f.seed = *got.Seed
+		}
+		if got.Deadline > 0 && !fs.Changed("deadline") {
+			f.deadline = got.Deadline
+		}
+		if f.scenario == "" {
+			f.scenario = got.Name
+		}
+		if f.expect == "" {
+			f.expect = got.Expect
+		}
+	}
 	var parsed []*faults.Fault
 	for _, spec := range f.faults {
 		flt, err := faults.Parse(spec)
@@ -87,11 +124,17 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := chaos.CheckCommand(command); err != nil {
 		return usageError(stderr, "wrap: %v", err)
 	}
-	if !fs.Changed("seed") {
+	if !fs.Changed("seed") && (sc == nil || sc.Seed == nil) {
 		f.seed = rand.Uint64()
 	}
 	if !f.quiet {
 		fmt.Fprintf(stderr, "mcpchaos wrap: seed %d, %d fault(s); replay with --seed %d\n", f.seed, len(parsed), f.seed)
+		if sc != nil && sc.Era != "" {
+			// wrap cannot choose the era: the client does. In another era
+			// the moment never comes, which the judge reports as no fault
+			// fired.
+			fmt.Fprintf(stderr, "mcpchaos wrap: scenario %s needs a client of the %s era\n", sc.Name, sc.Era)
+		}
 	}
 
 	if f.report != "" && f.scenario == "" {
@@ -99,7 +142,12 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if f.repro == "" {
 		argv := []string{"mcpchaos", "wrap", "--seed", strconv.FormatUint(f.seed, 10)}
-		for _, spec := range f.faults {
+		extra := f.faults
+		if sc != nil {
+			argv = append(argv, "--scenario", sc.Selector())
+			extra = f.faults[len(sc.Faults):]
+		}
+		for _, spec := range extra {
 			argv = append(argv, "--fault", spec)
 		}
 		f.repro = suite.ShellQuote(append(append(argv, "--"), command...))
@@ -173,6 +221,9 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	v := judge.Verdict()
+	if sc != nil {
+		suite.ApplyExpectation(*sc, f.seed, f.repro, &v)
+	}
 	report := &reports.Report{
 		Schema: reports.Schema, Tool: reports.Tool{Name: "mcpchaos", Version: version},
 		Target: reports.Target{Command: command}, Seed: f.seed, Findings: v.Findings, Outcome: "pass",
@@ -219,20 +270,43 @@ func runScenarios(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "scenarios takes no arguments")
 	}
 	var b strings.Builder
-	list := func(title string, scenarios []faults.Scenario) {
+	list := func(title, command string) {
 		b.WriteString(title)
-		for _, s := range scenarios {
-			fmt.Fprintf(&b, "\n  %s: %s\n", s.Name, s.Doc)
+		for _, p := range faults.Presets() {
+			if p.For != command {
+				continue
+			}
+			s := p.Scenario
+			mark := ""
+			if !p.Default {
+				mark = " [not in the default matrix: run it with --scenario " + s.Name + "]"
+			}
+			fmt.Fprintf(&b, "\n  %s: %s%s\n", s.Name, s.Doc, mark)
 			for _, f := range s.Faults {
 				fmt.Fprintf(&b, "      --fault '%s'\n", f)
+			}
+			if s.Era != "" {
+				fmt.Fprintf(&b, "      era %s\n", s.Era)
+			}
+			if !s.Workload.IsZero() {
+				fmt.Fprintf(&b, "      workload: %d tool calls, %d at a time\n", s.Workload.Calls, s.Workload.Concurrency)
 			}
 			if s.Expect != "" {
 				fmt.Fprintf(&b, "      the client must end in %s\n", s.Expect)
 			}
 		}
 	}
-	list("Scenarios of mcpchaos test (--scenario NAME), each run against a fresh server after a no-fault baseline:\n", faults.ServerScenarios())
-	list("\nScenarios of mcpchaos test-client (--scenario NAME), each a fresh run of the client program:\n", faults.ClientScenarios())
+	list("Scenarios of mcpchaos test (--scenario NAME), each run against a fresh server after a no-fault baseline:\n", faults.ForServer)
+	list("\nScenarios of mcpchaos test-client (--scenario NAME), each a fresh run of the client program:\n", faults.ForClient)
+	b.WriteString("\nBug classes (DESIGN.md) and the scenarios that expose them:\n")
+	for _, c := range faults.BugClasses {
+		if len(c.Presets) == 0 {
+			fmt.Fprintf(&b, "  %d. %s: no scenario yet (%s)\n", c.N, c.Summary, c.Pending)
+			continue
+		}
+		fmt.Fprintf(&b, "  %d. %s: %s\n", c.N, c.Summary, strings.Join(c.Presets, ", "))
+	}
+	b.WriteString("\nYour own scenarios go in a scenario file (version: 1); run them with --scenario FILE or FILE#NAME.\n")
 	io.WriteString(stdout, b.String())
 	return exitOK
 }

@@ -1,0 +1,242 @@
+package faults
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// CaseFileVersion is the regression case format this build reads and writes.
+const CaseFileVersion = 1
+
+// Case is one failing scenario run, saved by mcpchaos test --save-case so
+// that mcpchaos test --cases can replay it: the scenario, the seed, the
+// target, the finding kinds it produced and the fault decisions taken.
+type Case struct {
+	// Scenario is what ran: name, doc, faults, era, workload, deadline,
+	// expect. Its Seed and Findings are unset (the case's own fields say
+	// them).
+	Scenario Scenario
+	Seed     uint64
+	// Command is the target the run was against: the server for a case of
+	// mcpchaos test, the client program for one of test-client.
+	Command []string
+	// Server is, for a case of test-client, the server behind the client
+	// program; empty for a case of mcpchaos test.
+	Server []string
+	// Findings are the kinds of the error findings, sorted, each once.
+	Findings []string
+	// Decisions are the faults that fired, in order, with the message each
+	// fired on: a replay that takes other decisions did not recreate the
+	// moment.
+	Decisions []Decision
+}
+
+// Decision is one fault firing, from a fault event of the transcript.
+type Decision struct {
+	Label  string // the fault's label in the transcript (eof#1)
+	Spec   string // its spec
+	Action string // what it did (the family name)
+	// Seq is the transcript sequence number of the message it fired on;
+	// Dir, Kind, Method and ID describe that message (empty for a firing
+	// that is not on a message, such as a stall ending).
+	Seq    int64
+	Dir    string
+	Kind   string
+	Method string
+	ID     string
+	Detail string
+}
+
+// Same reports whether two decisions are the same choice: the same fault
+// did the same thing to the same kind of message. Sequence numbers, ids and
+// details are left out, as the peer's timing may move them.
+func (d Decision) Same(o Decision) bool {
+	return d.Label == o.Label && d.Action == o.Action && d.Dir == o.Dir && d.Kind == o.Kind && d.Method == o.Method
+}
+
+type caseYAML struct {
+	Version   int            `yaml:"version"`
+	Scenario  scenarioYAML   `yaml:"scenario"`
+	Seed      uint64         `yaml:"seed"`
+	Command   []string       `yaml:"command,flow"`
+	Server    []string       `yaml:"server,omitempty,flow"`
+	Findings  []string       `yaml:"findings,flow"`
+	Decisions []decisionYAML `yaml:"decisions"`
+}
+
+type scenarioYAML struct {
+	Name     string        `yaml:"name"`
+	Doc      string        `yaml:"doc,omitempty"`
+	Era      string        `yaml:"era,omitempty"`
+	Faults   []string      `yaml:"faults"`
+	Workload *workloadYAML `yaml:"workload,omitempty,flow"`
+	Deadline string        `yaml:"deadline,omitempty"`
+	Expect   string        `yaml:"expect,omitempty"`
+}
+
+type workloadYAML struct {
+	Calls       int `yaml:"calls,omitempty"`
+	Concurrency int `yaml:"concurrency,omitempty"`
+}
+
+type decisionYAML struct {
+	Label  string `yaml:"label"`
+	Spec   string `yaml:"spec"`
+	Action string `yaml:"action"`
+	Seq    int64  `yaml:"seq,omitempty"`
+	Dir    string `yaml:"dir,omitempty"`
+	Kind   string `yaml:"kind,omitempty"`
+	Method string `yaml:"method,omitempty"`
+	ID     string `yaml:"id,omitempty"`
+	Detail string `yaml:"detail,omitempty"`
+}
+
+// MarshalCase renders a case file.
+func MarshalCase(c Case) ([]byte, error) {
+	sc := scenarioYAML{Name: c.Scenario.Name, Doc: c.Scenario.Doc, Era: c.Scenario.Era, Faults: c.Scenario.Faults, Expect: c.Scenario.Expect}
+	if !c.Scenario.Workload.IsZero() {
+		sc.Workload = &workloadYAML{Calls: c.Scenario.Workload.Calls, Concurrency: c.Scenario.Workload.Concurrency}
+	}
+	if c.Scenario.Deadline > 0 {
+		sc.Deadline = c.Scenario.Deadline.String()
+	}
+	out := caseYAML{Version: CaseFileVersion, Scenario: sc, Seed: c.Seed, Command: c.Command, Server: c.Server, Findings: c.Findings}
+	if out.Findings == nil {
+		out.Findings = []string{}
+	}
+	for _, d := range c.Decisions {
+		out.Decisions = append(out.Decisions, decisionYAML(d))
+	}
+	if out.Decisions == nil {
+		out.Decisions = []decisionYAML{}
+	}
+	var body bytes.Buffer
+	enc := yaml.NewEncoder(&body)
+	enc.SetIndent(2)
+	if err := enc.Encode(out); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	replay := "mcpchaos test --cases DIR [-- SERVER]"
+	if len(c.Server) > 0 {
+		replay = "mcpchaos test-client --cases DIR [--server SERVER] [-- CLIENT]"
+	}
+	head := fmt.Sprintf("# mcpchaos regression case: scenario %s failed with seed %d.\n# Replay every case of this directory with: %s\n", c.Scenario.Name, c.Seed, replay)
+	return append([]byte(head), body.Bytes()...), nil
+}
+
+// ReadCaseFile reads and parses a case file.
+func ReadCaseFile(path string) (Case, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Case{}, fmt.Errorf("cannot read the case file: %w", err)
+	}
+	return ParseCaseFile(path, data)
+}
+
+var (
+	caseKeys     = []string{"version", "scenario", "seed", "command", "server", "findings", "decisions"}
+	decisionKeys = []string{"label", "spec", "action", "seq", "dir", "kind", "method", "id", "detail"}
+)
+
+// ParseCaseFile parses a case file as strictly as a scenario file: every
+// error is a *FileError naming the line and the field.
+func ParseCaseFile(name string, data []byte) (c Case, err error) {
+	d := &fileDecoder{file: name, what: "case file"}
+	root, err := d.document(data)
+	if err != nil {
+		return c, err
+	}
+	fields, err := d.mapping(root, "", "version", caseKeys, []string{"version", "scenario", "seed", "command", "findings"})
+	if err != nil {
+		return c, err
+	}
+	if c.Scenario, err = d.scenario(fields["scenario"], "scenario"); err != nil {
+		return c, err
+	}
+	for key, set := range map[string]bool{"seed": c.Scenario.Seed != nil, "findings": c.Scenario.Findings != nil} {
+		if set {
+			return c, d.errf(d.valueOf(fields["scenario"], key), "scenario."+key, "a case keeps %s: at its top level, not in its scenario", key)
+		}
+	}
+	c.Scenario.Source = ""
+	if c.Seed, err = d.uint64(fields["seed"], "seed"); err != nil {
+		return c, err
+	}
+	if c.Command, err = d.strs(fields["command"], "command"); err != nil {
+		return c, err
+	}
+	if len(c.Command) == 0 {
+		return c, d.errf(fields["command"], "command", "empty; a case records the command it ran against, as in [python, server.py]")
+	}
+	if v, ok := fields["server"]; ok {
+		if c.Server, err = d.strs(v, "server"); err != nil {
+			return c, err
+		}
+		if len(c.Server) == 0 {
+			return c, d.errf(v, "server", "empty; leave server: out of a case of mcpchaos test, give the server command for one of test-client")
+		}
+	}
+	if c.Findings, err = d.strs(fields["findings"], "findings"); err != nil {
+		return c, err
+	}
+	for i, k := range c.Findings {
+		if !slices.Contains(FindingKinds, k) && k != ExpectationKind {
+			return c, d.errf(fields["findings"].Content[i], fmt.Sprintf("findings[%d]", i), "unknown finding kind %q%s (kinds: %s)", k, suggest(k, FindingKinds), strings.Join(FindingKinds, ", "))
+		}
+	}
+	if v, ok := fields["decisions"]; ok {
+		if v.Kind != yaml.SequenceNode {
+			return c, d.errf(v, "decisions", "expected a list of fault decisions, got %s", describe(v))
+		}
+		for i, n := range v.Content {
+			dec, err := d.decision(n, fmt.Sprintf("decisions[%d]", i))
+			if err != nil {
+				return c, err
+			}
+			c.Decisions = append(c.Decisions, dec)
+		}
+	}
+	return c, nil
+}
+
+// ExpectationKind is the finding kind of a run whose findings differ from
+// the ones its scenario expects (Scenario.Findings).
+const ExpectationKind = "expectation"
+
+func (d *fileDecoder) decision(n *yaml.Node, field string) (Decision, error) {
+	var dec Decision
+	fields, err := d.mapping(n, field, "", decisionKeys, []string{"label", "spec", "action"})
+	if err != nil {
+		return dec, err
+	}
+	strFields := map[string]*string{"label": &dec.Label, "spec": &dec.Spec, "action": &dec.Action, "dir": &dec.Dir,
+		"kind": &dec.Kind, "method": &dec.Method, "id": &dec.ID, "detail": &dec.Detail}
+	for _, key := range decisionKeys {
+		v, ok := fields[key]
+		if !ok {
+			continue
+		}
+		if key == "seq" {
+			if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!int" {
+				return dec, d.errf(v, field+".seq", "expected a transcript sequence number, got %s", describe(v))
+			}
+			if dec.Seq, err = strconv.ParseInt(v.Value, 0, 64); err != nil || dec.Seq < 0 {
+				return dec, d.errf(v, field+".seq", "%s is out of range; give a whole number >= 0", v.Value)
+			}
+			continue
+		}
+		if *strFields[key], err = d.str(v, field+"."+key); err != nil {
+			return dec, err
+		}
+	}
+	return dec, nil
+}

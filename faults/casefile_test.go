@@ -1,0 +1,84 @@
+package faults
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestCaseFileRoundTrip(t *testing.T) {
+	want := Case{
+		Scenario: Scenario{Name: "eof-inflight", Doc: "stdin closes: with 3 calls", Era: "stateful",
+			Faults:   []string{"eof:on=c2s:request:tools/call,inflight=3"},
+			Workload: Workload{Calls: 4, Concurrency: 2}, Deadline: 1500 * time.Millisecond},
+		Seed:      1<<64 - 1,
+		Command:   []string{"python", "server.py", "--flag=a b"},
+		Findings:  []string{"crash", "lost-response"},
+		Decisions: []Decision{{Label: "eof#1", Spec: "eof:on=c2s:request:tools/call,inflight=3", Action: "eof", Seq: 12, Dir: "c2s", Kind: "request", Method: "tools/call", ID: `"a:b"`, Detail: "closed stdin"}},
+	}
+	data, err := MarshalCase(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseCaseFile("case.yaml", data)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("case (-want +got):\n%s\nfile:\n%s", diff, data)
+	}
+
+	// A case of test-client keeps its server and the scenario's expect.
+	client := want
+	client.Server = []string{"mcpchaos", "serve"}
+	client.Scenario.Expect = "failure"
+	client.Scenario.Era, client.Scenario.Workload = "", Workload{}
+	data, _ = MarshalCase(client)
+	got, err = ParseCaseFile("case.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(client, got); diff != "" {
+		t.Errorf("client case (-want +got):\n%s", diff)
+	}
+
+	// A case without decisions or findings round-trips too.
+	bare := Case{Scenario: Scenario{Name: "a", Faults: []string{"eof"}}, Command: []string{"srv"}, Findings: []string{}}
+	data, _ = MarshalCase(bare)
+	got, err = ParseCaseFile("case.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(bare, got); diff != "" {
+		t.Errorf("bare case (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseCaseFileErrors(t *testing.T) {
+	const scenario = "version: 1\nscenario: {name: a, faults: [eof]}\nseed: 1\ncommand: [srv]\n"
+	for _, tc := range []struct{ name, file, want string }{
+		{"empty", "", "case.yaml:1: the file is empty; a case file starts with version: 1"},
+		{"unknown version", "version: 3\n", "case.yaml:1: version: unknown version 3; this mcpchaos reads case file version 1 (a newer mcpchaos may read this file)"},
+		{"no findings", scenario, "case.yaml:1: no findings:; it is required (keys: version, scenario, seed, command, server, findings, decisions)"},
+		{"unknown key", scenario + "findings: []\nnotes: x\n", `case.yaml:6: unknown key "notes" (allowed: version, scenario, seed, command, server, findings, decisions)`},
+		{"empty command", "version: 1\nscenario: {name: a, faults: [eof]}\nseed: 1\ncommand: []\nfindings: []\n", "case.yaml:4: command: empty; a case records the command it ran against, as in [python, server.py]"},
+		{"seed in the scenario", "version: 1\nscenario: {name: a, faults: [eof], seed: 3}\nseed: 1\ncommand: [srv]\nfindings: []\n", "case.yaml:2: scenario.seed: a case keeps seed: at its top level, not in its scenario"},
+		{"bad fault", "version: 1\nscenario:\n  name: a\n  faults: [eoff]\nseed: 1\ncommand: [srv]\nfindings: []\n", `case.yaml:4: scenario.faults[0]: fault "eoff": unknown fault "eoff" (did you mean "eof"?) (known: stall, burst, eof, half-close, delay, drop, duplicate, corrupt; see mcpchaos faults)`},
+		{"empty server", scenario + "server: []\nfindings: []\n", "case.yaml:5: server: empty; leave server: out of a case of mcpchaos test, give the server command for one of test-client"},
+		{"unknown finding", scenario + "findings: [hung]\n", `case.yaml:5: findings[0]: unknown finding kind "hung" (did you mean "hang"?) (kinds: hang, crash, lost-response, duplicate-response, unknown-response, zombie, protocol-violation)`},
+		{"decision key", scenario + "findings: []\ndecisions:\n  - {label: eof#1, spec: eof, action: eof, sq: 3}\n", `case.yaml:7: decisions[0]: unknown key "sq" (did you mean "seq"?) (allowed: label, spec, action, seq, dir, kind, method, id, detail)`},
+		{"decision seq", scenario + "findings: []\ndecisions:\n  - {label: eof#1, spec: eof, action: eof, seq: x}\n", `case.yaml:7: decisions[0].seq: expected a transcript sequence number, got "x"`},
+		{"decision without label", scenario + "findings: []\ndecisions:\n  - {spec: eof, action: eof}\n", `case.yaml:7: decisions[0]: no label:; it is required (keys: label, spec, action, seq, dir, kind, method, id, detail)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseCaseFile("case.yaml", []byte(tc.file))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if diff := cmp.Diff(tc.want, err.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

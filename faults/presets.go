@@ -1,0 +1,186 @@
+package faults
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Who runs a scenario: the probe client of mcpchaos test against a server,
+// or a client program under mcpchaos test-client.
+const (
+	ForServer = "test"
+	ForClient = "test-client"
+)
+
+// Preset is a built-in scenario, selectable by name with --scenario.
+type Preset struct {
+	Scenario
+	// For is the command that runs it: ForServer or ForClient.
+	For string
+	// Default is set for the scenarios of the default matrix (run when no
+	// --scenario is given).
+	Default bool
+}
+
+// extraPresets are the built-in scenarios beyond the default matrices:
+// moments worth a run of their own that the default matrix leaves out
+// because they are slower or only some targets have them. Add a row per
+// scenario; BugClasses below says which class each exposes.
+var extraPresets = []Preset{
+	{For: ForServer, Scenario: Scenario{
+		Name:     "concurrent-calls",
+		Doc:      "12 tool calls, 6 at a time, with their answers held back by a seeded 50-250ms each; handlers that share state without locks crash or answer the wrong call (bug class 7)",
+		Faults:   []string{"delay:on=s2c:response:tools/call,for=50ms,jitter=200ms,times=0"},
+		Workload: Workload{Calls: 12, Concurrency: 6},
+	}},
+}
+
+// Presets returns every built-in scenario: the default matrices of test and
+// test-client, then the extra ones.
+func Presets() []Preset {
+	var out []Preset
+	for _, s := range ServerScenarios() {
+		out = append(out, Preset{Scenario: s, For: ForServer, Default: true})
+	}
+	for _, s := range ClientScenarios() {
+		out = append(out, Preset{Scenario: s, For: ForClient, Default: true})
+	}
+	return append(out, extraPresets...)
+}
+
+// PresetsFor returns the built-in scenarios command (ForServer or ForClient)
+// runs.
+func PresetsFor(command string) []Scenario {
+	var out []Scenario
+	for _, p := range Presets() {
+		if p.For == command {
+			out = append(out, p.Scenario)
+		}
+	}
+	return out
+}
+
+// BugClass is one bug class of DESIGN.md ("Bug classes it must catch") and
+// the presets that expose it.
+type BugClass struct {
+	N       int
+	Summary string
+	Presets []string
+	// Pending says why a class has no preset yet.
+	Pending string
+}
+
+// BugClasses maps DESIGN.md's bug classes to presets; a test checks that
+// every class has one (or says why not) and every name exists.
+var BugClasses = []BugClass{
+	{1, "a client's notification handler awaits a request on the loop that must deliver the answer", []string{"list-changed-mid-call"}, ""},
+	{2, "a notification sent before a response into a stream nobody drains", []string{"progress-before-response", "stall-s2c", "burst-c2s"}, ""},
+	{3, "the transport closes while handlers run", []string{"eof-inflight", "half-close-s2c", "server-eof"}, ""},
+	{4, "handlers blocked on a server-to-client request when the transport closes", []string{"eof-server-request"}, ""},
+	{5, "a server that never exits after stdin closes, or drops responses on EOF", []string{"eof-inflight", "half-close-s2c"}, ""},
+	{6, "one malformed line ends the session", nil,
+		"corrupt on c2s makes the judge report the server's correct parse-error answer as unknown-response; a preset waits for the judge to know injected malformed lines (or for the oversize fault)"},
+	{7, "concurrent requests corrupting shared state; races around answers", []string{"concurrent-calls", "stall-s2c"}, ""},
+	{8, "duplicate in-flight request ids cross-wiring responses", nil,
+		"duplicate on c2s makes the judge report a correct server's second answer as duplicate-response; a preset waits for the id-collision fault"},
+}
+
+// ResolveScenarios turns --scenario values into scenarios, in the order
+// given: NAME picks a built-in scenario from presets, FILE runs every
+// scenario of a scenario file, FILE#NAME one of them. A value names a file
+// when it has a #, a / or a .yaml/.yml suffix, or when a file of that name
+// exists. A scenario selected twice runs once; two different scenarios of
+// the same name are an error.
+func ResolveScenarios(refs []string, presets []Scenario) ([]Scenario, error) {
+	var out []Scenario
+	for _, ref := range refs {
+		got, err := resolveRef(ref, presets)
+		if err != nil {
+			return nil, err
+		}
+		for _, sc := range got {
+			i := slices.IndexFunc(out, func(o Scenario) bool { return o.Name == sc.Name })
+			if i < 0 {
+				out = append(out, sc)
+				continue
+			}
+			if out[i].Source != sc.Source {
+				return nil, fmt.Errorf("two scenarios are named %q (%s and %s); rename one, as names key transcripts and findings", sc.Name, where(out[i]), where(sc))
+			}
+		}
+	}
+	return out, nil
+}
+
+// ResolveScenario resolves the one scenario a single session runs (mcpchaos
+// wrap): a file with several scenarios needs #NAME.
+func ResolveScenario(ref string, presets []Scenario) (Scenario, error) {
+	got, err := resolveRef(ref, presets)
+	if err != nil {
+		return Scenario{}, err
+	}
+	if len(got) != 1 {
+		return Scenario{}, fmt.Errorf("--scenario %s: the file has %d scenarios and one session runs one; pick it with %s#NAME, NAME one of: %s", ref, len(got), ref, strings.Join(names(got), ", "))
+	}
+	return got[0], nil
+}
+
+func where(s Scenario) string {
+	if s.Source == "" {
+		return "built in"
+	}
+	return s.Source
+}
+
+func names(ss []Scenario) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// isFileRef reports whether a --scenario value names a file.
+func isFileRef(ref string) bool {
+	if strings.ContainsAny(ref, "#/") || strings.HasSuffix(ref, ".yaml") || strings.HasSuffix(ref, ".yml") {
+		return true
+	}
+	fi, err := os.Stat(ref)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+func resolveRef(ref string, presets []Scenario) ([]Scenario, error) {
+	if ref == "" {
+		return nil, fmt.Errorf("--scenario: empty value; give a NAME (see mcpchaos scenarios), a FILE or FILE#NAME")
+	}
+	if !isFileRef(ref) {
+		sc, err := SelectScenarios(presets, []string{ref})
+		if err != nil {
+			return nil, err
+		}
+		return sc, nil
+	}
+	path, name, hasName := strings.Cut(ref, "#")
+	if path == "" {
+		return nil, fmt.Errorf("--scenario %s: no file before #; write FILE#NAME, as in chaos.yaml#slow-progress", ref)
+	}
+	all, err := ReadScenarioFile(path)
+	if err != nil {
+		return nil, err
+	}
+	for i := range all {
+		all[i].Ref = path + "#" + all[i].Name
+	}
+	if !hasName {
+		return all, nil
+	}
+	for _, sc := range all {
+		if sc.Name == name {
+			return []Scenario{sc}, nil
+		}
+	}
+	known := names(all)
+	return nil, fmt.Errorf("--scenario %s: %s has no scenario %q%s (it has: %s)", ref, path, name, suggest(name, known), strings.Join(known, ", "))
+}

@@ -1,0 +1,296 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// SaveCase writes one failing scenario run into dir as a regression case
+// file (faults.Case) and returns its path: the scenario as it ran (its
+// effective deadline included), the seed, the target (command; for a client
+// program, also the server behind it), the kinds of its error findings and
+// the fault decisions of its transcript.
+func SaveCase(dir string, sc faults.Scenario, seed uint64, command, server []string, findings []reports.Finding, events []wire.Event) (string, error) {
+	ran := faults.Scenario{Name: sc.Name, Doc: sc.Doc, Faults: sc.Faults, Era: sc.Era, Workload: sc.Workload, Deadline: sc.Deadline, Expect: sc.Expect}
+	c := faults.Case{Scenario: ran, Seed: seed, Command: command, Server: server, Findings: errorKinds(findings), Decisions: Decisions(events)}
+	data, err := faults.MarshalCase(c)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, sc.Name+"-seed"+strconv.FormatUint(seed, 10)+".yaml")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return "", fmt.Errorf("cannot write the case file: %w", err)
+	}
+	return path, nil
+}
+
+// Decisions are the fault firings of a transcript, each with the message it
+// fired on.
+func Decisions(events []wire.Event) []faults.Decision {
+	received := map[int64]*wire.Event{}
+	var out []faults.Decision
+	for i := range events {
+		e := &events[i]
+		switch e.Type {
+		case wire.EventReceived:
+			received[e.Seq] = e
+		case wire.EventFault:
+			d := faults.Decision{Label: e.Fault, Spec: e.Spec, Action: e.Action, Detail: e.Detail}
+			if m, ok := received[e.Of]; ok && e.Of != 0 {
+				d.Seq, d.Dir, d.Kind, d.Method, d.ID = m.Seq, m.Dir, m.Kind, m.Method, m.ID
+			}
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// CaseResult is one case replayed.
+type CaseResult struct {
+	File string
+	Case faults.Case
+	// Now are the kinds of the replay's error findings.
+	Now []string
+	// Decisions are the fault firings of the replay.
+	Decisions []faults.Decision
+	// Status is CaseSame, CaseDifferent or CasePasses.
+	Status string
+}
+
+// Case statuses.
+const (
+	CaseSame      = "same"      // it still fails, with the same finding kinds
+	CaseDifferent = "different" // it still fails, with other kinds
+	CasePasses    = "passes"    // no error finding any more
+	CaseNotRun    = "not-run"   // the target fails without faults
+)
+
+// StillFails reports whether the replay found errors.
+func (r CaseResult) StillFails() bool { return r.Status != CasePasses }
+
+// SameDecisions reports whether the replay's faults fired as the recorded
+// ones did; when they did not, the replay did not recreate the moment and a
+// different outcome says little.
+func (r CaseResult) SameDecisions() bool {
+	return slices.EqualFunc(r.Case.Decisions, r.Decisions, faults.Decision.Same)
+}
+
+// Line is the one-line verdict on the case.
+func (r CaseResult) Line() string {
+	was := kindsText(r.Case.Findings)
+	var s string
+	switch r.Status {
+	case CaseSame:
+		s = fmt.Sprintf("STILL FAILS  %s: the same way (%s)", r.File, was)
+	case CaseDifferent:
+		s = fmt.Sprintf("FAILS        %s: differently (was %s, now %s)", r.File, was, kindsText(r.Now))
+	case CaseNotRun:
+		return fmt.Sprintf("NOT RUN      %s: the target fails without faults (see its baseline above)", r.File)
+	default:
+		s = fmt.Sprintf("PASSES       %s: no longer fails (was %s)", r.File, was)
+	}
+	if !r.SameDecisions() {
+		s += fmt.Sprintf("; the faults fired differently (%d decisions recorded, %d now), so the moment may not have been recreated", len(r.Case.Decisions), len(r.Decisions))
+	}
+	return s
+}
+
+func kindsText(k []string) string {
+	if len(k) == 0 {
+		return "no findings"
+	}
+	return strings.Join(k, ", ")
+}
+
+// Replay is the outcome of replaying a directory of cases.
+type Replay struct {
+	Cases []CaseResult
+	// Reports has one report per target command the cases ran against.
+	Reports []*reports.Report
+}
+
+// ExitCode is 0 when every case passes now, 1 when any still fails, 2 when
+// a target fails without faults (its report says why).
+func (r *Replay) ExitCode() int {
+	for _, rep := range r.Reports {
+		if rep.Outcome == reports.OutcomeError {
+			return 2
+		}
+	}
+	for _, c := range r.Cases {
+		if c.StillFails() {
+			return 1
+		}
+	}
+	return 0
+}
+
+// ReadCases reads every case file of dir (*.yaml and *.yml). Anything else
+// in dir, a case file that does not parse and an empty dir are errors: a
+// case that is silently skipped is a regression silently let through.
+func ReadCases(dir string) (files []string, cases []faults.Case, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot read the case directory: %w", err)
+	}
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		if !e.Type().IsRegular() || !(strings.HasSuffix(e.Name(), ".yaml") || strings.HasSuffix(e.Name(), ".yml")) {
+			return nil, nil, fmt.Errorf("%s: not a case file; a case directory holds only the .yaml case files mcpchaos test --save-case writes", path)
+		}
+		c, err := faults.ReadCaseFile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		files = append(files, path)
+		cases = append(cases, c)
+	}
+	if len(cases) == 0 {
+		return nil, nil, fmt.Errorf("%s holds no case files; save some with mcpchaos test --save-case %s", dir, dir)
+	}
+	return files, cases, nil
+}
+
+// ReplayCases replays every case of dir against a server. Each runs
+// against o.Command when it is set, otherwise against the command the case
+// recorded; cases of one command share one run (and its no-fault baseline).
+// Each case is a scenario named after its file, pinned to its recorded seed.
+func ReplayCases(ctx context.Context, o Options, dir string) (*Replay, error) {
+	return replayCases(dir, false, func(c faults.Case) [][]string {
+		return [][]string{cmdOr(o.Command, c.Command)}
+	}, func(target [][]string, scs []faults.Scenario, observe func(string, []wire.Event)) (*reports.Report, error) {
+		run := o
+		run.Command, run.Scenarios, run.observe = target[0], scs, observe
+		return Run(ctx, run)
+	})
+}
+
+// ReplayClientCases replays every case of dir saved by test-client: each
+// runs the client program o.Client (or the one the case recorded) against
+// the server o.Server (or the one the case recorded).
+func ReplayClientCases(ctx context.Context, o ClientOptions, dir string) (*Replay, error) {
+	return replayCases(dir, true, func(c faults.Case) [][]string {
+		return [][]string{cmdOr(o.Client, c.Command), cmdOr(o.Server, c.Server)}
+	}, func(target [][]string, scs []faults.Scenario, observe func(string, []wire.Event)) (*reports.Report, error) {
+		run := o
+		run.Client, run.Server, run.Scenarios, run.observe = target[0], target[1], scs, observe
+		return RunClient(ctx, run)
+	})
+}
+
+func cmdOr(given, recorded []string) []string {
+	if len(given) > 0 {
+		return given
+	}
+	return recorded
+}
+
+// replayCases reads dir's cases, groups them by target (the commands
+// target returns), runs each group once and compares each case's replay
+// with its record. client says which command saved the cases: a case of
+// the other is an error, as it cannot be replayed here.
+func replayCases(dir string, client bool, target func(faults.Case) [][]string,
+	run func(target [][]string, scs []faults.Scenario, observe func(string, []wire.Event)) (*reports.Report, error)) (*Replay, error) {
+	files, cases, err := ReadCases(dir)
+	if err != nil {
+		return nil, err
+	}
+	type group struct {
+		target [][]string
+		idx    []int
+	}
+	var groups []*group
+	for i, c := range cases {
+		if client != (len(c.Server) > 0) {
+			if client {
+				return nil, fmt.Errorf("%s: a case of mcpchaos test (it has no server:); replay it with mcpchaos test --cases", files[i])
+			}
+			return nil, fmt.Errorf("%s: a case of mcpchaos test-client (it has a server:); replay it with mcpchaos test-client --cases", files[i])
+		}
+		t := target(c)
+		gi := slices.IndexFunc(groups, func(g *group) bool {
+			return slices.EqualFunc(g.target, t, func(a, b []string) bool { return slices.Equal(a, b) })
+		})
+		if gi < 0 {
+			groups = append(groups, &group{target: t})
+			gi = len(groups) - 1
+		}
+		groups[gi].idx = append(groups[gi].idx, i)
+	}
+
+	replay := &Replay{}
+	for _, g := range groups {
+		var scs []faults.Scenario
+		byName := map[string]int{}
+		for _, i := range g.idx {
+			sc := cases[i].Scenario
+			sc.Name = caseName(files[i])
+			sc.Ref = files[i]
+			seed := cases[i].Seed
+			sc.Seed = &seed
+			byName[sc.Name] = i
+			scs = append(scs, sc)
+		}
+		decisions := map[string][]faults.Decision{}
+		var mu sync.Mutex // scenarios run in parallel
+		observe := func(name string, events []wire.Event) {
+			mu.Lock()
+			decisions[name] = Decisions(events)
+			mu.Unlock()
+		}
+		report, err := run(g.target, scs, observe)
+		if err != nil {
+			return nil, err
+		}
+		replay.Reports = append(replay.Reports, report)
+		if report.Outcome == reports.OutcomeError {
+			for _, i := range g.idx {
+				replay.Cases = append(replay.Cases, CaseResult{File: files[i], Case: cases[i], Status: CaseNotRun})
+			}
+			continue
+		}
+		for _, res := range report.Scenarios {
+			i, ok := byName[res.Name]
+			if !ok {
+				continue
+			}
+			var fs []reports.Finding
+			for _, f := range report.Findings {
+				if f.Scenario == res.Name {
+					fs = append(fs, f)
+				}
+			}
+			cr := CaseResult{File: files[i], Case: cases[i], Now: errorKinds(fs), Decisions: decisions[res.Name]}
+			switch {
+			case len(cr.Now) == 0:
+				cr.Status = CasePasses
+			case slices.Equal(cr.Now, cases[i].Findings):
+				cr.Status = CaseSame
+			default:
+				cr.Status = CaseDifferent
+			}
+			replay.Cases = append(replay.Cases, cr)
+		}
+	}
+	return replay, nil
+}
+
+// caseName names a case's scenario after its file: unique in its
+// directory, and what the user sees in the listing.
+func caseName(path string) string {
+	name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(path), ".yaml"), ".yml")
+	if name == faults.Baseline.Name {
+		name = "case-" + name
+	}
+	return name
+}
