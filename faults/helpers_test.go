@@ -3,6 +3,7 @@ package faults
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -146,3 +147,6 @@ var cmpOpts = cmp.Options{
 		serverRequest{}, cancel{}, listChanged{}, earlyRequest{}),
 	cmp.AllowUnexported(signalFault{}, stderrFlood{}, linger{}),
 }
+
+// knownFaults is how a parse error lists the fault families.
+var knownFaults = "(known: " + strings.Join(familyNames(), ", ") + "; see mcpchaos faults)"

@@ -185,9 +185,9 @@ func TestParseErrors(t *testing.T) {
 	const (
 		stallParams = "(parameters: after, dir, every, for, from, id, inflight, nth, on, p, position, shrink, times, tool, until)"
 		eofParams   = "(parameters: after, every, from, id, inflight, nth, on, p, position, times, tool, until)"
-		known       = "(known: stall, burst, eof, half-close, delay, drop, duplicate, corrupt, reorder, fragment, throttle, oversize, server-request, cancel, list-changed, early-request, signal, stderr-flood, linger; see mcpchaos faults)"
 		patternHelp = `is not a direction (c2s, s2c) or a kind (request, notification, response, error, invalid), and only the last part may be a method`
 	)
+	known := knownFaults
 	tests := []struct {
 		name    string
 		spec    string

@@ -80,7 +80,7 @@ func TestParseScenarioFileErrors(t *testing.T) {
 		{"name with a slash", "version: 1\nscenarios:\n  - name: a/b\n    faults: [eof]\n", `chaos.yaml:3: scenarios[0].name: "a/b" is not a scenario name; use letters, digits, '.', '_' and '-' (it names transcript files), at most 100 characters`},
 		{"baseline", "version: 1\nscenarios:\n  - name: baseline\n    faults: [eof]\n", `chaos.yaml:3: scenarios[0].name: "baseline" is the no-fault run every matrix starts with; choose another name`},
 		{"unknown fault", "version: 1\nscenarios:\n  - name: a\n    faults:\n      - eof\n      - stal\n",
-			`chaos.yaml:6: scenarios[0].faults[1]: fault "stal": unknown fault "stal" (did you mean "stall"?) (known: stall, burst, eof, half-close, delay, drop, duplicate, corrupt; see mcpchaos faults)`},
+			`chaos.yaml:6: scenarios[0].faults[1]: fault "stal": unknown fault "stal" (did you mean "stall"?) ` + knownFaults},
 		{"bad fault spec", "version: 1\nscenarios:\n  - name: a\n    faults: [\"burst:count=many\"]\n", `chaos.yaml:4: scenarios[0].faults[0]: fault "burst:count=many": count: "many" is not a whole number >= 0`},
 		{"faults not a list", "version: 1\nscenarios:\n  - name: a\n    faults: eof\n", `chaos.yaml:4: scenarios[0].faults: expected a list of strings, got "eof"`},
 		{"no faults", "version: 1\nscenarios:\n  - name: a\n    faults: []\n", "chaos.yaml:4: scenarios[0].faults: no faults; a scenario injects at least one (a run without faults is the baseline every matrix starts with)"},
