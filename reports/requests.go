@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -138,6 +139,11 @@ type tracker struct {
 	// error with id null has answered yet: JSON-RPC answers a parse error
 	// with id null.
 	invalidDelivered int
+	// lastFwd is the frame forwarded last and the seq it was received as: a
+	// duplicate fault forwards copies right after the original, and the
+	// peer may answer each copy.
+	lastFwd    *inFrame
+	lastFwdSeq int64
 
 	probes    map[string]*probeInfo
 	lastProbe *probeInfo
@@ -227,9 +233,13 @@ func (t *tracker) forwarded(j *Judger, e *wire.Event) {
 	}
 	f := t.pending[e.Of]
 	if f == nil {
+		if e.Of != 0 && e.Of == t.lastFwdSeq && t.lastFwd != nil {
+			t.copyDelivered(t.lastFwd)
+		}
 		return
 	}
 	t.unpend(e.Of, f)
+	t.lastFwd, t.lastFwdSeq = f, e.Of
 	switch f.kind {
 	case frameRequest:
 		// The forwarded event's excerpt is written only if a finding cites
@@ -239,6 +249,21 @@ func (t *tracker) forwarded(j *Judger, e *wire.Event) {
 		t.bySeq[e.Of] = r
 	case frameCancel:
 		t.cancel(f.cancels, e)
+	case frameInvalid:
+		t.invalidDelivered++
+		if f.id != "" {
+			t.tolerate(f.id)
+		}
+	}
+}
+
+// copyDelivered notes a second delivery of a frame (a duplicate fault): the
+// peer may answer the copy of a request, or not (it reuses an id in flight),
+// and may answer the copy of an invalid frame with another parse error.
+func (t *tracker) copyDelivered(f *inFrame) {
+	switch f.kind {
+	case frameRequest:
+		t.tolerate(f.id)
 	case frameInvalid:
 		t.invalidDelivered++
 		if f.id != "" {
@@ -271,7 +296,12 @@ func (t *tracker) unpend(seq int64, f *inFrame) {
 // injected with an id of ours is owed an answer like any other: the relay
 // swallows the answer, so the other peer never sees it.
 func (t *tracker) injected(j *Judger, e *wire.Event) {
+	n := brokenLines(e)
 	switch {
+	case n > 1:
+		// A frame a fault split with a newline arrives as n broken lines,
+		// whatever its classification as one frame says.
+		t.invalidInjected(e, n)
 	case e.Kind == "request" && strings.HasPrefix(e.ID, wire.InjectIDPrefix):
 		for i := range t.earlyInjected {
 			if a := &t.earlyInjected[i]; a.ID == e.ID {
@@ -297,7 +327,44 @@ func (t *tracker) injected(j *Judger, e *wire.Event) {
 		if id := cancelledID(e); id != "" {
 			t.cancel(id, e)
 		}
+	case e.Kind == "invalid":
+		t.invalidInjected(e, n)
 	}
+}
+
+// invalidInjected notes a malformed frame of n lines a fault wrote
+// (corrupt): a parse error with id null per line is the right answer to it,
+// not an unknown one. The relay records an injection after writing it, so
+// its parse errors may be suspects already.
+func (t *tracker) invalidInjected(e *wire.Event, n int) {
+	for i := 0; i < len(t.suspects) && n > 0; {
+		if t.suspects[i].id == "null" {
+			t.suspects = slices.Delete(t.suspects, i, i+1)
+			n--
+			continue
+		}
+		i++
+	}
+	t.invalidDelivered += n
+	if e.ID != "" {
+		t.tolerate(e.ID)
+	}
+}
+
+// brokenLines counts the non-empty lines of an injected frame: the corrupt
+// fault's newline mode writes one frame as two broken lines.
+func brokenLines(e *wire.Event) int {
+	b, err := e.Bytes()
+	if err != nil {
+		return 1
+	}
+	n := 0
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			n++
+		}
+	}
+	return max(n, 1)
 }
 
 func (t *tracker) tolerate(id string) {
