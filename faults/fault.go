@@ -22,6 +22,10 @@ type Family struct {
 	New   func(v Values) (Action, error)
 	// Example is a spec that shows the fault in use.
 	Example string
+	// TriggerDefaults are trigger keys (on, inflight...) the family sets
+	// when the spec does not, for a fault that only makes sense on some
+	// messages. Doc says what they are.
+	TriggerDefaults map[string]string
 }
 
 // Fault is one parsed spec, ready to be put in a Plan.
@@ -37,7 +41,7 @@ type Fault struct {
 // prints them. It is a plain table, not init-time registration, so a test can
 // walk it.
 func Families() []*Family {
-	return []*Family{stallFamily, burstFamily, eofFamily, halfCloseFamily, delayFamily, dropFamily, duplicateFamily, corruptFamily}
+	return []*Family{stallFamily, burstFamily, eofFamily, halfCloseFamily, delayFamily, dropFamily, duplicateFamily, corruptFamily, idTypeFamily, idCollisionFamily}
 }
 
 // TriggerParams lists the keys every fault accepts to say when it fires.
@@ -94,6 +98,11 @@ func Parse(spec string) (*Fault, error) {
 			if err := p.check(value); err != nil {
 				return nil, fmt.Errorf("fault %q: %s: %v", spec, key, err)
 			}
+			set[key] = value
+		}
+	}
+	for key, value := range fam.TriggerDefaults {
+		if _, given := set[key]; !given {
 			set[key] = value
 		}
 	}

@@ -141,5 +141,5 @@ func concat(parts ...[]frame) []frame {
 
 // cmpOpts compares the unexported action structs and patterns of this package.
 var cmpOpts = cmp.Options{
-	cmp.AllowUnexported(Pattern{}, stall{}, burst{}, eof{}, halfClose{}, delay{}, drop{}, duplicate{}, corrupt{}),
+	cmp.AllowUnexported(Pattern{}, stall{}, burst{}, eof{}, halfClose{}, delay{}, drop{}, duplicate{}, corrupt{}, idType{}, idCollision{}),
 }

@@ -185,7 +185,7 @@ func TestParseErrors(t *testing.T) {
 	const (
 		stallParams = "(parameters: after, dir, every, for, inflight, nth, on, p, position, shrink, times)"
 		eofParams   = "(parameters: after, every, inflight, nth, on, p, position, times)"
-		known       = "(known: stall, burst, eof, half-close, delay, drop, duplicate, corrupt; see mcpchaos faults)"
+		known       = "(known: stall, burst, eof, half-close, delay, drop, duplicate, corrupt, id-type, id-collision; see mcpchaos faults)"
 		patternHelp = `is not a direction (c2s, s2c) or a kind (request, notification, response, error, invalid), and only the last part may be a method`
 	)
 	tests := []struct {

@@ -16,6 +16,7 @@ type FireContext struct {
 	Answers *Pending
 	Draws   *Draws
 	plan    *Plan
+	label   string // the firing fault's label, e.g. "id-type#1"
 }
 
 // Sent lists the requests travelling in dir that are still unanswered, oldest first.
@@ -34,9 +35,15 @@ type Step struct {
 	Dir     wire.Direction
 	Message *wire.Message
 	Answers *Pending
-	ordinal uint64 // in this direction
-	global  uint64 // across both directions
-	armed   []bool // per fault: may this message trigger it (after=)
+	// Rewritten, when not nil, is what the transport forwards instead of
+	// Message.Raw: an answer to a request an id fault rewrote, with the id
+	// the request's sender gave it (see idmap.go). RewriteNote says so in
+	// words for the transcript.
+	Rewritten   []byte
+	RewriteNote string
+	ordinal     uint64 // in this direction
+	global      uint64 // across both directions
+	armed       []bool // per fault: may this message trigger it (after=)
 }
 
 // Method is the message's method or, for an answer, its request's method.
@@ -58,6 +65,7 @@ type Plan struct {
 	mu       sync.Mutex
 	state    []triggerState
 	inflight *inFlight
+	ids      idMap
 	ordinals map[wire.Direction]uint64
 	global   uint64
 }
@@ -69,6 +77,7 @@ func NewPlan(seed uint64, faults []*Fault) *Plan {
 		faults:   faults,
 		state:    make([]triggerState, len(faults)),
 		inflight: newInFlight(),
+		ids:      idMap{},
 		ordinals: map[wire.Direction]uint64{},
 	}
 	perFamily := map[string]int{}
@@ -99,7 +108,12 @@ func (p *Plan) Receive(dir wire.Direction, m *wire.Message) *Step {
 	p.ordinals[dir]++
 	p.global++
 	s := &Step{Dir: dir, Message: m, ordinal: p.ordinals[dir], global: p.global}
-	s.Answers = p.inflight.observe(dir, m, p.global)
+	seen := m
+	if raw, note := p.ids.translate(dir, m); raw != nil {
+		t := wire.Classify(raw)
+		seen, s.Rewritten, s.RewriteNote = &t, raw, note
+	}
+	s.Answers = p.inflight.observe(dir, seen, p.global)
 	method := s.Method()
 	s.armed = make([]bool, len(p.faults))
 	for i, f := range p.faults {
@@ -130,7 +144,7 @@ func (p *Plan) Decide(phase Phase, s *Step) []Firing {
 		if t.HasP && !(draws.Float64() < t.P) {
 			continue
 		}
-		c := &FireContext{Dir: s.Dir, Message: s.Message, Answers: s.Answers, Draws: draws, plan: p}
+		c := &FireContext{Dir: s.Dir, Message: s.Message, Answers: s.Answers, Draws: draws, plan: p, label: p.labels[i]}
 		effect := f.Action.Fire(c)
 		if !effect.Skipped {
 			p.state[i].fired++

@@ -1,0 +1,32 @@
+package wire
+
+import "testing"
+
+func TestReplaceID(t *testing.T) {
+	tests := []struct {
+		name, raw, id, want string
+		ok                  bool
+	}{
+		{"number to string", `{"jsonrpc":"2.0","id":1,"method":"x"}` + "\n", `"1"`, `{"jsonrpc":"2.0","id":"1","method":"x"}` + "\n", true},
+		{"string to number, spaces and CRLF kept", " { \"id\" : \"abc\" , \"result\":{\"id\":7}}\r\n", `12`, " { \"id\" : 12 , \"result\":{\"id\":7}}\r\n", true},
+		{"nested ids untouched", `{"params":{"id":5},"id":5,"method":"m"}`, `"5"`, `{"params":{"id":5},"id":"5","method":"m"}`, true},
+		{"the last id, as Classify reads it", `{"id":1,"id":2}`, `3`, `{"id":1,"id":3}`, true},
+		{"escaped key", `{"\u0069d":4}`, `"4"`, `{"\u0069d":"4"}`, true},
+		{"no id", `{"jsonrpc":"2.0","method":"n"}`, `1`, "", false},
+		{"not json", `{"id":1`, `1`, "", false},
+		{"array", `[{"id":1}]`, `1`, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := ReplaceID([]byte(tt.raw), tt.id)
+			if ok != tt.ok || string(got) != tt.want {
+				t.Errorf("ReplaceID(%q, %s) = %q, %v; want %q, %v", tt.raw, tt.id, got, ok, tt.want, tt.ok)
+			}
+			if ok {
+				if m := Classify(got); m.ID != tt.id {
+					t.Errorf("the result classifies with id %s, want %s", m.ID, tt.id)
+				}
+			}
+		})
+	}
+}
