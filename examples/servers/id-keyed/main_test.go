@@ -3,8 +3,6 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -13,9 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpchaos/mcpchaos/chaos"
 	"github.com/mcpchaos/mcpchaos/examples/servers/internal/mcptest"
-	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -109,100 +105,22 @@ func TestUnderIDCollision(t *testing.T) {
 	}
 }
 
-// relayCollision plays a client through the relay: initialize, a slow call
-// (id 2) and, once the relay has it, an echo call (id 3), which the fault
-// sends on as 2. It waits past the deadline, ends the session and returns
-// the transcript and the ids of the tools/call answers it got.
+// relayCollision plays a client through the relay: a slow call (id 2) and,
+// once the relay has it, an echo call (id 3), which the fault sends on as 2.
+// It waits past the deadline, ends the session and returns the transcript
+// and the ids of the tools/call answers it got.
 func relayCollision(t *testing.T, args ...string) ([]wire.Event, []string) {
-	command, env, err := mcptest.Command(args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := faults.Parse("id-collision")
-	if err != nil {
-		t.Fatal(err)
-	}
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { outR.Close() })
-	rec := chaos.NewMemoryRecorder()
 	const deadline = 300 * time.Millisecond
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	s, err := chaos.Start(ctx, chaos.Config{Command: command, Env: env, Plan: faults.NewPlan(1, []*faults.Fault{f}),
-		Recorder: rec, Deadline: deadline, Grace: 2 * time.Second, Role: "server"}, inR, outW)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan string, 16)
-	t.Cleanup(func() {
-		// However the test ends, the session and the reader end with it.
-		inW.Close()
-		s.Wait()
-		for range lines {
-		}
-	})
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(outR)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
-	next := func() string {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				t.Fatal("the relay closed the client's input early")
-			}
-			return l
-		case <-time.After(5 * time.Second):
-			t.Fatal("nothing from the relay within 5s")
-		}
-		return ""
-	}
-	send := func(line string) {
-		if _, err := inW.WriteString(line + "\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	next()
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"ms":100}}}`)
-	for give := time.Now().Add(5 * time.Second); !forwarded(rec.Events(), "2"); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(give) {
-			t.Fatal("the relay did not forward the slow call within 5s")
-		}
-	}
-	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
-	var answers []string
-	answers = append(answers, wire.Classify([]byte(next())).ID)
+	r := mcptest.StartRelay(t, []string{"id-collision"}, deadline, args...)
+	r.Open()
+	r.Send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"ms":100}}}`)
+	r.AwaitForwarded("2")
+	r.Send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
+	answers := []string{wire.Classify([]byte(r.Next())).ID}
 	// Past the deadline, the other answer has come or never will.
 	time.Sleep(2 * deadline)
-	for len(lines) > 0 {
-		answers = append(answers, wire.Classify([]byte(<-lines)).ID)
+	for _, l := range r.Waiting() {
+		answers = append(answers, wire.Classify([]byte(l)).ID)
 	}
-	inW.Close()
-	s.Wait()
-	return rec.Events(), answers
-}
-
-func forwarded(events []wire.Event, id string) bool {
-	seqs := map[int64]bool{}
-	for _, e := range events {
-		switch {
-		case e.Type == wire.EventReceived && e.Dir == "c2s" && e.ID == id:
-			seqs[e.Seq] = true
-		case e.Type == wire.EventForwarded && seqs[e.Of]:
-			return true
-		}
-	}
-	return false
+	return r.End(), answers
 }
