@@ -24,6 +24,9 @@ const (
 	// EventDropped is a received frame that was never forwarded; Of names it.
 	EventDropped = "dropped"
 	// EventFault is a decision a fault took (or declined to take), with why.
+	// An id fault (id-type, id-collision) that sends a request on under
+	// another id records, before the write, that id (ID) and the request's
+	// direction (Dir), so that an answer recorded early finds its request.
 	EventFault = "fault"
 	// EventPipeClosed is one end of one pipe closing (Pipe names it).
 	EventPipeClosed = "pipe-closed"
