@@ -198,3 +198,50 @@ func waitFor(d time.Duration, cond func() bool) bool {
 	}
 	return true
 }
+
+// id-type and a cancellation: the mcp-go client gives up on a slow call and
+// cancels it by the id it gave it; the relay translates the requestId to the
+// string the server holds the call under, so the mcp-go server stops the
+// call at once. mcp-go then answers the cancelled call with an error
+// ("context canceled", which the spec allows), translated back; had the
+// cancellation named an id the server does not know, the call would have
+// run its 3s and answered with a result. The judge finds nothing.
+func TestIDTypeTranslatesCancellationsForRealMCPServer(t *testing.T) {
+	checkNoGoroutineLeak(t)
+	s := startMCP(t, "id-type")
+	s.initialize(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := s.call(ctx, "slow", map[string]any{"ms": 3000, "steps": 30}, ""); err == nil {
+		t.Fatal("the slow call returned before its context ended")
+	}
+	var cancelled, answer *wire.Event
+	if !waitFor(2*time.Second, func() bool {
+		events := s.Rec.Events()
+		for i, e := range events {
+			switch {
+			case e.Type == wire.EventForwarded && e.Method == "notifications/cancelled":
+				cancelled = &events[i]
+			case e.Type == wire.EventReceived && e.Dir == "s2c" && e.Kind == "error" && cancelled != nil:
+				answer = &events[i]
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatalf("no error answer within 2s of the cancellation (%+v)", cancelled)
+	}
+	id := calls(s.Rec.Events())[0]
+	if want := `"requestId":"` + id + `"`; !strings.Contains(cancelled.Raw, want) {
+		t.Errorf("the server got the cancellation %s; want it to name %s", cancelled.Raw, want)
+	}
+	if want := `{"jsonrpc":"2.0","id":"` + id + `","error":{"code":-32603,"message":"context canceled"}}` + "\n"; answer.Raw != want {
+		t.Errorf("the server answered %q; want %q", answer.Raw, want)
+	}
+	s.end(t)
+	events := s.Rec.Events()
+	if diff := cmp.Diff([]string{`"` + id + `" -> ` + id}, answersTo(events, `"`+id+`"`, id)); diff != "" {
+		t.Errorf("the server's answers (-want +got):\n%s", diff)
+	}
+	checkVerdict(t, events)
+}

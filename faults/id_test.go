@@ -176,6 +176,16 @@ func TestIDType(t *testing.T) {
 			want:   []passed{{c2s, notif(c2s, "notifications/initialized").raw, "skipped: not a request, so there is no id to rewrite"}},
 		},
 		{
+			name:   "a cancellation names the request by the id its receiver got",
+			specs:  []string{"id-type"},
+			frames: []frame{call("1"), cancelled("1"), cancelled("9")},
+			want: []passed{
+				{c2s, call(`"1"`).raw, `send the request on with id "1" instead of 1; an answer with id "1" goes back to the client as 1`},
+				{c2s, cancelled(`"1"`).raw, `requestId 1 translated to "1", the id the server got the request under from fault id-type#1`},
+				{c2s, cancelled("9").raw, ""},
+			},
+		},
+		{
 			name:   "server requests: the client's answer goes back to the server",
 			specs:  []string{"id-type:on=s2c:request"},
 			frames: []frame{request(s2c, "0", "roots/list", ""), response(c2s, `"0"`)},
@@ -241,6 +251,16 @@ func TestIDCollision(t *testing.T) {
 			},
 		},
 		{
+			name:   "a cancellation of a collided request keeps its sender's id: the receiver could not tell which to cancel",
+			specs:  []string{"id-collision"},
+			frames: []frame{call("1"), call("2"), cancelled("2")},
+			want: []passed{
+				{c2s, call("1").raw, "skipped: no other request the client sent is in flight to collide with"},
+				{c2s, call("1").raw, collide2},
+				{c2s, cancelled("2").raw, ""},
+			},
+		},
+		{
 			name:   "requests the other way do not count",
 			specs:  []string{"id-collision"},
 			frames: []frame{request(s2c, "1", "roots/list", ""), call("2")},
@@ -299,4 +319,9 @@ func TestIDCollisionRandom(t *testing.T) {
 	if len(picks) != 3 {
 		t.Errorf("40 seeds picked %v; want each of the 3 ids in flight at least once", picks)
 	}
+}
+
+// cancelled is the client cancelling the request with id (JSON text).
+func cancelled(id string) frame {
+	return frame{c2s, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `,"reason":"user"}}` + "\n"}
 }

@@ -70,6 +70,31 @@ func (m idMap) translate(dir wire.Direction, msg *wire.Message) (raw []byte, not
 	return raw, fmt.Sprintf("id %s translated back to %s, the id the %s gave the request that fault %s rewrote", msg.ID, e.orig, sender(dir.Reverse()), e.label)
 }
 
+// translateCancel is what Receive does with a cancellation travelling in
+// dir: it names the request by the id its sender gave it, and when id-type
+// sent that request on under another id the receiver knows it by that one.
+// A request in a collision keeps the id its sender wrote: the receiver holds
+// two requests under the shared id and could not tell which to cancel.
+func (p *Plan) translateCancel(dir wire.Direction, m *wire.Message) (raw []byte, note string) {
+	if m.Kind != wire.Notification || m.Method != "notifications/cancelled" {
+		return nil, ""
+	}
+	start, end, ok := wire.MemberSpan(m.Raw, "params", "requestId")
+	if !ok {
+		return nil, ""
+	}
+	id := string(m.Raw[start:end])
+	r := p.inflight.open[dir][id]
+	if r == nil || r.wire == "" || len(p.ids[dir][r.wire]) != 1 {
+		return nil, ""
+	}
+	raw, ok = wire.ReplaceMember(m.Raw, r.wire, "params", "requestId")
+	if !ok {
+		return nil, ""
+	}
+	return raw, fmt.Sprintf("requestId %s translated to %s, the id the %s got the request under from fault %s", id, r.wire, receiver(dir), p.ids[dir][r.wire][0].label)
+}
+
 // sender names the peer that sends requests travelling in dir.
 func sender(dir wire.Direction) string {
 	if dir == wire.ToServer {

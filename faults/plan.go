@@ -37,7 +37,8 @@ type Step struct {
 	Answers *Pending
 	// Rewritten, when not nil, is what the transport forwards instead of
 	// Message.Raw: an answer to a request an id fault rewrote, with the id
-	// the request's sender gave it (see idmap.go). RewriteNote says so in
+	// the request's sender gave it, or a cancellation of such a request,
+	// with the id its receiver got (see idmap.go). RewriteNote says so in
 	// words for the transcript.
 	Rewritten   []byte
 	RewriteNote string
@@ -109,7 +110,11 @@ func (p *Plan) Receive(dir wire.Direction, m *wire.Message) *Step {
 	p.global++
 	s := &Step{Dir: dir, Message: m, ordinal: p.ordinals[dir], global: p.global}
 	seen := m
-	if raw, note := p.ids.translate(dir, m); raw != nil {
+	raw, note := p.ids.translate(dir, m)
+	if raw == nil {
+		raw, note = p.translateCancel(dir, m)
+	}
+	if raw != nil {
 		t := wire.Classify(raw)
 		seen, s.Rewritten, s.RewriteNote = &t, raw, note
 	}

@@ -110,6 +110,15 @@ func TestJudgeIDFaults(t *testing.T) {
 			},
 		},
 		{
+			name: "id-type: a cancellation translated to the id the server got lets it leave the request unanswered",
+			build: func(b *tb) {
+				b.retyped()
+				seq := b.at(10).recv("c2s", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
+				b.fwdAs("c2s", seq, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"1"}}`, "requestId 1 translated")
+				b.at(10000).finish()
+			},
+		},
+		{
 			name: "id-collision: two answers for two requests under one id are both owed",
 			build: func(b *tb) {
 				b.call("1", "tools/call")

@@ -238,7 +238,15 @@ func (t *tracker) forwarded(j *Judger, e *wire.Event) {
 		t.open[f.id] = append(t.open[f.id], r)
 		t.bySeq[e.Of] = r
 	case frameCancel:
-		t.cancel(f.cancels, e)
+		id := f.cancels
+		if e.Kind == "notification" {
+			// Translated on its way to the id an id fault gave the
+			// request: the peer got that one.
+			if c := cancelledID(e); c != "" {
+				id = c
+			}
+		}
+		t.cancel(id, e)
 	case frameInvalid:
 		t.invalidDelivered++
 		if f.id != "" {

@@ -30,3 +30,28 @@ func TestReplaceID(t *testing.T) {
 		})
 	}
 }
+
+func TestReplaceMember(t *testing.T) {
+	const cancel = `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"x"}}`
+	tests := []struct {
+		name, raw string
+		path      []string
+		want      string
+		ok        bool
+	}{
+		{"nested", cancel, []string{"params", "requestId"}, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"V","reason":"x"}}`, true},
+		{"top level", cancel, []string{"method"}, `{"jsonrpc":"2.0","method":"V","params":{"requestId":1,"reason":"x"}}`, true},
+		{"through a non-object", `{"params":[{"requestId":1}]}`, []string{"params", "requestId"}, "", false},
+		{"missing", cancel, []string{"params", "id"}, "", false},
+		{"trailing bytes", cancel + "x", []string{"params", "requestId"}, "", false},
+		{"no path", cancel, nil, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := ReplaceMember([]byte(tt.raw), `"V"`, tt.path...)
+			if ok != tt.ok || string(got) != tt.want {
+				t.Errorf("ReplaceMember(%q, %v) = %q, %v; want %q, %v", tt.raw, tt.path, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
