@@ -47,6 +47,9 @@ func (k idCollision) Fire(c *FireContext) Effect {
 	if own == nil {
 		return Effect{Skipped: true, Detail: "skipped: not a request in flight, so there is no id to rewrite"}
 	}
+	if why := c.rewritten(); why != "" {
+		return Effect{Skipped: true, Detail: why}
+	}
 	var others []*Pending
 	for _, p := range c.Sent(c.Dir) {
 		if p != own && p.wireID() != m.ID {

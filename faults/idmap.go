@@ -112,6 +112,16 @@ func (c *FireContext) own() *Pending {
 	return c.plan.inflight.open[c.Dir][c.Message.ID]
 }
 
+// rewritten says why an id fault skips a request whose id an earlier fault
+// in the plan already rewrote on its way: one rewrite per request, so that
+// the plan remembers one id for it.
+func (c *FireContext) rewritten() string {
+	if p := c.own(); p != nil && p.wire != "" {
+		return fmt.Sprintf("skipped: an earlier fault sends this request on with id %s already", p.wire)
+	}
+	return ""
+}
+
 // idInUse reports whether the receiver of requests travelling in dir holds a
 // request under id, or may still answer one under it.
 func (c *FireContext) idInUse(dir wire.Direction, id string) bool {

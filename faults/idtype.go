@@ -40,6 +40,9 @@ func (k idType) Fire(c *FireContext) Effect {
 	if m.Kind != wire.Request {
 		return Effect{Skipped: true, Detail: "skipped: not a request, so there is no id to rewrite"}
 	}
+	if why := c.rewritten(); why != "" {
+		return Effect{Skipped: true, Detail: why}
+	}
 	old := m.ID
 	var id string
 	if old[0] == '"' {
