@@ -55,3 +55,30 @@ func TestReplaceMember(t *testing.T) {
 		})
 	}
 }
+
+// FuzzReplaceID: whatever the frame, a replaced id is the one Classify
+// reads, and nothing but the id's bytes changed.
+func FuzzReplaceID(f *testing.F) {
+	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"x"}`, ` {"id":"a\"b","id":2}` + "\r\n", `{"params":{"id":3}}`, `[1]`, `{"id":`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		start, end, ok := IDSpan(raw)
+		out, replaced := ReplaceID(raw, `"7"`)
+		if ok != replaced {
+			t.Fatalf("IDSpan ok %v, ReplaceID ok %v", ok, replaced)
+		}
+		if !ok {
+			return
+		}
+		if got := Classify(raw).ID; got != string(raw[start:end]) {
+			t.Fatalf("IDSpan found %q, Classify reads %q", raw[start:end], got)
+		}
+		if got := Classify(out).ID; got != `"7"` {
+			t.Fatalf("after the replacement Classify reads id %q", got)
+		}
+		if string(out[:start]) != string(raw[:start]) || string(out[start+3:]) != string(raw[end:]) {
+			t.Fatalf("bytes other than the id changed: %q -> %q", raw, out)
+		}
+	})
+}
