@@ -85,13 +85,22 @@ func (s *session) handle(dir wire.Direction, f frame) {
 	case s.holdWith(dir, &m, seq):
 		// More progress for a token whose progress is held until its answer.
 	default:
+		// An id fault's rewrite, or an answer translated back to the id its
+		// request's sender gave, goes on instead of the bytes received.
+		raw, note := m.Raw, step.RewriteNote
+		if step.Rewritten != nil {
+			raw = step.Rewritten
+		}
+		if o.rewrite != nil {
+			raw, note = o.rewrite, "rewritten by fault "+o.rewriteBy
+		}
 		if o.fragment != nil {
-			s.forwardPieces(dir, m.Raw, seq, o.fragment)
+			s.forwardPieces(dir, raw, seq, o.fragment)
 		} else {
-			s.forward(dir, m.Raw, seq)
+			s.forwardAs(dir, raw, seq, note)
 		}
 		for range o.copies {
-			s.forward(dir, m.Raw, seq)
+			s.forwardAs(dir, raw, seq, note)
 		}
 		s.releaseAfter(dir, &m, seq)
 	}
@@ -110,7 +119,9 @@ type outcome struct {
 	dropped   string // why it is not forwarded; "" forwards it
 	replace   []byte // written instead of it, by fault replaceBy
 	replaceBy string
-	copies    int // extra copies to forward after it
+	copies    int    // extra copies to forward after it
+	rewrite   []byte // forwarded instead of it, by fault rewriteBy
+	rewriteBy string
 	// hold keeps it back (reorder, fault holdBy); fragment writes it in
 	// pieces; after are frames to inject once it has been dealt with.
 	hold     *faults.Hold
@@ -152,6 +163,13 @@ func (f flushBeforeRead) Read(p []byte) (int, error) {
 // forward writes a received frame on, unless a stall outlives the session or
 // the pipe is closed, in which case the frame is recorded as dropped.
 func (s *session) forward(dir wire.Direction, raw []byte, seq int64) {
+	s.forwardAs(dir, raw, seq, "")
+}
+
+// forwardAs is forward for a frame that may have been rewritten on its way:
+// with a note, the forwarded event records the bytes written and says why,
+// so that the transcript holds what each peer got.
+func (s *session) forwardAs(dir wire.Direction, raw []byte, seq int64, note string) {
 	if s.gates[dir].stalled() {
 		s.flush(dir) // what came before the stall is not held by it
 		if !s.gates[dir].wait(s.done) {
@@ -163,7 +181,16 @@ func (s *session) forward(dir wire.Direction, raw []byte, seq int64) {
 		s.writeFailed(dir, lost, err)
 		return
 	}
-	s.recordRef(wire.EventForwarded, dir, seq, "")
+	if note == "" {
+		s.recordRef(wire.EventForwarded, dir, seq, "")
+		return
+	}
+	if s.rec != nil {
+		m := wire.Classify(raw)
+		e := wire.Event{Type: wire.EventForwarded, Of: seq, Detail: note}
+		e.SetMessage(dir, &m)
+		s.rec.Record(e)
+	}
 }
 
 func (s *session) flush(dir wire.Direction) {
@@ -204,6 +231,11 @@ func (s *session) apply(firings []faults.Firing, dir wire.Direction, raw []byte,
 			if t := e.Throttle; t != nil {
 				ev.Dir = t.Dir.String()
 			}
+			if e.Rewrite != nil && !forwarded {
+				// The id the receiver gets, before it can answer to it.
+				m := wire.Classify(e.Rewrite)
+				ev.Dir, ev.ID = dir.String(), m.ID
+			}
 			if st := e.Stall; st != nil {
 				// The judge needs the held window to excuse what it delayed.
 				ev.Dir, ev.Forever = st.Dir.String(), st.For == 0
@@ -229,6 +261,8 @@ func (s *session) apply(firings []faults.Firing, dir wire.Direction, raw []byte,
 				o.dropped = "dropped by fault " + f.Label
 			case e.Replace != nil && !decided:
 				o.replace, o.replaceBy = e.Replace, f.Label
+			case e.Rewrite != nil && o.rewriteBy == "":
+				o.rewrite, o.rewriteBy = e.Rewrite, f.Label
 			}
 			o.copies += e.Copies
 			if e.Hold != nil && o.hold == nil {

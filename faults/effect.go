@@ -60,6 +60,11 @@ type Effect struct {
 	// Replace, when not nil, is written instead of the triggering message,
 	// which is then never forwarded. It may hold several lines or none.
 	Replace []byte
+	// Rewrite, when not nil, is forwarded instead of the triggering
+	// message's bytes: the same message with its id changed by an id fault
+	// (the receiver owes it an answer as it would the original). Drop and
+	// Replace take precedence over it.
+	Rewrite []byte
 	// Copies forwards the triggering message this many extra times, right
 	// after the original.
 	Copies int

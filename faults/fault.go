@@ -56,7 +56,8 @@ func Families() []*Family {
 	return []*Family{stallFamily, burstFamily, eofFamily, halfCloseFamily, delayFamily, dropFamily, duplicateFamily, corruptFamily,
 		reorderFamily, fragmentFamily, throttleFamily, oversizeFamily,
 		serverRequestFamily, cancelFamily, listChangedFamily, earlyRequestFamily,
-		signalFamily, stderrFloodFamily, lingerFamily}
+		signalFamily, stderrFloodFamily, lingerFamily,
+		idTypeFamily, idCollisionFamily}
 }
 
 // TriggerParams lists the keys every fault accepts to say when it fires.

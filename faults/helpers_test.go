@@ -146,6 +146,7 @@ var cmpOpts = cmp.Options{
 		reorder{}, fragment{}, throttle{}, oversize{},
 		serverRequest{}, cancel{}, listChanged{}, earlyRequest{}),
 	cmp.AllowUnexported(signalFault{}, stderrFlood{}, linger{}),
+	cmp.AllowUnexported(idType{}, idCollision{}),
 }
 
 // knownFaults is how a parse error lists the fault families.

@@ -16,6 +16,17 @@ type Pending struct {
 	// trigger uses tool=.
 	Tool    string
 	ordinal uint64
+	// wire is the id the receiver got when an id fault changed it; "" when
+	// it got ID.
+	wire string
+}
+
+// wireID is the id the request's receiver got.
+func (p *Pending) wireID() string {
+	if p.wire != "" {
+		return p.wire
+	}
+	return p.ID
 }
 
 // inFlight tracks open requests per direction by id. Its size is the number of

@@ -20,8 +20,9 @@ type FireContext struct {
 	Phase Phase
 	// Era is the session's protocol era as the client's messages last said
 	// (EraUnknown until one does).
-	Era  wire.Era
-	plan *Plan
+	Era   wire.Era
+	plan  *Plan
+	label string // the firing fault's label, e.g. "id-type#1"
 }
 
 // InjectID returns a fresh id for a request the fault injects: the JSON text
@@ -50,11 +51,18 @@ type Step struct {
 	Answers *Pending
 	// Tool is the tool name of a tools/call request or of the request an
 	// answer answers; it is read only when a trigger uses tool=.
-	Tool    string
-	at      time.Duration // since the session started, when from=/until= are used
-	ordinal uint64        // in this direction
-	global  uint64        // across both directions
-	armed   []bool        // per fault: may this message trigger it (after=)
+	Tool string
+	// Rewritten, when not nil, is what the transport forwards instead of
+	// Message.Raw: an answer to a request an id fault rewrote, with the id
+	// the request's sender gave it, or a cancellation of such a request,
+	// with the id its receiver got (see idmap.go). RewriteNote says so in
+	// words for the transcript.
+	Rewritten   []byte
+	RewriteNote string
+	at          time.Duration // since the session started, when from=/until= are used
+	ordinal     uint64        // in this direction
+	global      uint64        // across both directions
+	armed       []bool        // per fault: may this message trigger it (after=)
 }
 
 // Method is the message's method or, for an answer, its request's method.
@@ -76,6 +84,7 @@ type Plan struct {
 	mu       sync.Mutex
 	state    []triggerState
 	inflight *inFlight
+	ids      idMap
 	ordinals map[wire.Direction]uint64
 	global   uint64
 	// era is the latest era the client's messages said: a client may try
@@ -116,6 +125,7 @@ func NewPlan(seed uint64, faults []*Fault, opts ...PlanOption) *Plan {
 		faults:   faults,
 		state:    make([]triggerState, len(faults)),
 		inflight: newInFlight(),
+		ids:      idMap{},
 		ordinals: map[wire.Direction]uint64{},
 	}
 	start := time.Now()
@@ -156,7 +166,16 @@ func (p *Plan) Receive(dir wire.Direction, m *wire.Message) *Step {
 	if dir == wire.ToServer && m.Era != wire.EraUnknown {
 		p.era = m.Era
 	}
-	s.Answers = p.inflight.observe(dir, m, p.global)
+	seen := m
+	raw, note := p.ids.translate(dir, m)
+	if raw == nil {
+		raw, note = p.translateCancel(dir, m)
+	}
+	if raw != nil {
+		t := wire.Classify(raw)
+		seen, s.Rewritten, s.RewriteNote = &t, raw, note
+	}
+	s.Answers = p.inflight.observe(dir, seen, p.global)
 	if p.needTool {
 		switch {
 		case m.Kind == wire.Request && m.Method == "tools/call":
@@ -207,7 +226,7 @@ func (p *Plan) Decide(phase Phase, s *Step) []Firing {
 		if t.HasP && !(draws.Float64() < t.P) {
 			continue
 		}
-		c := &FireContext{Dir: s.Dir, Message: s.Message, Answers: s.Answers, Draws: draws, Phase: phase, Era: p.era, plan: p}
+		c := &FireContext{Dir: s.Dir, Message: s.Message, Answers: s.Answers, Draws: draws, Phase: phase, Era: p.era, plan: p, label: p.labels[i]}
 		effect := f.Action.Fire(c)
 		if !effect.Skipped {
 			p.state[i].fired++

@@ -102,11 +102,3 @@ func (r reorder) lateProgress(c *FireContext) Effect {
 		Detail:      fmt.Sprintf("inject notifications/progress for token %s right after the answer to %s %s", a.ProgressToken, a.Method, a.ID),
 	}
 }
-
-// sender names the peer that sends messages travelling in dir.
-func sender(dir wire.Direction) string {
-	if dir == wire.ToClient {
-		return "server"
-	}
-	return "client"
-}

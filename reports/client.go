@@ -263,10 +263,20 @@ func (c *clientJudge) forwarded(e *wire.Event) {
 		delete(c.bySeq, e.Of)
 	case "s2c":
 		k := c.answerOf[e.Of]
+		delete(c.answerOf, e.Of)
+		if e.Kind == "response" || e.Kind == "error" {
+			// An answer an id fault translated back to the id the client
+			// gave its request: that id is what the client got.
+			if k != nil && k.id != e.ID {
+				k.pending = nil
+			}
+			if k = c.calls[e.ID]; k != nil && k.pending == nil {
+				k.pending = &Evidence{Seq: e.Of, TUS: e.T, Type: wire.EventReceived, Dir: e.Dir}
+			}
+		}
 		if k == nil {
 			return
 		}
-		delete(c.answerOf, e.Of)
 		if c.frozen {
 			return
 		}

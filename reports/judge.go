@@ -300,6 +300,12 @@ func (j *Judger) fault(e *wire.Event) {
 		ev := evidenceOf(e)
 		j.cl.lingered = &ev
 	}
+	if e.ID != "" && e.Of != 0 && e.Dir == j.p.in {
+		// An id fault sends the request on under another id (id-type,
+		// id-collision); two requests under one id are answered oldest
+		// first (see tracker.answer), so the second answer is owed.
+		j.tr.rewritten(e.Of, e.ID)
+	}
 	if e.Action == "signal" || e.Action == "kill" {
 		// The next signal event is this fault's doing, not the ladder's.
 		j.pc.faultSignal = true

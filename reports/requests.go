@@ -242,13 +242,27 @@ func (t *tracker) forwarded(j *Judger, e *wire.Event) {
 	t.lastFwd, t.lastFwdSeq = f, e.Of
 	switch f.kind {
 	case frameRequest:
+		if e.Kind == "request" && e.ID != "" {
+			// An id fault rewrote the request on its way (the forwarded
+			// event then records the bytes written): the peer owes the
+			// answer under the id it got.
+			f.id = e.ID
+		}
 		// The forwarded event's excerpt is written only if a finding cites
 		// it: most requests are answered and never need one.
 		r := &openReq{id: f.id, method: f.method, recv: f.recv, fwd: Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}}
 		t.open[f.id] = append(t.open[f.id], r)
 		t.bySeq[e.Of] = r
 	case frameCancel:
-		t.cancel(f.cancels, e)
+		id := f.cancels
+		if e.Kind == "notification" {
+			// Translated on its way to the id an id fault gave the
+			// request: the peer got that one.
+			if c := cancelledID(e); c != "" {
+				id = c
+			}
+		}
+		t.cancel(id, e)
 	case frameInvalid:
 		t.invalidDelivered++
 		if f.id != "" {
@@ -270,6 +284,21 @@ func (t *tracker) copyDelivered(f *inFrame) {
 			t.tolerate(f.id)
 		}
 	}
+}
+
+// rewritten notes that an id fault is about to send the request received
+// as seq on under id (its fault event, recorded before the write, says so):
+// an answer to the new id may be recorded before the forwarded event.
+func (t *tracker) rewritten(seq int64, id string) {
+	f := t.pending[seq]
+	if f == nil || f.kind != frameRequest || f.id == id {
+		return
+	}
+	if t.pendingIDs[f.id] == seq {
+		delete(t.pendingIDs, f.id)
+	}
+	f.id = id
+	t.pendingIDs[id] = seq
 }
 
 // dropped forgets a frame that never reached the peer. A request can be

@@ -13,13 +13,20 @@ const (
 	// EventReceived is a frame read from a peer, with its bytes.
 	EventReceived = "received"
 	// EventForwarded is a received frame written on to the other peer
-	// unchanged; Of names the received event.
+	// unchanged; Of names the received event. A frame an id fault rewrote
+	// on its way (or an answer translated back to its request's original
+	// id) is the exception: its forwarded event carries the bytes written
+	// and their classification (Kind, ID...), and Detail says why, so that
+	// the transcript holds what each peer got.
 	EventForwarded = "forwarded"
 	// EventInjected is a frame mcpchaos wrote that no peer sent, with its bytes.
 	EventInjected = "injected"
 	// EventDropped is a received frame that was never forwarded; Of names it.
 	EventDropped = "dropped"
 	// EventFault is a decision a fault took (or declined to take), with why.
+	// An id fault (id-type, id-collision) that sends a request on under
+	// another id records, before the write, that id (ID) and the request's
+	// direction (Dir), so that an answer recorded early finds its request.
 	EventFault = "fault"
 	// EventPipeClosed is one end of one pipe closing (Pipe names it).
 	EventPipeClosed = "pipe-closed"

@@ -40,6 +40,19 @@ func RunServerIfAsked(main func()) {
 	os.Exit(0)
 }
 
+// Command is the command line and environment that run the test binary as
+// the example server with args, for a test that starts it some other way
+// than Start (under mcpchaos's relay, say).
+func Command(args ...string) (command, env []string, err error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	env = append(os.Environ(), envServer+"=1", envServer+"_ARGS="+strings.Join(args, " "),
+		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	return []string{exe}, env, nil
+}
+
 // Msg is one line the server wrote on stdout.
 type Msg struct {
 	Raw    string

@@ -55,6 +55,11 @@ type Server struct {
 	// loop reads nothing else until it returns.
 	OnNotification func(Notification)
 
+	// OnRequest runs on the read loop for every client request before Serve
+	// handles it (id is its JSON text); returning false drops the request
+	// unanswered. nil handles every request.
+	OnRequest func(id json.RawMessage, method string) bool
+
 	// WriteLine writes one message, a whole line ending in '\n', to out. It is
 	// called with the writer lock held, so lines never interleave. nil writes
 	// line with one out.Write.
@@ -230,6 +235,7 @@ func (s *Server) handleLine(line []byte) {
 		s.ErrorLog.Printf("stdin: message with neither method nor id: %s", line)
 	case m.ID == nil:
 		s.notification(Notification{Method: m.Method, Params: m.Params})
+	case s.OnRequest != nil && !s.OnRequest(m.ID, m.Method):
 	default:
 		s.request(m.ID, m.Method, m.Params)
 	}
