@@ -184,3 +184,17 @@ func resolveRef(ref string, presets []Scenario) ([]Scenario, error) {
 	known := names(all)
 	return nil, fmt.Errorf("--scenario %s: %s has no scenario %q%s (it has: %s)", ref, path, name, suggest(name, known), strings.Join(known, ", "))
 }
+
+// FaultFlagsName names the scenario --fault flags make on test and
+// test-client; no preset has it, so a repro line can tell it apart.
+const FaultFlagsName = "fault-flags"
+
+// FaultFlagsScenario is the scenario of the --fault specs given on the
+// command line, checked as a scenario file's faults are.
+func FaultFlagsScenario(specs []string) (Scenario, error) {
+	sc := Scenario{Name: FaultFlagsName, Doc: "the faults given with --fault", Faults: specs}
+	if _, err := sc.Parse(); err != nil {
+		return Scenario{}, fmt.Errorf("--fault: %w", err)
+	}
+	return sc, nil
+}

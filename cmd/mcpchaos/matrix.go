@@ -17,6 +17,7 @@ import (
 // the seed, the time limits, and where the results go.
 type matrixFlags struct {
 	scenarios     []string
+	faults        []string
 	seed          uint64
 	deadline      time.Duration
 	grace         time.Duration
@@ -28,6 +29,7 @@ type matrixFlags struct {
 
 func (m *matrixFlags) register(fs *pflag.FlagSet, deadline time.Duration, deadlineDoc, graceDoc string) {
 	fs.StringArrayVar(&m.scenarios, "scenario", nil, "run only this scenario: a built-in `NAME` (see mcpchaos scenarios), every scenario of a scenario FILE, or FILE#NAME (repeatable)")
+	fs.StringArrayVar(&m.faults, "fault", nil, "also run a scenario of this fault `SPEC`, NAME[:KEY=VALUE,...] (repeatable: one scenario of all of them; without --scenario, instead of the default matrix; see mcpchaos faults)")
 	fs.Uint64Var(&m.seed, "seed", 0, "seed for every random decision (default: random, printed)")
 	fs.DurationVar(&m.deadline, "deadline", deadline, deadlineDoc)
 	fs.DurationVar(&m.grace, "grace", suite.DefaultGrace, graceDoc)
@@ -45,11 +47,21 @@ func (m *matrixFlags) resolve(fs *pflag.FlagSet, command string, matrix []faults
 		return nil, errors.New("--deadline, --grace and --parallel must be positive")
 	}
 	selected := matrix
+	if len(m.faults) > 0 {
+		selected = nil
+	}
 	if len(m.scenarios) > 0 {
 		var err error
 		if selected, err = faults.ResolveScenarios(m.scenarios, faults.PresetsFor(command)); err != nil {
 			return nil, err
 		}
+	}
+	if len(m.faults) > 0 {
+		sc, err := faults.FaultFlagsScenario(m.faults)
+		if err != nil {
+			return nil, err
+		}
+		selected = append(selected, sc)
 	}
 	if !fs.Changed("seed") {
 		m.seed = rand.Uint64()
@@ -69,4 +81,17 @@ func runFailed(stderr io.Writer, command, whose string, err error) int {
 		return exitUsage
 	}
 	return usageError(stderr, "%s: %v", command, err)
+}
+
+// selectorArgs are the flags that pick one scenario again in a repro line:
+// --scenario SELECTOR, or the --fault flags for the scenario they made.
+func (m *matrixFlags) selectorArgs(scenario string) []string {
+	if scenario != faults.FaultFlagsName {
+		return []string{"--scenario", scenario}
+	}
+	var out []string
+	for _, spec := range m.faults {
+		out = append(out, "--fault", spec)
+	}
+	return out
 }

@@ -82,7 +82,7 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 		Parallel:      m.parallel,
 		TranscriptDir: m.transcriptDir,
 		Probe:         probe.Config{Calls: probeCalls, SkipTools: skipTools},
-		Repro:         reproLine(command, defaultTarget, m.deadline),
+		Repro:         reproLine(command, defaultTarget, m.deadline, m.selectorArgs),
 		Tool:          "mcpchaos " + version,
 		Version:       version,
 		CaseDir:       saveCase,
@@ -196,9 +196,9 @@ func finishReport(report *reports.Report, path string, strict bool, stdout, stde
 }
 
 // reproLine renders the command that replays one scenario.
-func reproLine(command []string, defaultTarget bool, deadline time.Duration) func(string, uint64) string {
+func reproLine(command []string, defaultTarget bool, deadline time.Duration, selector func(string) []string) func(string, uint64) string {
 	return func(scenario string, seed uint64) string {
-		argv := []string{"mcpchaos", "test", "--scenario", scenario, "--seed", fmt.Sprint(seed)}
+		argv := append(append([]string{"mcpchaos", "test"}, selector(scenario)...), "--seed", fmt.Sprint(seed))
 		if deadline != suite.DefaultDeadline {
 			argv = append(argv, "--deadline", deadline.String())
 		}

@@ -77,7 +77,7 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 		Grace:         m.grace,
 		Parallel:      m.parallel,
 		TranscriptDir: m.transcriptDir,
-		Repro:         clientRepro(command, server, m.deadline),
+		Repro:         clientRepro(command, server, m.deadline, m.selectorArgs),
 		Version:       version,
 		CaseDir:       saveCase,
 	})
@@ -128,9 +128,9 @@ func runClientCases(fs *pflag.FlagSet, dir string, command []string, server, sel
 // starts an interpreter and a server, so it gets longer than one request.
 const clientDeadline = 30 * time.Second
 
-func clientRepro(command []string, server string, deadline time.Duration) func(string, uint64) string {
+func clientRepro(command []string, server string, deadline time.Duration, selector func(string) []string) func(string, uint64) string {
 	return func(scenario string, seed uint64) string {
-		argv := []string{"mcpchaos", "test-client", "--scenario", scenario, "--seed", fmt.Sprint(seed)}
+		argv := append(append([]string{"mcpchaos", "test-client"}, selector(scenario)...), "--seed", fmt.Sprint(seed))
 		if server != "" {
 			argv = append(argv, "--server", server)
 		}
