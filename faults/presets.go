@@ -35,6 +35,78 @@ var extraPresets = []Preset{
 		Faults:   []string{"delay:on=s2c:response:tools/call,for=50ms,jitter=200ms,times=0"},
 		Workload: Workload{Calls: 12, Concurrency: 6},
 	}},
+	{For: ForServer, Scenario: Scenario{
+		Name:   "malformed-line",
+		Doc:    "a line that is not JSON arrives instead of a tool call; the server must answer it with a parse error (id null) or skip it, and go on serving; read loops that die on one bad line hang or crash (bug class 6; the call it replaced is never answered, so the run waits out --deadline)",
+		Faults: []string{"corrupt:on=c2s:request:tools/call,mode=text"},
+	}},
+	{For: ForServer, Scenario: Scenario{
+		Name:   "oversize-call",
+		Doc:    "a tool call grown to 1 MiB (padding under params._meta); servers that read lines through a fixed buffer (bufio.Scanner's 64 KiB default) fail on it (bug class 6)",
+		Faults: []string{"oversize:on=c2s:request:tools/call,size=1MiB"},
+	}},
+	{For: ForServer, Scenario: Scenario{
+		Name:   "fragmented-call",
+		Doc:    "a tool call arrives in 8 partial writes 20ms apart; servers that take one read for one message fail (bug class 6)",
+		Faults: []string{"fragment:on=c2s:request:tools/call,pieces=8,gap=20ms"},
+	}},
+	{For: ForServer, Scenario: Scenario{
+		Name:   "id-collision",
+		Doc:    "a tool call goes on under the id of another call in flight; servers that key running requests by id lose or cross one (bug class 8)",
+		Faults: []string{"id-collision:on=c2s:request:tools/call"},
+	}},
+	{For: ForServer, Scenario: Scenario{
+		Name:   "id-type",
+		Doc:    "a tool call's numeric id goes on as a string (1 as \"1\"); servers that answer with the id converted lose the call (bug class 8)",
+		Faults: []string{"id-type:on=c2s:request:tools/call,to=string"},
+	}},
+	{For: ForServer, Scenario: Scenario{
+		Name:   "cancel-before-response",
+		Doc:    "notifications/cancelled for a tool call reaches the server just as its answer leaves; the server must ignore a cancellation of a finished request, not crash or answer twice (bug class 7)",
+		Faults: []string{"cancel:on=s2c:response:tools/call,position=before"},
+	}},
+	{For: ForServer, Scenario: Scenario{
+		Name:   "early-request",
+		Doc:    "a tools/list arrives before notifications/initialized; the server must answer it (result or error) and not crash or hang",
+		Faults: []string{"early-request"},
+		Era:    "stateful", // the stateless revision has no handshake
+	}},
+	{For: ForClient, Scenario: Scenario{
+		Name:   "server-request-mid-call",
+		Doc:    "the server asks the client for its roots while a tool call runs; the client must answer and keep its call (bug class 4; clients of the stateless revision skip it: indeterminate)",
+		Faults: []string{"server-request:method=roots/list"},
+		Expect: "success",
+	}},
+	{For: ForClient, Scenario: Scenario{
+		Name:   "late-progress",
+		Doc:    "one more notifications/progress arrives right after a tool result; clients must drop progress for a finished request, not crash (bug class 7)",
+		Faults: []string{"reorder:mode=late-progress"},
+		Expect: "success",
+	}},
+	{For: ForClient, Scenario: Scenario{
+		Name:   "duplicate-response",
+		Doc:    "a tool result arrives twice; clients must ignore the second answer, not crash or hand it to another call (bug class 7)",
+		Faults: []string{"duplicate:on=s2c:response:tools/call"},
+		Expect: "success",
+	}},
+	{For: ForClient, Scenario: Scenario{
+		Name:   "oversize-response",
+		Doc:    "a tool result grown to 1 MiB; clients that read lines through a fixed buffer fail (bug class 6)",
+		Faults: []string{"oversize:on=s2c:response:tools/call,size=1MiB"},
+		Expect: "success",
+	}},
+	{For: ForClient, Scenario: Scenario{
+		Name:   "stderr-flood",
+		Doc:    "the server writes 1 MiB to its stderr mid-call and stops answering until it is read; clients that pipe a server's stderr and never read it hang",
+		Faults: []string{"stderr-flood:on=c2s:request:tools/call"},
+		Expect: "success",
+	}},
+	{For: ForClient, Scenario: Scenario{
+		Name:   "linger-on-close",
+		Doc:    "the server ignores its stdin closing and SIGTERM for 5s; clients must escalate to SIGKILL or wait, not hang for ever (bug class 5, from the client's side)",
+		Faults: []string{"linger:for=5s"},
+		Expect: "success",
+	}},
 }
 
 // Presets returns every built-in scenario: the default matrices of test and
@@ -78,13 +150,11 @@ var BugClasses = []BugClass{
 	{1, "a client's notification handler awaits a request on the loop that must deliver the answer", []string{"list-changed-mid-call"}, ""},
 	{2, "a notification sent before a response into a stream nobody drains", []string{"progress-before-response", "stall-s2c", "burst-c2s"}, ""},
 	{3, "the transport closes while handlers run", []string{"eof-inflight", "half-close-s2c", "server-eof"}, ""},
-	{4, "handlers blocked on a server-to-client request when the transport closes", []string{"eof-server-request"}, ""},
-	{5, "a server that never exits after stdin closes, or drops responses on EOF", []string{"eof-inflight", "half-close-s2c"}, ""},
-	{6, "one malformed line ends the session", nil,
-		"corrupt on c2s makes the judge report the server's correct parse-error answer as unknown-response; a preset waits for the judge to know injected malformed lines (or for the oversize fault)"},
-	{7, "concurrent requests corrupting shared state; races around answers", []string{"concurrent-calls", "stall-s2c"}, ""},
-	{8, "duplicate in-flight request ids cross-wiring responses", nil,
-		"duplicate on c2s makes the judge report a correct server's second answer as duplicate-response; a preset waits for the id-collision fault"},
+	{4, "handlers blocked on a server-to-client request when the transport closes", []string{"eof-server-request", "server-request-mid-call"}, ""},
+	{5, "a server that never exits after stdin closes, or drops responses on EOF", []string{"eof-inflight", "half-close-s2c", "linger-on-close"}, ""},
+	{6, "one malformed line ends the session; a line over 64 KiB breaks a fixed-size scanner", []string{"malformed-line", "oversize-call", "fragmented-call", "oversize-response"}, ""},
+	{7, "concurrent requests corrupting shared state; a cancellation racing the response", []string{"concurrent-calls", "stall-s2c", "cancel-before-response", "late-progress", "duplicate-response"}, ""},
+	{8, "duplicate in-flight request ids cross-wiring responses", []string{"id-collision", "id-type"}, ""},
 }
 
 // ResolveScenarios turns --scenario values into scenarios, in the order

@@ -343,7 +343,10 @@ func (j *Judger) Verdict() Verdict {
 		j.verdict = Verdict{Indeterminate: j.notes.list()}
 		return j.verdict
 	}
-	if j.end == nil && j.seenAny {
+	// A client that SIGKILLs a lingering server (mcpchaos wrap) escalates
+	// as it should; the transcript then stops without a session end.
+	killedWhileLingering := j.cl != nil && j.cl.lingered != nil
+	if j.end == nil && j.seenAny && !killedWhileLingering {
 		j.notes.add("the transcript has no session-end event (did mcpchaos die?): judged what it holds")
 	}
 	var fs []Finding

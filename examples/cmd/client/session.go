@@ -8,9 +8,11 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -58,10 +60,22 @@ func runSession(cfg config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if closeErr != nil {
+	if closeErr != nil && !killedAtClose(closeErr) {
 		return failure(ctx, cfg, "waiting for the server to exit", closeErr)
 	}
 	return nil
+}
+
+// killedAtClose reports whether Close had to signal a server that did not
+// exit when its stdin closed. The session's work is done by then, and the
+// escalation is the client doing its job, not failing it.
+func killedAtClose(err error) bool {
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return false
+	}
+	ws, ok := exit.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled()
 }
 
 func converse(ctx context.Context, c *client.Client, cfg config, out *printer) error {
