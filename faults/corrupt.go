@@ -10,11 +10,11 @@ import (
 // receiver reports it and carries on or dies with its reader.
 var corruptFamily = &Family{
 	Name:  "corrupt",
-	Doc:   "replace the triggering message with a malformed one: cut JSON, a wrong jsonrpc version, a line split in two, or a non-JSON line",
+	Doc:   "replace the triggering message with a malformed one: cut JSON, a truncated frame, a wrong jsonrpc version, a line split in two, or a non-JSON line",
 	Phase: Before,
 	Params: []Param{
-		{Name: "mode", Type: TypeChoice, Default: "json", Choices: []string{"json", "version", "newline", "text"},
-			Doc: "json cuts the JSON in half, version sets jsonrpc to \"1.0\", newline splits the line in the middle, text sends a non-JSON line"},
+		{Name: "mode", Type: TypeChoice, Default: "json", Choices: []string{"json", "truncate", "version", "newline", "text"},
+			Doc: "json cuts the JSON in half (line ending kept), truncate sends the first half without its line ending (the receiver reads it glued to the next frame), version sets jsonrpc to \"1.0\", newline splits the line in the middle, text sends a non-JSON line"},
 	},
 	New: func(v Values) (Action, error) {
 		if err := mustBeBefore(v); err != nil {
@@ -41,6 +41,9 @@ func (k corrupt) Fire(c *FireContext) Effect {
 	case "json":
 		out = concatBytes(body[:len(body)/2], end)
 		detail = fmt.Sprintf("replace the message with its first %d of %d bytes (cut JSON)", len(body)/2, len(body))
+	case "truncate":
+		out = bytes.Clone(body[:len(body)/2])
+		detail = fmt.Sprintf("replace the message with its first %d of %d bytes and no line ending (a truncated frame: the next one is glued to it)", len(body)/2, len(body))
 	case "version":
 		loc := jsonrpcVersion.FindIndex(body)
 		if loc == nil {

@@ -73,6 +73,9 @@ type clientJudge struct {
 	// mcpchaos wrap): the server end did not go when told, and a client
 	// must escalate rather than wait for ever.
 	lingered *Evidence
+	// gluedBy is the fault whose truncated frame (no line ending) the next
+	// frame toward the client is read glued to: that frame never arrives.
+	gluedBy string
 }
 
 // clientCall is one request the client sent to the server.
@@ -227,6 +230,10 @@ func (c *clientJudge) injected(e *wire.Event) {
 	if c.frozen || e.Dir != "s2c" {
 		return
 	}
+	if truncated(e) {
+		c.gluedBy = e.Fault
+		return
+	}
 	if e.Kind == "notification" || e.Kind == "request" {
 		c.arrive(e)
 	}
@@ -264,6 +271,14 @@ func (c *clientJudge) forwarded(e *wire.Event) {
 	case "s2c":
 		k := c.answerOf[e.Of]
 		delete(c.answerOf, e.Of)
+		if by := c.gluedBy; by != "" {
+			c.gluedBy = ""
+			if k != nil && !c.frozen {
+				k.pending = nil
+				k.answerDropped = "it was read glued to the truncated frame fault " + by + " wrote before it"
+			}
+			return
+		}
 		if e.Kind == "response" || e.Kind == "error" {
 			// An answer an id fault translated back to the id the client
 			// gave its request: that id is what the client got.

@@ -2,6 +2,8 @@ package reports
 
 import (
 	"testing"
+
+	"github.com/mcpchaos/mcpchaos/wire"
 )
 
 // The duplicate and corrupt faults deliver frames the client never sent
@@ -60,6 +62,28 @@ func TestFramesFaultsDeliveredOnPurpose(t *testing.T) {
 			},
 		},
 		{
+			name: "a truncated request (no line ending) glues the next request to it: one parse error, and the glued request is not owed",
+			build: func(b *tb) {
+				seq := b.recv("c2s", call)
+				b.drop("c2s", seq, replaced)
+				b.injectTruncated("c2s", "corrupt#1", call[:len(call)/2])
+				next := b.at(1).recv("c2s", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo"}}`)
+				b.fwd("c2s", next)
+				b.at(2).recv("s2c", parseError)
+				b.at(10000).finish()
+			},
+		},
+		{
+			name: "a request given a wrong jsonrpc by corrupt, its error answer recorded before the injection",
+			build: func(b *tb) {
+				seq := b.recv("c2s", call)
+				b.drop("c2s", seq, replaced)
+				b.at(1).replyRaw(`{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"Invalid JSON-RPC version"}}`)
+				b.inject("c2s", "corrupt#1", `{"jsonrpc":"1.0","id":5,"method":"tools/call","params":{"name":"echo"}}`)
+				b.at(1000).finish()
+			},
+		},
+		{
 			name: "parse errors nothing explains are unknown",
 			build: func(b *tb) {
 				b.call("5", "tools/call")
@@ -69,6 +93,36 @@ func TestFramesFaultsDeliveredOnPurpose(t *testing.T) {
 				b.at(1000).finish()
 			},
 			want: []short{{Kind: KindUnknownResponse, Severity: SeverityError, Request: req("null", ""), Seqs: seqs(7, 8), Message: unknownNull}},
+		},
+	})
+}
+
+// injectTruncated records a frame a fault wrote without its line ending.
+func (b *tb) injectTruncated(dir, fault, raw string) int64 {
+	m := wire.Classify([]byte(raw))
+	e := wire.Event{Type: wire.EventInjected, Fault: fault}
+	e.SetMessage(dirOf(dir), &m)
+	return b.add(e)
+}
+
+// A client whose answer was read glued to a truncated frame never got it:
+// its wait is mcpchaos's doing, said in the hang message.
+func TestClientAnswerGluedToATruncatedFrame(t *testing.T) {
+	runClientCases(t, expectSuccess, []judgeCase{
+		{
+			name: "glued answer",
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.injectTruncated("s2c", "corrupt#1", `{"jsonrpc":"2.0","method":"notifications/pro`)
+				b.reply("1")
+				b.at(10000).csignal("SIGTERM")
+				b.ckilled("SIGTERM", true)
+			},
+			want: []short{{Kind: KindHang, Severity: SeverityError, Request: req("1", "tools/call"), Seqs: seqs(4, 9, 10),
+				Message: "the client had not exited by its 10s deadline (mcpchaos sent it SIGTERM); its last request, tools/call (id 1), was answered, " +
+					"but mcpchaos dropped the answer (it was read glued to the truncated frame fault corrupt#1 wrote before it), so it waits for an answer that cannot come; " +
+					"no liveness ping was sent to it, so whether its receive loop runs is unknown"}},
+			notes: []string{"no session-end event"},
 		},
 	})
 }

@@ -144,6 +144,10 @@ type tracker struct {
 	// peer may answer each copy.
 	lastFwd    *inFrame
 	lastFwdSeq int64
+	// glued says a fault wrote a truncated frame (no line ending) toward
+	// the peer: the next frame forwarded is read glued to it, one broken
+	// line, so a request in it is not owed an answer.
+	glued bool
 
 	probes    map[string]*probeInfo
 	lastProbe *probeInfo
@@ -240,6 +244,13 @@ func (t *tracker) forwarded(j *Judger, e *wire.Event) {
 	}
 	t.unpend(e.Of, f)
 	t.lastFwd, t.lastFwdSeq = f, e.Of
+	if t.glued {
+		t.glued = false
+		if f.kind == frameRequest {
+			t.tolerate(f.id)
+		}
+		return
+	}
 	switch f.kind {
 	case frameRequest:
 		if e.Kind == "request" && e.ID != "" {
@@ -326,6 +337,9 @@ func (t *tracker) unpend(seq int64, f *inFrame) {
 // swallows the answer, so the other peer never sees it.
 func (t *tracker) injected(j *Judger, e *wire.Event) {
 	n := brokenLines(e)
+	if truncated(e) {
+		t.glued = true
+	}
 	switch {
 	case n > 1:
 		// A frame a fault split with a newline arrives as n broken lines,
@@ -375,9 +389,23 @@ func (t *tracker) invalidInjected(e *wire.Event, n int) {
 		i++
 	}
 	t.invalidDelivered += n
-	if e.ID != "" {
-		t.tolerate(e.ID)
+	if e.ID == "" {
+		return
 	}
+	for i, s := range t.suspects {
+		if s.id == e.ID {
+			t.suspects = slices.Delete(t.suspects, i, i+1)
+			return // answered already, recorded before the injection
+		}
+	}
+	t.tolerate(e.ID)
+}
+
+// truncated reports whether an injected frame lacks its line ending (the
+// corrupt fault's truncate mode).
+func truncated(e *wire.Event) bool {
+	b, err := e.Bytes()
+	return err == nil && len(b) > 0 && !bytes.HasSuffix(b, []byte("\n"))
 }
 
 // brokenLines counts the non-empty lines of an injected frame: the corrupt
