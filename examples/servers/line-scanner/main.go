@@ -22,6 +22,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"flag"
 	"io"
 	"log"
@@ -70,7 +71,8 @@ func readAnyLength(in io.Reader, line func([]byte)) error {
 	for {
 		l, err := r.ReadBytes('\n')
 		if len(l) > 0 {
-			line(l)
+			// Without its end, as a Scanner gives it.
+			line(bytes.TrimSuffix(bytes.TrimSuffix(l, []byte("\n")), []byte("\r")))
 		}
 		if err == io.EOF {
 			return nil
