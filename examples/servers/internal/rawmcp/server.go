@@ -80,6 +80,17 @@ type Server struct {
 	// Handlers still running then have their context cancelled.
 	HandlerWait time.Duration
 
+	// ReadLines reads in and calls line, on the read loop, with each line read
+	// (its '\n' may be left on), until in ends: it returns nil at EOF, or the
+	// error that stopped it, which Serve logs before shutting down as at EOF.
+	// nil reads with a bufio.Scanner that takes lines up to MaxLine long.
+	ReadLines func(in io.Reader, line func([]byte)) error
+
+	// OnBadLine runs on the read loop for a line that is not a JSON-RPC
+	// message; err says why. nil answers it with a parse error (id null), as
+	// JSON-RPC asks, and reads on.
+	OnBadLine func(line []byte, err error)
+
 	// ErrorLog receives the server's own log lines; nil means stderr.
 	ErrorLog *log.Logger
 
@@ -161,12 +172,11 @@ func (s *Server) Serve(in io.Reader, out io.Writer) error {
 	s.pending = map[string]chan Response{}
 	s.defaultLog()
 
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64<<10), MaxLine)
-	for sc.Scan() {
-		s.handleLine(sc.Bytes())
+	read := s.ReadLines
+	if read == nil {
+		read = scanLines
 	}
-	if err := sc.Err(); err != nil {
+	if err := read(in, s.handleLine); err != nil {
 		s.ErrorLog.Printf("reading stdin: %v; shutting down as at EOF", err)
 	}
 
@@ -186,6 +196,16 @@ func (s *Server) Serve(in io.Reader, out io.Writer) error {
 	s.closed = true
 	s.writeMu.Unlock()
 	return err
+}
+
+// scanLines is the default ReadLines: lines up to MaxLine long.
+func scanLines(in io.Reader, line func([]byte)) error {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), MaxLine)
+	for sc.Scan() {
+		line(sc.Bytes())
+	}
+	return sc.Err()
 }
 
 func (s *Server) defaultLog() {
@@ -224,6 +244,10 @@ func (s *Server) waitHandlers() error {
 func (s *Server) handleLine(line []byte) {
 	var m message
 	if err := json.Unmarshal(line, &m); err != nil {
+		if s.OnBadLine != nil {
+			s.OnBadLine(line, err)
+			return
+		}
 		s.ErrorLog.Printf("stdin: not JSON-RPC: %v", err)
 		_ = s.ReplyError(nil, CodeParseError, "Parse error")
 		return

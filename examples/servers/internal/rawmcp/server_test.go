@@ -47,7 +47,9 @@ func serve(t *testing.T, s *Server) *conn {
 	if s.Name == "" {
 		s.Name = "test"
 	}
-	s.ErrorLog = log.New(testWriter{t}, "server: ", 0)
+	if s.ErrorLog == nil {
+		s.ErrorLog = log.New(testWriter{t}, "server: ", 0)
+	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := &conn{t: t, in: inW, lines: make(chan string, 4096), served: make(chan error, 1)}
@@ -502,5 +504,66 @@ func lingering(patience time.Duration) string {
 			return strings.Join(leaks, "\n\n")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// ReadLines replaces how stdin is read: every line it passes on is handled,
+// and the error that stops it is logged and ends the session as EOF does.
+func TestReadLinesHook(t *testing.T) {
+	var logged strings.Builder
+	var mu sync.Mutex
+	errorLog := log.New(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logged.Write(p)
+	}), "", 0)
+	srv := &Server{ErrorLog: errorLog, ReadLines: func(in io.Reader, line func([]byte)) error {
+		r := bufio.NewReader(in)
+		for {
+			l, err := r.ReadBytes('\n')
+			if len(l) > 0 {
+				line(l) // with its '\n': handled all the same
+			}
+			if err != nil {
+				return fmt.Errorf("reader gave up: %w", err)
+			}
+		}
+	}}
+	c := serve(t, srv)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	if m, _ := c.response("1"); m.Error != nil || string(m.Result) != "{}" {
+		t.Errorf("ping through ReadLines answered %s", m.raw)
+	}
+	if err, rest := c.close(); err != nil || len(rest) != 0 {
+		t.Errorf("close: Serve = %v, more output %v; want nil, none", err, rest)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := "reading stdin: reader gave up: EOF; shutting down as at EOF"; !strings.Contains(logged.String(), want) {
+		t.Errorf("log %q, want it to say %q", logged.String(), want)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// OnBadLine takes over lines that are not JSON-RPC: nothing is answered, and
+// the hook sees the line and why it was refused.
+func TestOnBadLineHook(t *testing.T) {
+	bad := make(chan string, 2)
+	c := serve(t, &Server{OnBadLine: func(line []byte, err error) { bad <- fmt.Sprintf("%s: %v", line, err) }})
+	c.send(`not json`)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	if _, before := c.response("1"); len(before) != 0 {
+		t.Errorf("the bad line was answered: %v", before)
+	}
+	select {
+	case got := <-bad:
+		if want := "not json: invalid character 'o' in literal null (expecting 'u')"; got != want {
+			t.Errorf("OnBadLine saw %q, want %q", got, want)
+		}
+	default:
+		t.Error("OnBadLine was not called")
 	}
 }
