@@ -62,6 +62,17 @@ func TestExtraServerPresetsFindTheirPlantedBugs(t *testing.T) {
 			// late, it fails and nothing was owed.
 			{"malformed-line", "lost-response", "error", "", "tools/call"},
 		}},
+		{"id-keyed", []string{"id-collision", "id-type"}, []verdict{
+			// The call that took another's id is dropped as a
+			// retransmission and never answered.
+			{"id-collision", "hang", "error", "", "tools/call"},
+		}, nil},
+		{"id-number", []string{"id-type", "id-collision"}, []verdict{
+			// "2" answered as 2: an answer nobody asked for, and the call
+			// left without its own.
+			{"id-type", "lost-response", "warning", "", "tools/call"},
+			{"id-type", "unknown-response", "error", "", ""},
+		}, nil},
 	} {
 		scenarios, err := faults.SelectScenarios(faults.PresetsFor(faults.ForServer), tc.presets)
 		if err != nil {
