@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -86,6 +87,37 @@ var mixedSpecs = []string{
 	"drop:on=s2c:response,p=0.2,times=0",
 	"duplicate:on=c2s,count=3,every=3",
 	"corrupt:mode=newline,p=0.3,times=0",
+	"reorder:on=s2c:response,p=0.5,times=0",
+	"reorder:mode=response-first,p=0.5,times=0",
+	"reorder:mode=late-progress,p=0.5,times=0",
+	"fragment:on=c2s,pieces=5,p=0.5,times=0",
+	"throttle:on=s2c:notification,rate=64KiB,for=1s,p=0.3,times=0",
+	"oversize:on=c2s:request,size=64KiB,p=0.2,times=0",
+	"server-request:method=sampling/createMessage,p=0.5,times=0",
+	"cancel:target=random,p=0.5,times=0",
+	"list-changed:list=all,p=0.3,times=0",
+	"early-request:p=0.5,times=0",
+	"id-type:on=c2s:request,p=0.5,times=0",
+	"id-collision:on=c2s:request,with=random,p=0.5,times=0",
+	"signal:on=c2s:request,sig=STOP,for=1ms,p=0.2,times=0",
+	"stderr-flood:bytes=4KiB,p=0.1,times=0",
+	"linger:for=1s,tool=echo*,p=0.5,times=0",
+	"delay:id=3,times=0",
+}
+
+// Every family is in mixedSpecs, so the determinism properties cover a
+// family as soon as it exists.
+func TestMixedSpecsCoverEveryFamily(t *testing.T) {
+	in := map[string]bool{}
+	for _, spec := range mixedSpecs {
+		name, _, _ := strings.Cut(spec, ":")
+		in[name] = true
+	}
+	for _, f := range Families() {
+		if !in[f.Name] {
+			t.Errorf("fault %s is not in mixedSpecs", f.Name)
+		}
+	}
 }
 
 // TestDeterminism: the same seed and the same traffic give the same decision
@@ -307,7 +339,9 @@ func TestPlanConcurrentDirections(t *testing.T) {
 				for _, phase := range []Phase{Before, After} {
 					for _, fi := range p.Decide(phase, s) {
 						for _, inj := range fi.Effect.Inject {
-							if wire.Classify(inj.Raw).Kind != wire.Notification {
+							// Notifications, or requests under ids of ours.
+							m := wire.Classify(inj.Raw)
+							if m.Kind != wire.Notification && (m.Kind != wire.Request || !strings.HasPrefix(m.ID, wire.InjectIDPrefix)) {
 								t.Errorf("%s injected %q", fi.Label, inj.Raw)
 							}
 						}
