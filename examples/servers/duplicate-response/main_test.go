@@ -14,16 +14,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func TestPlainSessionIsClean(t *testing.T) {
-	for _, v := range mcptest.Variants {
-		for _, era := range mcptest.Eras {
-			t.Run(v.Name+"/"+era.Name, func(t *testing.T) {
-				t.Parallel()
-				mcptest.PlainSession(t, era.PreferStateless, v.Args...)
-			})
-		}
-	}
-}
+func TestPlainSessionIsClean(t *testing.T) { mcptest.PlainSessions(t) }
 
 // TestStalledReader is stall-s2c done by hand: the client stops reading while
 // the server writes a 1 MiB answer, and reads again a second later.

@@ -20,16 +20,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func TestPlainSessionIsClean(t *testing.T) {
-	for _, v := range mcptest.Variants {
-		for _, era := range mcptest.Eras {
-			t.Run(v.Name+"/"+era.Name, func(t *testing.T) {
-				t.Parallel()
-				mcptest.PlainSession(t, era.PreferStateless, v.Args...)
-			})
-		}
-	}
-}
+func TestPlainSessionIsClean(t *testing.T) { mcptest.PlainSessions(t) }
 
 // TestStringIDs is id-type done by hand: string ids, digits or not. The
 // buggy twin answers "7" as 7; both keep "seven".

@@ -13,16 +13,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func TestPlainSessionIsClean(t *testing.T) {
-	for _, v := range mcptest.Variants {
-		for _, era := range mcptest.Eras {
-			t.Run(v.Name+"/"+era.Name, func(t *testing.T) {
-				t.Parallel()
-				mcptest.PlainSession(t, era.PreferStateless, v.Args...)
-			})
-		}
-	}
-}
+func TestPlainSessionIsClean(t *testing.T) { mcptest.PlainSessions(t) }
 
 // TestNotificationBurst is burst-c2s done by hand: 100
 // notifications/roots/list_changed during a slow call.

@@ -13,6 +13,19 @@ const (
 	Stateless = "stateless"
 )
 
+// PlainSessions runs PlainSession on both twins (buggy and --fixed) in both
+// eras, in parallel: a planted bug must hide from a plain session.
+func PlainSessions(t *testing.T) {
+	for _, v := range Variants {
+		for _, era := range Eras {
+			t.Run(v.Name+"/"+era.Name, func(t *testing.T) {
+				t.Parallel()
+				PlainSession(t, era.PreferStateless, v.Args...)
+			})
+		}
+	}
+}
+
 // PlainSession drives a fresh server (args as for Start) through the no-fault
 // session mcpchaos's baseline runs, and fails t unless it is clean. It opens
 // the session as a probing client does: with server/discover when
