@@ -4,7 +4,6 @@ package chaos
 
 import (
 	"context"
-	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpchaos/mcpchaos/wire"
@@ -30,21 +28,7 @@ type mcpSession struct {
 
 func startMCP(t *testing.T, specs ...string) *mcpSession {
 	t.Helper()
-	r := startRelay(t, Config{Command: helperCommand(t, "mcp-server"), Plan: mustPlan(t, 42, specs...)})
-	tr := transport.NewIO(r.Out, r.In, io.NopCloser(strings.NewReader("")))
-	s := &mcpSession{relay: r, client: client.NewClient(tr)}
-	s.client.OnNotification(func(n mcp.JSONRPCNotification) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.notes = append(s.notes, n)
-	})
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	if err := s.client.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.client.Close() })
-	return s
+	return startMCPWith(t, Config{}, specs...)
 }
 
 func (s *mcpSession) initialize(t *testing.T) {
