@@ -74,26 +74,26 @@ func (s *session) handle(dir wire.Direction, f frame) {
 	}
 	step := s.plan.Receive(dir, &m)
 	o := s.apply(s.plan.Decide(faults.Before, step), dir, m.Raw, seq, false)
+	// An id fault's rewrite, or an answer translated back to the id its
+	// request's sender gave, goes on instead of the bytes received.
+	raw, note := m.Raw, step.RewriteNote
+	if step.Rewritten != nil {
+		raw = step.Rewritten
+	}
+	if o.rewrite != nil {
+		raw, note = o.rewrite, "rewritten by fault "+o.rewriteBy
+	}
 	switch {
 	case o.dropped != "":
 		s.recordRef(wire.EventDropped, dir, seq, o.dropped)
 	case o.replaceBy != "":
 		s.recordRef(wire.EventDropped, dir, seq, "replaced by fault "+o.replaceBy)
 		s.inject(o.replaceBy, faults.Injection{Dir: dir, Raw: o.replace}, seq)
-	case o.hold != nil && s.hold(o.holdBy, o.hold, dir, m.Raw, seq, o.copies):
+	case o.hold != nil && s.hold(o.holdBy, o.hold, dir, raw, seq, o.copies):
 		// Held back by reorder; released later (shape.go).
 	case s.holdWith(dir, &m, seq):
 		// More progress for a token whose progress is held until its answer.
 	default:
-		// An id fault's rewrite, or an answer translated back to the id its
-		// request's sender gave, goes on instead of the bytes received.
-		raw, note := m.Raw, step.RewriteNote
-		if step.Rewritten != nil {
-			raw = step.Rewritten
-		}
-		if o.rewrite != nil {
-			raw, note = o.rewrite, "rewritten by fault "+o.rewriteBy
-		}
 		if o.fragment != nil {
 			s.forwardPieces(dir, raw, seq, o.fragment)
 		} else {
