@@ -201,22 +201,28 @@ func (p *Plan) Receive(dir wire.Direction, m *wire.Message) *Step {
 // Decide returns the faults that fire on s in phase, in plan order, with what
 // each asks the transport to do.
 func (p *Plan) Decide(phase Phase, s *Step) []Firing {
+	method := s.Method()
+	// Most messages match no fault's moment: tell so from the step and the
+	// fixed triggers alone, without the lock both directions contend for.
+	matched := false
+	for i, f := range p.faults {
+		if p.matches(i, &f.Trigger, phase, s, method) {
+			matched = true
+			break
+		}
+	}
+	if !matched {
+		return nil
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []Firing
-	method := s.Method()
 	for i, f := range p.faults {
 		t := &f.Trigger
-		if t.Phase != phase || !s.armed[i] || !t.On.Matches(s.Dir, s.Message, method) {
+		if !p.matches(i, t, phase, s, method) {
 			continue
 		}
 		if t.InFlight > 0 && p.inflight.count() < t.InFlight {
-			continue
-		}
-		if !t.inWindow(s.at) || t.ID != "" && !idMatches(t.ID, s.Message.ID) {
-			continue
-		}
-		if t.Tool != "" && (s.Tool == "" || !glob(t.Tool, s.Tool)) {
 			continue
 		}
 		if !t.candidate(&p.state[i]) {
@@ -234,4 +240,17 @@ func (p *Plan) Decide(phase Phase, s *Step) []Firing {
 		out = append(out, Firing{Fault: f, Label: p.labels[i], Effect: effect})
 	}
 	return out
+}
+
+// matches is the part of fault i's trigger that reads only the step and the
+// trigger itself, both fixed once Receive has returned: its phase, after=,
+// pattern, time window, id and tool.
+func (p *Plan) matches(i int, t *Trigger, phase Phase, s *Step, method string) bool {
+	if t.Phase != phase || !s.armed[i] || !t.On.Matches(s.Dir, s.Message, method) {
+		return false
+	}
+	if !t.inWindow(s.at) || t.ID != "" && !idMatches(t.ID, s.Message.ID) {
+		return false
+	}
+	return t.Tool == "" || s.Tool != "" && glob(t.Tool, s.Tool)
 }
