@@ -1,8 +1,8 @@
 package faults
 
 import (
+	"encoding/json"
 	"fmt"
-	"strconv"
 
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -54,7 +54,8 @@ func (r serverRequest) Fire(c *FireContext) Effect {
 // injectedRequest is the frame of a request mcpchaos sends; params is JSON
 // text or "" for none.
 func injectedRequest(id, method, params string) []byte {
-	s := `{"jsonrpc":"2.0","id":` + id + `,"method":` + strconv.Quote(method)
+	m, _ := json.Marshal(method) // JSON's quoting, not Go's: \x escapes are not JSON
+	s := `{"jsonrpc":"2.0","id":` + id + `,"method":` + string(m)
 	if params != "" {
 		s += `,"params":` + params
 	}
