@@ -283,7 +283,7 @@ func (s *session) apply(firings []faults.Firing, dir wire.Direction, raw []byte,
 			}
 		}
 		if t := e.Throttle; t != nil {
-			s.writers[t.Dir].setPace(t.Rate, t.For)
+			s.writers[t.Dir].setPace(t.Rate, t.For, s.pacedHold(f.Label, t.Dir))
 		}
 		for _, inj := range e.Inject {
 			s.inject(f.Label, inj, cause)
@@ -311,6 +311,19 @@ func (s *session) delay(dir wire.Direction, d time.Duration) bool {
 		return true
 	case <-s.done:
 		return false
+	}
+}
+
+// pacedHold records each long paced write of a throttle as a window during
+// which the pump writing in dir reads nothing: the judge must not count the
+// peer's answers read late meanwhile as slow, as with a stall.
+func (s *session) pacedHold(label string, dir wire.Direction) func(int, time.Duration) {
+	if s.rec == nil {
+		return nil
+	}
+	return func(size int, d time.Duration) {
+		s.rec.Record(wire.Event{Type: wire.EventFault, Fault: label, Action: "throttle", Dir: dir.String(),
+			UntilUS: s.rec.Now() + d.Microseconds(), Detail: fmt.Sprintf("pace a frame of %d bytes over %s", size, d.Round(time.Millisecond))})
 	}
 }
 

@@ -217,12 +217,20 @@ func (s *session) forwardPieces(dir wire.Direction, raw []byte, seq int64, f *fa
 type pacing struct {
 	rate  int64     // bytes per second
 	until time.Time // zero: the rest of the session
+	// held is told, before a frame is paced, how long that will take
+	// when it is long enough to matter (minHeld): meanwhile the pump
+	// behind the writer reads nothing.
+	held func(size int, d time.Duration)
 }
 
+// minHeld is the shortest paced write worth recording: below it, the pump's
+// absence is lost in the judge's deadlines.
+const minHeld = 20 * time.Millisecond
+
 // setPace paces every frame written from now on to rate bytes per second,
-// for d (0 is for ever).
-func (e *endWriter) setPace(rate int64, d time.Duration) {
-	p := &pacing{rate: rate}
+// for d (0 is for ever); held, when not nil, hears of every long paced write.
+func (e *endWriter) setPace(rate int64, d time.Duration, held func(size int, d time.Duration)) {
+	p := &pacing{rate: rate, held: held}
 	if d > 0 {
 		p.until = time.Now().Add(d)
 	}
@@ -257,6 +265,9 @@ func (e *endWriter) pause(d time.Duration) {
 func (e *endWriter) writePaced(b []byte, p *pacing) error {
 	if err := e.buf.Flush(); err != nil {
 		return err
+	}
+	if d := time.Duration(int64(len(b)) * int64(time.Second) / p.rate); p.held != nil && d >= minHeld {
+		p.held(len(b), d)
 	}
 	chunk := int(min(max(p.rate/50, 1), writeBuffer)) // about 50 writes a second
 	start := time.Now()

@@ -259,9 +259,22 @@ func TestThrottledAnswer(t *testing.T) {
 	}
 	s.end(t)
 	events := s.Rec.Events()
-	want := []string{"throttle#1: pace frames toward the client to 16384 bytes per second for the rest of the session"}
-	if diff := cmp.Diff(want, faultEvents(events)); diff != "" {
-		t.Errorf("fault decisions (-want +got):\n%s", diff)
+	got := faultEvents(events)
+	want := "throttle#1: pace frames toward the client to 16384 bytes per second for the rest of the session"
+	if len(got) == 0 || got[0] != want {
+		t.Fatalf("fault events %q; want the decision %q first", got, want)
+	}
+	// Each long paced write is a window during which the relay read nothing
+	// from the server, which the judge must know (as for a stall).
+	long := false
+	for _, e := range eventsOf(events, wire.EventFault)[1:] {
+		if e.Action != "throttle" || e.Dir != "s2c" || e.UntilUS <= e.T || !strings.HasPrefix(e.Detail, "pace a frame of ") {
+			t.Errorf("after the decision, %+v; want only paced-write windows toward the client", e)
+		}
+		long = long || e.UntilUS-e.T >= 1500*1000
+	}
+	if !long {
+		t.Errorf("no paced-write window of the 32 KiB answer (about 2s) in %q", got)
 	}
 	judgedClean(t, events)
 }
@@ -441,7 +454,7 @@ func TestShapedWritesEndWithTheSession(t *testing.T) {
 	done := make(chan struct{})
 	w := newEndWriter(pw, pw.Close)
 	w.done = done
-	w.setPace(64, 0) // a 4 KiB frame would take a minute
+	w.setPace(64, 0, nil) // a 4 KiB frame would take a minute
 	time.AfterFunc(200*time.Millisecond, func() { close(done) })
 	start := time.Now()
 	if _, err := w.put(bytes.Repeat([]byte("x"), 4096), 1); err != nil {
@@ -459,7 +472,7 @@ func TestShapedWritesEndWithTheSession(t *testing.T) {
 // A throttle that expires stops pacing.
 func TestThrottleExpires(t *testing.T) {
 	w := newEndWriter(io.Discard, nil)
-	w.setPace(64, 50*time.Millisecond)
+	w.setPace(64, 50*time.Millisecond, nil)
 	if w.pacing() == nil {
 		t.Fatal("no pacing right after setPace")
 	}

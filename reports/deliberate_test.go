@@ -126,3 +126,43 @@ func TestClientAnswerGluedToATruncatedFrame(t *testing.T) {
 		},
 	})
 }
+
+// A throttle pacing a long frame toward the client reads nothing from the
+// server meanwhile: an answer the server wrote in time may still sit unread
+// in the pipe when the session ends, and that is the fault's doing, as under
+// a stall. Without the window it is a hang.
+func TestThrottleWindowExcusesLateReads(t *testing.T) {
+	paced := func(b *tb) {
+		b.add(wire.Event{Type: wire.EventFault, Fault: "throttle#1", Action: "throttle", Dir: "s2c",
+			UntilUS: b.t + 8000*1000, Detail: "pace a frame of 16384 bytes over 8s"})
+	}
+	for _, tc := range []struct {
+		name   string
+		window bool
+		want   []short
+		notes  []string
+	}{
+		{"the answer unread while a throttle paced another frame: no finding", true, nil,
+			[]string{"no session-end event", "tools/call (id 2) unanswered, but a fault (a stall, a throttle, a SIGSTOP, a stderr flood) held the server's output before the deadline"}},
+		{"the same lateness without the throttle: a hang", false, []short{{Kind: KindHang, Severity: SeverityError, Request: req("2", "tools/call"), Seqs: seqs(5, 6),
+			Message: "tools/call (id 2) unanswered after 5s; no liveness ping was sent, so whether its receive loop runs is unknown"}},
+			[]string{"no session-end event"}},
+	} {
+		runJudgeCases(t, []judgeCase{{
+			name: tc.name,
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.call("2", "tools/call")
+				b.at(10).reply("1")
+				if tc.window {
+					paced(b)
+				}
+				// The transcript ends here, mid-session (as when mcpchaos is
+				// killed): the window has not lifted.
+				b.at(6000).recv("s2c", `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)
+			},
+			want:  tc.want,
+			notes: tc.notes,
+		}})
+	}
+}

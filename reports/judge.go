@@ -287,7 +287,8 @@ func (j *Judger) received(e *wire.Event) {
 func (j *Judger) fault(e *wire.Event) {
 	// A window during which a fault kept the peer from answering: a stall
 	// not reading its output, a SIGSTOP freezing it, a stderr flood it is
-	// blocked writing. Its silence inside the window is the fault's doing.
+	// blocked writing, a throttle pacing a frame while nothing is read. Its
+	// silence inside the window is the fault's doing.
 	if holdsOutput[e.Action] && e.Dir == j.p.out && (e.Forever || e.UntilUS > 0) {
 		end := e.UntilUS
 		if e.Forever {
@@ -314,7 +315,7 @@ func (j *Judger) fault(e *wire.Event) {
 
 // holdsOutput names the faults whose events can carry a window (UntilUS or
 // Forever) during which the peer's output could not be read or written.
-var holdsOutput = map[string]bool{"stall": true, "signal": true, "stderr-flood": true}
+var holdsOutput = map[string]bool{"stall": true, "signal": true, "stderr-flood": true, "throttle": true}
 
 // isPiece reports whether e is a piece of a line longer than the relay's
 // cap, which the relay records unclassified.

@@ -699,7 +699,7 @@ func (t *tracker) judgeOpen(j *Judger) []Finding {
 		}
 		switch {
 		case forever:
-			note(fmt.Sprintf("unanswered, but a stall fault stopped mcpchaos reading the %s's output before the deadline and did not lift: the answer may be waiting in the pipe", j.p.name))
+			note(fmt.Sprintf("unanswered, but a fault (a stall, a throttle, a SIGSTOP, a stderr flood) held the %s's output before the deadline and did not lift: the answer may be waiting in the pipe", j.p.name))
 		case hc != nil && hc.TUS <= d:
 			note(fmt.Sprintf("unanswered, but mcpchaos closed the %s's output (%s) before the deadline: the answer could not be read", j.p.name, hc.Excerpt))
 		case sig != nil && sig.TUS <= d:
@@ -792,7 +792,7 @@ func (t *tracker) openFindings(j *Judger, outs []openOutcome) []Finding {
 		case KindHang:
 			after := fmtDur(j.deadlineUS)
 			if o.extUS > 0 {
-				after += fmt.Sprintf(" (plus %s while a stall held the %s's output)", fmtDur(o.extUS), j.p.name)
+				after += fmt.Sprintf(" (plus %s while a fault held the %s's output)", fmtDur(o.extUS), j.p.name)
 			}
 			msg = fmt.Sprintf("%s unanswered after %s; %s", what, after, o.variant)
 		case KindLostResponse:

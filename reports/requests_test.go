@@ -101,7 +101,7 @@ func TestJudgeRequests(t *testing.T) {
 				b.at(10000).finish()
 			},
 			want: []short{{Kind: KindHang, Severity: SeverityError, Request: req("1", "tools/call"), Seqs: seqs(3, 4),
-				Message: "tools/call (id 1) unanswered after 5s (plus 2s while a stall held the server's output); no liveness ping was sent, so whether its receive loop runs is unknown"}},
+				Message: "tools/call (id 1) unanswered after 5s (plus 2s while a fault held the server's output); no liveness ping was sent, so whether its receive loop runs is unknown"}},
 		},
 		{
 			name: "a stall that lifts extends the deadline: an exit inside the extension is a lost response",
@@ -122,7 +122,7 @@ func TestJudgeRequests(t *testing.T) {
 				b.at(1000).stall(-1)
 				b.at(20000).stderr("still working")
 			},
-			notes: []string{"no session-end event", "a stall fault stopped mcpchaos reading the server's output before the deadline and did not lift"},
+			notes: []string{"no session-end event", "held the server's output before the deadline and did not lift"},
 		},
 		{
 			name: "a stall that had not lifted when the session ended counts as for ever",

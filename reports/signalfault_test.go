@@ -94,7 +94,7 @@ func TestJudgeSignalFault(t *testing.T) {
 				b.at(20000).end("interrupted")
 			},
 			want: []short{{Kind: KindHang, Severity: SeverityError, Request: req("1", "tools/call"), Seqs: seqs(3, 4),
-				Message: "tools/call (id 1) unanswered after 5s (plus 8s while a stall held the server's output); no liveness ping was sent, so whether its receive loop runs is unknown"}},
+				Message: "tools/call (id 1) unanswered after 5s (plus 8s while a fault held the server's output); no liveness ping was sent, so whether its receive loop runs is unknown"}},
 		},
 		{
 			name: "SIGSTOP and SIGCONT end nothing: the ladder's SIGTERM after them is still the ladder's",
