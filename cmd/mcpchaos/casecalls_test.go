@@ -68,6 +68,10 @@ func TestSaveCaseReplaysItsCalls(t *testing.T) {
 	if code := run(args, nil, &stdout, &stderr); code != 1 {
 		t.Fatalf("exit %d, want 1 (the planted bug)\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
+	// The repro line of the failing run makes the same calls too.
+	if want := "  repro: mcpchaos test --scenario eof-inflight --seed 3 --deadline 2s --call 'slow={\"ms\": 450}' --call 'echo={\"text\":\"case-marker\"}' --skip-tool echo -- " + buggy + "\n"; !strings.Contains(stdout.String(), want) {
+		t.Errorf("stdout lacks the repro line %q:\n%s", want, stdout.String())
+	}
 	file := filepath.Join(cases, "eof-inflight-seed3.yaml")
 	c, err := faults.ReadCaseFile(file)
 	if err != nil {
@@ -113,6 +117,9 @@ func TestSaveCaseReplaysItsCalls(t *testing.T) {
 	if want := "mcpchaos test: --call replaces what each case recorded; the replay may not recreate the recorded runs\n"; !strings.Contains(stdout.String(), want) {
 		t.Errorf("override: stdout does not say %q:\n%s", want, stdout.String())
 	}
+	if want := "  repro: mcpchaos test --cases " + cases + " --call 'slow={\"ms\":360}' --call 'echo={\"text\":\"x\"}'\n"; !strings.Contains(stdout.String(), want) {
+		t.Errorf("override: stdout lacks the repro line %q:\n%s", want, stdout.String())
+	}
 	if diff := cmp.Diff([]string{`slow={"ms":360}`}, dedupe(transcriptCalls(t, filepath.Join(overridden, "eof-inflight-seed3.jsonl")))); diff != "" {
 		t.Errorf("override: calls (-want +got):\n%s", diff)
 	}
@@ -129,4 +136,23 @@ func dedupe(s []string) []string {
 		}
 	}
 	return out
+}
+
+// A case of test-client has no probe workload: calls: in one is refused
+// with the file and line, before anything runs.
+func TestClientCaseWithCallsRefused(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.yaml")
+	body := "version: 1\nscenario: {name: a, faults: [eof]}\nseed: 1\ncommand: [client]\nserver: [srv]\nfindings: []\ncalls: [{tool: echo, arguments: '{}'}]\n"
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"test-client", "--cases", dir}, nil, &stdout, &stderr); code != exitUsage {
+		t.Errorf("exit %d, want %d\nstderr:\n%s", code, exitUsage, stderr.String())
+	}
+	want := file + ":7: calls: a case of test-client (it has a server:) has no probe workload: its client program makes the calls; remove calls:"
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr = %q, want it to contain %q", stderr.String(), want)
+	}
 }

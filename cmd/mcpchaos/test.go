@@ -82,7 +82,7 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 		Parallel:      m.parallel,
 		TranscriptDir: m.transcriptDir,
 		Probe:         probe.Config{Calls: probeCalls, SkipTools: skipTools},
-		Repro:         reproLine(command, defaultTarget, m.deadline, m.selectorArgs),
+		Repro:         reproLine(command, defaultTarget, m.deadline, m.selectorArgs, workloadArgs(calls, skipTools)...),
 		Tool:          "mcpchaos " + version,
 		Version:       version,
 		CaseDir:       saveCase,
@@ -244,13 +244,16 @@ func finishReport(report *reports.Report, path string, strict bool, stdout, stde
 	return report.ExitCode(strict)
 }
 
-// reproLine renders the command that replays one scenario.
-func reproLine(command []string, defaultTarget bool, deadline time.Duration, selector func(string) []string) func(string, uint64) string {
+// reproLine renders the command that replays one scenario; workload are
+// the --call and --skip-tool flags the run was given, without which the
+// replay would make other calls.
+func reproLine(command []string, defaultTarget bool, deadline time.Duration, selector func(string) []string, workload ...string) func(string, uint64) string {
 	return func(scenario string, seed uint64) string {
 		argv := append(append([]string{"mcpchaos", "test"}, selector(scenario)...), "--seed", fmt.Sprint(seed))
 		if deadline != suite.DefaultDeadline {
 			argv = append(argv, "--deadline", deadline.String())
 		}
+		argv = append(argv, workload...)
 		if !defaultTarget {
 			argv = append(append(argv, "--"), command...)
 		}
