@@ -2,6 +2,7 @@ package faults
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -29,12 +30,26 @@ type Case struct {
 	// Server is, for a case of test-client, the server behind the client
 	// program; empty for a case of mcpchaos test.
 	Server []string
+	// Calls are the explicit tool calls of the probe workload (mcpchaos test
+	// --call NAME=JSON), in order; nil means every listed tool, arguments
+	// from its schema. SkipTools are the tools never called (--skip-tool).
+	// A case of test-client has neither: its client program is the workload.
+	Calls     []ToolCall
+	SkipTools []string
 	// Findings are the kinds of the error findings, sorted, each once.
 	Findings []string
 	// Decisions are the faults that fired, in order, with the message each
 	// fired on: a replay that takes other decisions did not recreate the
 	// moment.
 	Decisions []Decision
+}
+
+// ToolCall is one explicit tool call of a probe workload.
+type ToolCall struct {
+	Tool string
+	// Arguments is the JSON arguments object as given (the text after = in
+	// --call NAME=JSON): the replay sends the very same bytes.
+	Arguments string
 }
 
 // Decision is one fault firing, from a fault event of the transcript.
@@ -66,6 +81,8 @@ type caseYAML struct {
 	Seed      uint64         `yaml:"seed"`
 	Command   []string       `yaml:"command,flow"`
 	Server    []string       `yaml:"server,omitempty,flow"`
+	Calls     []callYAML     `yaml:"calls,omitempty"`
+	SkipTools []string       `yaml:"skip-tools,omitempty,flow"`
 	Findings  []string       `yaml:"findings,flow"`
 	Decisions []decisionYAML `yaml:"decisions"`
 }
@@ -83,6 +100,14 @@ type scenarioYAML struct {
 type workloadYAML struct {
 	Calls       int `yaml:"calls,omitempty"`
 	Concurrency int `yaml:"concurrency,omitempty"`
+}
+
+// callYAML keeps the arguments as the JSON text they were given in, not as
+// a YAML mapping: the file shows what the flag said, and the replay sends
+// the same bytes (key order, number spelling and all).
+type callYAML struct {
+	Tool      string `yaml:"tool"`
+	Arguments string `yaml:"arguments"`
 }
 
 type decisionYAML struct {
@@ -106,7 +131,10 @@ func MarshalCase(c Case) ([]byte, error) {
 	if c.Scenario.Deadline > 0 {
 		sc.Deadline = c.Scenario.Deadline.String()
 	}
-	out := caseYAML{Version: CaseFileVersion, Scenario: sc, Seed: c.Seed, Command: c.Command, Server: c.Server, Findings: c.Findings}
+	out := caseYAML{Version: CaseFileVersion, Scenario: sc, Seed: c.Seed, Command: c.Command, Server: c.Server, SkipTools: c.SkipTools, Findings: c.Findings}
+	for _, call := range c.Calls {
+		out.Calls = append(out.Calls, callYAML(call))
+	}
 	if out.Findings == nil {
 		out.Findings = []string{}
 	}
@@ -143,7 +171,8 @@ func ReadCaseFile(path string) (Case, error) {
 }
 
 var (
-	caseKeys     = []string{"version", "scenario", "seed", "command", "server", "findings", "decisions"}
+	caseKeys     = []string{"version", "scenario", "seed", "command", "server", "calls", "skip-tools", "findings", "decisions"}
+	callKeys     = []string{"tool", "arguments"}
 	decisionKeys = []string{"label", "spec", "action", "seq", "dir", "kind", "method", "id", "detail"}
 )
 
@@ -185,6 +214,9 @@ func ParseCaseFile(name string, data []byte) (c Case, err error) {
 			return c, d.errf(v, "server", "empty; leave server: out of a case of mcpchaos test, give the server command for one of test-client")
 		}
 	}
+	if c.Calls, c.SkipTools, err = d.probeWorkload(fields, len(c.Server) > 0); err != nil {
+		return c, err
+	}
 	if c.Findings, err = d.strs(fields["findings"], "findings"); err != nil {
 		return c, err
 	}
@@ -205,6 +237,74 @@ func ParseCaseFile(name string, data []byte) (c Case, err error) {
 			c.Decisions = append(c.Decisions, dec)
 		}
 	}
+	return c, nil
+}
+
+// probeWorkload decodes a case's calls: and skip-tools:, the probe workload of a
+// case of mcpchaos test. Both are optional (a version 1 file may predate
+// them): absent means every listed tool, arguments from its schema.
+func (d *fileDecoder) probeWorkload(fields map[string]*yaml.Node, client bool) (calls []ToolCall, skips []string, err error) {
+	for _, key := range []string{"calls", "skip-tools"} {
+		if v, ok := fields[key]; ok && client {
+			return nil, nil, d.errf(v, key, "a case of test-client (it has a server:) has no probe workload: its client program makes the calls; remove %s:", key)
+		}
+	}
+	if v, ok := fields["calls"]; ok {
+		if v.Kind != yaml.SequenceNode {
+			return nil, nil, d.errf(v, "calls", "expected a list of tool calls, as in [{tool: echo, arguments: '{\"text\":\"hi\"}'}], got %s", describe(v))
+		}
+		if len(v.Content) == 0 {
+			return nil, nil, d.errf(v, "calls", "empty; leave calls: out to call every tool with arguments from its schema")
+		}
+		for i, n := range v.Content {
+			call, err := d.call(n, fmt.Sprintf("calls[%d]", i))
+			if err != nil {
+				return nil, nil, err
+			}
+			calls = append(calls, call)
+		}
+	}
+	if v, ok := fields["skip-tools"]; ok {
+		if skips, err = d.strs(v, "skip-tools"); err != nil {
+			return nil, nil, err
+		}
+		if len(skips) == 0 {
+			return nil, nil, d.errf(v, "skip-tools", "empty; leave skip-tools: out to skip no tool")
+		}
+		for i, s := range skips {
+			if s == "" {
+				return nil, nil, d.errf(v.Content[i], fmt.Sprintf("skip-tools[%d]", i), "empty tool name")
+			}
+		}
+	}
+	return calls, skips, nil
+}
+
+func (d *fileDecoder) call(n *yaml.Node, field string) (ToolCall, error) {
+	var c ToolCall
+	fields, err := d.mapping(n, field, "", callKeys, callKeys)
+	if err != nil {
+		return c, err
+	}
+	if c.Tool, err = d.str(fields["tool"], field+".tool"); err != nil {
+		return c, err
+	}
+	if c.Tool == "" {
+		return c, d.errf(fields["tool"], field+".tool", "empty; give the name of the tool to call")
+	}
+	v := fields["arguments"]
+	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
+		return c, d.errf(v, field+".arguments", "expected the JSON arguments object as a string, as in arguments: '{\"text\":\"hi\"}', got %s", describe(v))
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(v.Value), &obj); err != nil || obj == nil {
+		why := "it is not a JSON object"
+		if err != nil {
+			why += ": " + err.Error()
+		}
+		return c, d.errf(v, field+".arguments", "%s; give a JSON object, as in '{\"text\":\"hi\"}' or '{}'", why)
+	}
+	c.Arguments = v.Value
 	return c, nil
 }
 

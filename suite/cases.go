@@ -2,6 +2,7 @@ package suite
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpchaos/mcpchaos/chaos/probe"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/wire"
@@ -18,11 +20,14 @@ import (
 // SaveCase writes one failing scenario run into dir as a regression case
 // file (faults.Case) and returns its path: the scenario as it ran (its
 // effective deadline included), the seed, the target (command; for a client
-// program, also the server behind it), the kinds of its error findings and
-// the fault decisions of its transcript.
-func SaveCase(dir string, sc faults.Scenario, seed uint64, command, server []string, findings []reports.Finding, events []wire.Event) (string, error) {
+// program, also the server behind it), the probe's explicit calls and
+// skipped tools (pc; the zero Config for a client program, which makes its
+// own calls), the kinds of its error findings and the fault decisions of its
+// transcript.
+func SaveCase(dir string, sc faults.Scenario, seed uint64, command, server []string, pc probe.Config, findings []reports.Finding, events []wire.Event) (string, error) {
 	ran := faults.Scenario{Name: sc.Name, Doc: sc.Doc, Faults: sc.Faults, Era: sc.Era, Workload: sc.Workload, Deadline: sc.Deadline, Expect: sc.Expect}
-	c := faults.Case{Scenario: ran, Seed: seed, Command: command, Server: server, Findings: errorKinds(findings), Decisions: Decisions(events)}
+	c := faults.Case{Scenario: ran, Seed: seed, Command: command, Server: server, Calls: ToolCalls(pc.Calls), SkipTools: pc.SkipTools,
+		Findings: errorKinds(findings), Decisions: Decisions(events)}
 	data, err := faults.MarshalCase(c)
 	if err != nil {
 		return "", err
@@ -32,6 +37,30 @@ func SaveCase(dir string, sc faults.Scenario, seed uint64, command, server []str
 		return "", fmt.Errorf("cannot write the case file: %w", err)
 	}
 	return path, nil
+}
+
+// ToolCalls are probe calls as a case records them; a call without
+// arguments had {}.
+func ToolCalls(calls []probe.Call) []faults.ToolCall {
+	var out []faults.ToolCall
+	for _, c := range calls {
+		args := string(c.Args)
+		if c.Args == nil {
+			args = "{}"
+		}
+		out = append(out, faults.ToolCall{Tool: c.Tool, Arguments: args})
+	}
+	return out
+}
+
+// ProbeCalls are a case's recorded calls as the probe makes them; nil (no
+// calls recorded) stays nil: every listed tool.
+func ProbeCalls(calls []faults.ToolCall) []probe.Call {
+	var out []probe.Call
+	for _, c := range calls {
+		out = append(out, probe.Call{Tool: c.Tool, Args: json.RawMessage(c.Arguments)})
+	}
+	return out
 }
 
 // Decisions are the fault firings of a transcript, each with the message it
@@ -115,9 +144,24 @@ func kindsText(k []string) string {
 // Replay is the outcome of replaying a directory of cases.
 type Replay struct {
 	Cases []CaseResult
-	// Reports has one report per target command the cases ran against.
+	// Reports has one report per run: per target command the cases ran
+	// against and probe workload they ran with.
 	Reports []*reports.Report
+	// Workloads are, one per report, the probe workload of its run; the zero
+	// value is every listed tool with arguments from its schema (and is all
+	// a run of test-client cases has).
+	Workloads []Workload
 }
+
+// Workload is the probe workload of a replay run: explicit calls (nil:
+// every listed tool) and skipped tools.
+type Workload struct {
+	Calls     []faults.ToolCall
+	SkipTools []string
+}
+
+// IsZero reports whether the workload is the default one.
+func (w Workload) IsZero() bool { return w.Calls == nil && w.SkipTools == nil }
 
 // ExitCode is 0 when every case passes now, 1 when any still fails, 2 when
 // a target fails without faults (its report says why).
@@ -163,14 +207,26 @@ func ReadCases(dir string) (files []string, cases []faults.Case, err error) {
 
 // ReplayCases replays every case of dir against a server. Each runs
 // against o.Command when it is set, otherwise against the command the case
-// recorded; cases of one command share one run (and its no-fault baseline).
-// Each case is a scenario named after its file, pinned to its recorded seed.
+// recorded, and with the probe workload the case recorded (its calls and
+// skipped tools) unless o.Probe.Calls or o.Probe.SkipTools is set, which
+// then replaces the recorded one of the two. Cases of one command and one
+// workload share one run (and its no-fault baseline): the probe's workload
+// is set per run, so cases of different workloads run apart. Each case is a
+// scenario named after its file, pinned to its recorded seed.
 func ReplayCases(ctx context.Context, o Options, dir string) (*Replay, error) {
-	return replayCases(dir, false, func(c faults.Case) [][]string {
-		return [][]string{cmdOr(o.Command, c.Command)}
-	}, func(target [][]string, scs []faults.Scenario, observe func(string, []wire.Event)) (*reports.Report, error) {
+	return replayCases(dir, false, func(c faults.Case) caseGroup {
+		g := caseGroup{target: [][]string{cmdOr(o.Command, c.Command)}, calls: c.Calls, skips: c.SkipTools}
+		if o.Probe.Calls != nil {
+			g.calls = ToolCalls(o.Probe.Calls)
+		}
+		if o.Probe.SkipTools != nil {
+			g.skips = o.Probe.SkipTools
+		}
+		return g
+	}, func(g caseGroup, scs []faults.Scenario, observe func(string, []wire.Event)) (*reports.Report, error) {
 		run := o
-		run.Command, run.Scenarios, run.observe = target[0], scs, observe
+		run.Command, run.Scenarios, run.observe = g.target[0], scs, observe
+		run.Probe.Calls, run.Probe.SkipTools = ProbeCalls(g.calls), g.skips
 		return Run(ctx, run)
 	})
 }
@@ -179,11 +235,11 @@ func ReplayCases(ctx context.Context, o Options, dir string) (*Replay, error) {
 // runs the client program o.Client (or the one the case recorded) against
 // the server o.Server (or the one the case recorded).
 func ReplayClientCases(ctx context.Context, o ClientOptions, dir string) (*Replay, error) {
-	return replayCases(dir, true, func(c faults.Case) [][]string {
-		return [][]string{cmdOr(o.Client, c.Command), cmdOr(o.Server, c.Server)}
-	}, func(target [][]string, scs []faults.Scenario, observe func(string, []wire.Event)) (*reports.Report, error) {
+	return replayCases(dir, true, func(c faults.Case) caseGroup {
+		return caseGroup{target: [][]string{cmdOr(o.Client, c.Command), cmdOr(o.Server, c.Server)}}
+	}, func(g caseGroup, scs []faults.Scenario, observe func(string, []wire.Event)) (*reports.Report, error) {
 		run := o
-		run.Client, run.Server, run.Scenarios, run.observe = target[0], target[1], scs, observe
+		run.Client, run.Server, run.Scenarios, run.observe = g.target[0], g.target[1], scs, observe
 		return RunClient(ctx, run)
 	})
 }
@@ -195,21 +251,31 @@ func cmdOr(given, recorded []string) []string {
 	return recorded
 }
 
-// replayCases reads dir's cases, groups them by target (the commands
-// target returns), runs each group once and compares each case's replay
-// with its record. client says which command saved the cases: a case of
-// the other is an error, as it cannot be replayed here.
-func replayCases(dir string, client bool, target func(faults.Case) [][]string,
-	run func(target [][]string, scs []faults.Scenario, observe func(string, []wire.Event)) (*reports.Report, error)) (*Replay, error) {
+// caseGroup is the cases that share one run: the same target commands and
+// the same probe workload.
+type caseGroup struct {
+	target [][]string
+	calls  []faults.ToolCall
+	skips  []string
+	idx    []int
+}
+
+func (g *caseGroup) same(o caseGroup) bool {
+	return slices.EqualFunc(g.target, o.target, func(a, b []string) bool { return slices.Equal(a, b) }) &&
+		slices.Equal(g.calls, o.calls) && slices.Equal(g.skips, o.skips)
+}
+
+// replayCases reads dir's cases, groups them by target and workload (what
+// key returns), runs each group once and compares each case's replay with
+// its record. client says which command saved the cases: a case of the
+// other is an error, as it cannot be replayed here.
+func replayCases(dir string, client bool, key func(faults.Case) caseGroup,
+	run func(g caseGroup, scs []faults.Scenario, observe func(string, []wire.Event)) (*reports.Report, error)) (*Replay, error) {
 	files, cases, err := ReadCases(dir)
 	if err != nil {
 		return nil, err
 	}
-	type group struct {
-		target [][]string
-		idx    []int
-	}
-	var groups []*group
+	var groups []*caseGroup
 	for i, c := range cases {
 		if client != (len(c.Server) > 0) {
 			if client {
@@ -217,12 +283,10 @@ func replayCases(dir string, client bool, target func(faults.Case) [][]string,
 			}
 			return nil, fmt.Errorf("%s: a case of mcpchaos test-client (it has a server:); replay it with mcpchaos test-client --cases", files[i])
 		}
-		t := target(c)
-		gi := slices.IndexFunc(groups, func(g *group) bool {
-			return slices.EqualFunc(g.target, t, func(a, b []string) bool { return slices.Equal(a, b) })
-		})
+		k := key(c)
+		gi := slices.IndexFunc(groups, func(g *caseGroup) bool { return g.same(k) })
 		if gi < 0 {
-			groups = append(groups, &group{target: t})
+			groups = append(groups, &k)
 			gi = len(groups) - 1
 		}
 		groups[gi].idx = append(groups[gi].idx, i)
@@ -248,11 +312,12 @@ func replayCases(dir string, client bool, target func(faults.Case) [][]string,
 			decisions[name] = Decisions(events)
 			mu.Unlock()
 		}
-		report, err := run(g.target, scs, observe)
+		report, err := run(*g, scs, observe)
 		if err != nil {
 			return nil, err
 		}
 		replay.Reports = append(replay.Reports, report)
+		replay.Workloads = append(replay.Workloads, Workload{Calls: g.calls, SkipTools: g.skips})
 		if report.Outcome == reports.OutcomeError {
 			for _, i := range g.idx {
 				replay.Cases = append(replay.Cases, CaseResult{File: files[i], Case: cases[i], Status: CaseNotRun})

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/chaos"
+	"github.com/mcpchaos/mcpchaos/chaos/probe"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/wire"
@@ -270,7 +271,7 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 	if o.CaseDir != "" && res.Outcome == reports.OutcomeFail && sc.Name != faults.Baseline.Name {
 		ran := sc
 		ran.Deadline = o.Deadline
-		if _, err := SaveCase(o.CaseDir, ran, seed, o.Client, o.Server, run.verdict.Findings, events); err != nil {
+		if _, err := SaveCase(o.CaseDir, ran, seed, o.Client, o.Server, probe.Config{}, run.verdict.Findings, events); err != nil {
 			return nil, err
 		}
 	}

@@ -291,7 +291,7 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 	if o.CaseDir != "" && res.Outcome == reports.OutcomeFail && sc.Name != faults.Baseline.Name {
 		ran := sc
 		ran.Deadline = deadline // the replay must judge with the same patience
-		if _, err := SaveCase(o.CaseDir, ran, seed, o.Command, nil, run.verdict.Findings, events); err != nil {
+		if _, err := SaveCase(o.CaseDir, ran, seed, o.Command, nil, o.Probe, run.verdict.Findings, events); err != nil {
 			return nil, err
 		}
 	}

@@ -31,7 +31,11 @@ func TestMain(m *testing.M) {
 		io.Copy(os.Stdout, os.Stdin)
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if crashBin != "" { // built once for every test that wants it (crashServer)
+		os.RemoveAll(filepath.Dir(crashBin))
+	}
+	os.Exit(code)
 }
 
 func catServer(t *testing.T) []string {

@@ -220,7 +220,6 @@ func crashServer(t *testing.T) string {
 // decisions; against a fixed server it passes.
 func TestSaveCaseAndReplay(t *testing.T) {
 	buggy := []string{crashServer(t)}
-	t.Cleanup(func() { os.RemoveAll(filepath.Dir(buggy[0])) })
 	cases := filepath.Join(t.TempDir(), "cases")
 	var stdout, stderr bytes.Buffer
 	args := append([]string{"test", "--seed", "3", "--deadline", "2s", "--scenario", "eof-inflight", "--scenario", "burst-c2s", "--save-case", cases, "--"}, buggy...)

@@ -33,10 +33,10 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 	)
 	m.register(fs, suite.DefaultDeadline, "how long a request may stay unanswered before it is a hang",
 		"shutdown ladder wait: stdin closed, wait, SIGTERM, wait, SIGKILL")
-	fs.StringArrayVar(&calls, "call", nil, "call this tool, as `NAME=JSON` arguments (repeatable; default: every tool, arguments from its schema)")
-	fs.StringArrayVar(&skipTools, "skip-tool", nil, "never call the tool `NAME` (repeatable)")
+	fs.StringArrayVar(&calls, "call", nil, "call this tool, as `NAME=JSON` arguments (repeatable; default: every tool, arguments from its schema; a saved case records the calls, and with --cases, --call replaces the calls each case recorded)")
+	fs.StringArrayVar(&skipTools, "skip-tool", nil, "never call the tool `NAME` (repeatable; a saved case records it, and with --cases, --skip-tool replaces the skipped tools each case recorded)")
 	fs.StringVar(&saveCase, "save-case", "", "write each failing scenario run into `DIR` as a regression case file")
-	fs.StringVar(&casesDir, "cases", "", "replay every regression case in `DIR` (against the server after --, else the command each case recorded) and say which still fail")
+	fs.StringVar(&casesDir, "cases", "", "replay every regression case in `DIR` (against the server after --, else the command each case recorded; with the calls and skipped tools each case recorded, unless --call or --skip-tool is given) and say which still fail")
 	if err := fs.Parse(flagArgs); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprintf(stdout, "Usage: mcpchaos test [flags] [-- CMD [ARGS...]]\n\nProbes the stdio MCP server CMD (default: the bundled example server) through a\nno-fault baseline and a matrix of fault scenarios, and judges what happened.\n\n%s", fs.FlagUsages())
@@ -82,7 +82,7 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 		Parallel:      m.parallel,
 		TranscriptDir: m.transcriptDir,
 		Probe:         probe.Config{Calls: probeCalls, SkipTools: skipTools},
-		Repro:         reproLine(command, defaultTarget, m.deadline, m.selectorArgs),
+		Repro:         reproLine(command, defaultTarget, m.deadline, m.selectorArgs, workloadArgs(calls, skipTools)...),
 		Tool:          "mcpchaos " + version,
 		Version:       version,
 		CaseDir:       saveCase,
@@ -121,10 +121,22 @@ func casesFlagsOK(fs *pflag.FlagSet, command string, m matrixFlags) error {
 	return nil
 }
 
+// workloadArgs are the --call and --skip-tool flags given.
+func workloadArgs(calls, skipTools []string) []string {
+	var out []string
+	for _, c := range calls {
+		out = append(out, "--call", c)
+	}
+	for _, s := range skipTools {
+		out = append(out, "--skip-tool", s)
+	}
+	return out
+}
+
 // casesRepro is the repro line of a replayed case: the replay itself.
-func casesRepro(command, dir, server string, target []string) func(string, uint64) string {
+func casesRepro(command, dir, server string, target []string, flags ...string) func(string, uint64) string {
 	return func(string, uint64) string {
-		argv := []string{"mcpchaos", command, "--cases", dir}
+		argv := append([]string{"mcpchaos", command, "--cases", dir}, flags...)
 		if server != "" {
 			argv = append(argv, "--server", server)
 		}
@@ -138,8 +150,8 @@ func casesRepro(command, dir, server string, target []string) func(string, uint6
 // finishReplay prints each target's summary, then one line per case, and
 // returns the replay's exit status.
 func finishReplay(replay *suite.Replay, stdout io.Writer) int {
-	for _, r := range replay.Reports {
-		fmt.Fprintf(stdout, "\nagainst %s:\n", suite.ShellQuote(r.Target.Command))
+	for i, r := range replay.Reports {
+		fmt.Fprintf(stdout, "\nagainst %s%s:\n", suite.ShellQuote(r.Target.Command), workloadText(replay.Workloads, i))
 		reports.WriteSummary(stdout, r)
 	}
 	fmt.Fprintln(stdout)
@@ -163,6 +175,23 @@ func runCases(fs *pflag.FlagSet, dir string, command, calls, skipTools []string,
 		target = suite.ShellQuote(command)
 	}
 	fmt.Fprintf(stdout, "mcpchaos test: replaying the cases in %s against %s\n", dir, target)
+	// The flags replace the recorded workload, as the command after --
+	// replaces the recorded command: to try a case with other calls. The
+	// replay then does not recreate the recorded run, so say so.
+	var given []string
+	if fs.Changed("call") {
+		given = append(given, "--call")
+	} else {
+		calls = nil
+	}
+	if fs.Changed("skip-tool") {
+		given = append(given, "--skip-tool")
+	} else {
+		skipTools = nil
+	}
+	if len(given) > 0 {
+		fmt.Fprintf(stdout, "mcpchaos test: %s replaces what each case recorded; the replay may not recreate the recorded runs\n", strings.Join(given, " and "))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	replay, err := suite.ReplayCases(ctx, suite.Options{
@@ -173,7 +202,7 @@ func runCases(fs *pflag.FlagSet, dir string, command, calls, skipTools []string,
 		Parallel:      m.parallel,
 		TranscriptDir: m.transcriptDir,
 		Probe:         probe.Config{Calls: probeCalls, SkipTools: skipTools},
-		Repro:         casesRepro("test", dir, "", command),
+		Repro:         casesRepro("test", dir, "", command, workloadArgs(calls, skipTools)...),
 		Tool:          "mcpchaos " + version,
 		Version:       version,
 	}, dir)
@@ -181,6 +210,26 @@ func runCases(fs *pflag.FlagSet, dir string, command, calls, skipTools []string,
 		return runFailed(stderr, "test", "server", err)
 	}
 	return finishReplay(replay, stdout)
+}
+
+// workloadText describes the probe workload of a replay's i-th run, when
+// it is not the default one: the runs of one target differ by it.
+func workloadText(ws []suite.Workload, i int) string {
+	if i >= len(ws) || ws[i].IsZero() {
+		return ""
+	}
+	var parts []string
+	if ws[i].Calls != nil {
+		var calls []string
+		for _, c := range ws[i].Calls {
+			calls = append(calls, c.Tool+"="+c.Arguments)
+		}
+		parts = append(parts, "calling "+suite.ShellQuote(calls))
+	}
+	if ws[i].SkipTools != nil {
+		parts = append(parts, "skipping "+strings.Join(ws[i].SkipTools, ", "))
+	}
+	return ", " + strings.Join(parts, ", ")
 }
 
 // finishReport prints the summary, writes the JSON report, and returns the
@@ -195,13 +244,16 @@ func finishReport(report *reports.Report, path string, strict bool, stdout, stde
 	return report.ExitCode(strict)
 }
 
-// reproLine renders the command that replays one scenario.
-func reproLine(command []string, defaultTarget bool, deadline time.Duration, selector func(string) []string) func(string, uint64) string {
+// reproLine renders the command that replays one scenario; workload are
+// the --call and --skip-tool flags the run was given, without which the
+// replay would make other calls.
+func reproLine(command []string, defaultTarget bool, deadline time.Duration, selector func(string) []string, workload ...string) func(string, uint64) string {
 	return func(scenario string, seed uint64) string {
 		argv := append(append([]string{"mcpchaos", "test"}, selector(scenario)...), "--seed", fmt.Sprint(seed))
 		if deadline != suite.DefaultDeadline {
 			argv = append(argv, "--deadline", deadline.String())
 		}
+		argv = append(argv, workload...)
 		if !defaultTarget {
 			argv = append(append(argv, "--"), command...)
 		}
