@@ -17,7 +17,12 @@ import (
 
 // pump relays one direction until its source ends, and returns the read error.
 func (s *session) pump(dir wire.Direction, src io.Reader) error {
-	lr := newLineReader(flushBeforeRead{src, func() { s.flush(dir) }}, s.cfg.MaxLine)
+	lr := newLineReader(flushBeforeRead{src, func() {
+		s.flush(dir)
+		if f, ok := s.rec.(idleFlusher); ok {
+			f.flushIdle()
+		}
+	}}, s.cfg.MaxLine)
 	for {
 		f, err := lr.next()
 		if len(f.raw) > 0 {

@@ -37,6 +37,9 @@ type JSONLRecorder struct {
 	// OnEvent, if set before the session starts, sees every event once it
 	// is stamped, in order: wrap --report feeds the streaming judge with it.
 	OnEvent func(wire.Event)
+	// kick, while FlushEvery runs, hears of the first event written into
+	// an empty buffer.
+	kick chan struct{}
 }
 
 // NewJSONLRecorder writes to w; call Flush when the session ends.
@@ -55,6 +58,12 @@ func (r *JSONLRecorder) Record(e wire.Event) int64 {
 		r.OnEvent(e)
 	}
 	r.line = e.AppendLine(r.line[:0])
+	if r.kick != nil && r.w.Buffered() == 0 {
+		select {
+		case r.kick <- struct{}{}:
+		default:
+		}
+	}
 	if _, err := r.w.Write(r.line); err != nil && r.err == nil {
 		r.err = fmt.Errorf("writing transcript: %w", err)
 	}
@@ -64,20 +73,36 @@ func (r *JSONLRecorder) Record(e wire.Event) int64 {
 // Now implements Recorder.
 func (r *JSONLRecorder) Now() int64 { return r.clock.now() }
 
-// FlushEvery flushes the transcript every d until stop is called, so that a
-// wrap process killed with SIGKILL (some clients kill their server that way)
-// still leaves all but the last moment of its record.
+// FlushEvery flushes every event within d of its recording, until stop is
+// called, so that a wrap process killed with SIGKILL (some clients kill
+// their server that way, often within milliseconds of their last call)
+// still leaves all but the last moment of its record. It writes at most once
+// every d, however busy the session: the first event into an empty buffer
+// starts the wait, and the flush takes whatever came meanwhile.
 func (r *JSONLRecorder) FlushEvery(d time.Duration) (stop func()) {
+	kick := make(chan struct{}, 1)
+	r.mu.Lock()
+	r.kick = kick
+	if r.w.Buffered() > 0 {
+		kick <- struct{}{}
+	}
+	r.mu.Unlock()
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		t := time.NewTicker(d)
-		defer t.Stop()
+		t := time.NewTimer(d)
+		t.Stop()
 		for {
 			select {
-			case <-t.C:
-				_ = r.Flush()
+			case <-kick:
+				t.Reset(d)
+				select {
+				case <-t.C:
+					_ = r.Flush()
+				case <-done:
+					return
+				}
 			case <-done:
 				return
 			}
@@ -86,6 +111,27 @@ func (r *JSONLRecorder) FlushEvery(d time.Duration) (stop func()) {
 	return func() {
 		close(done)
 		<-finished
+		r.mu.Lock()
+		r.kick = nil
+		r.mu.Unlock()
+	}
+}
+
+// idleFlusher is a recorder that writes out what it holds when the relay is
+// about to wait for a peer.
+type idleFlusher interface{ flushIdle() }
+
+// flushIdle writes out buffered events while FlushEvery runs: the relay calls
+// it when a pump is about to wait on a read, the moment a whole exchange has
+// been recorded, so a SIGKILL a few milliseconds later loses nothing.
+func (r *JSONLRecorder) flushIdle() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.kick == nil || r.w.Buffered() == 0 {
+		return
+	}
+	if err := r.w.Flush(); err != nil && r.err == nil {
+		r.err = fmt.Errorf("writing transcript: %w", err)
 	}
 }
 

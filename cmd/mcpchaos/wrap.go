@@ -38,6 +38,10 @@ type wrapFlags struct {
 	deadline                               time.Duration
 }
 
+// transcriptFlush bounds how long an event waits in wrap's transcript buffer:
+// clients often SIGKILL their server within milliseconds of their last call.
+const transcriptFlush = 5 * time.Millisecond
+
 func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	flagArgs, command, hasCommand := splitCommand(args)
 	fs := pflag.NewFlagSet("wrap", pflag.ContinueOnError)
@@ -186,7 +190,7 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if recorder != nil {
 		cfg.Recorder = recorder
-		stopFlushing := recorder.FlushEvery(100 * time.Millisecond)
+		stopFlushing := recorder.FlushEvery(transcriptFlush)
 		defer stopFlushing()
 	}
 
