@@ -252,6 +252,13 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 	}
 	run := &scenarioRun{stderr: stderrText(rec.events)}
 	run.verdict = reports.JudgeSession(events)
+	for i := range run.verdict.Findings {
+		// A wrap killed before it wrote its session event leaves the judge
+		// without the scenario's name; the runner knows it.
+		if f := &run.verdict.Findings[i]; f.Scenario == "" {
+			f.Scenario, f.Seed, f.Repro = sc.Name, seed, repro
+		}
+	}
 	ApplyExpectation(sc, seed, repro, &run.verdict)
 	res := reports.ScenarioResult{
 		Name: sc.Name, Seed: seed, DurationMS: time.Since(rec.start).Milliseconds(),
