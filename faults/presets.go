@@ -73,8 +73,8 @@ var extraPresets = []Preset{
 	}},
 	{For: ForClient, Scenario: Scenario{
 		Name:   "server-request-mid-call",
-		Doc:    "the server asks the client for its roots while a tool call runs; the client must answer and keep its call (bug class 4; clients of the stateless revision skip it: indeterminate)",
-		Faults: []string{"server-request:method=roots/list"},
+		Doc:    "the server asks the client for its roots just before a tool result, while the client waits for it; the client must answer and keep its call (bug class 4; clients of the stateless revision skip it: indeterminate)",
+		Faults: []string{"server-request:on=s2c:response:tools/call,position=before,method=roots/list"},
 		Expect: "success",
 	}},
 	{For: ForClient, Scenario: Scenario{
