@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/suite"
 )
 
@@ -25,6 +26,7 @@ type matrixFlags struct {
 	transcriptDir string
 	parallel      int
 	strict        bool
+	saveCase      string
 }
 
 func (m *matrixFlags) register(fs *pflag.FlagSet, deadline time.Duration, deadlineDoc, graceDoc string) {
@@ -37,6 +39,17 @@ func (m *matrixFlags) register(fs *pflag.FlagSet, deadline time.Duration, deadli
 	fs.StringVar(&m.transcriptDir, "transcript-dir", "", "write one JSONL transcript per scenario into `DIR`")
 	fs.IntVar(&m.parallel, "parallel", 1, "scenarios to run at once")
 	fs.BoolVar(&m.strict, "strict", false, "exit 1 on warnings too")
+	fs.StringVar(&m.saveCase, "save-case", "", "write each failing scenario run into `DIR` as a regression case file")
+}
+
+// finish prints the summary, writes the report, says where --save-case put
+// the failing runs, and returns the exit status the report calls for.
+func (m *matrixFlags) finish(report *reports.Report, command string, stdout, stderr io.Writer) int {
+	code := finishReport(report, m.reportPath, m.strict, stdout, stderr)
+	if m.saveCase != "" {
+		announceCases(stdout, report, m.saveCase, command)
+	}
+	return code
 }
 
 // resolve checks the values, picks the scenarios (the default matrix of

@@ -28,14 +28,12 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 		m         matrixFlags
 		calls     []string
 		skipTools []string
-		saveCase  string
 		casesDir  string
 	)
 	m.register(fs, suite.DefaultDeadline, "how long a request may stay unanswered before it is a hang",
 		"shutdown ladder wait: stdin closed, wait, SIGTERM, wait, SIGKILL")
 	fs.StringArrayVar(&calls, "call", nil, "call this tool, as `NAME=JSON` arguments (repeatable; default: every tool, arguments from its schema; a saved case records the calls, and with --cases, --call replaces the calls each case recorded)")
 	fs.StringArrayVar(&skipTools, "skip-tool", nil, "never call the tool `NAME` (repeatable; a saved case records it, and with --cases, --skip-tool replaces the skipped tools each case recorded)")
-	fs.StringVar(&saveCase, "save-case", "", "write each failing scenario run into `DIR` as a regression case file")
 	fs.StringVar(&casesDir, "cases", "", "replay every regression case in `DIR` (against the server after --, else the command each case recorded; with the calls and skipped tools each case recorded, unless --call or --skip-tool is given) and say which still fail")
 	if err := fs.Parse(flagArgs); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -85,16 +83,12 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 		Repro:         reproLine(command, defaultTarget, m.deadline, m.selectorArgs, workloadArgs(calls, skipTools)...),
 		Tool:          "mcpchaos " + version,
 		Version:       version,
-		CaseDir:       saveCase,
+		CaseDir:       m.saveCase,
 	})
 	if err != nil {
 		return runFailed(stderr, "test", "server", err)
 	}
-	code := finishReport(report, m.reportPath, m.strict, stdout, stderr)
-	if saveCase != "" {
-		announceCases(stdout, report, saveCase, "test")
-	}
-	return code
+	return m.finish(report, "test", stdout, stderr)
 }
 
 // announceCases says how many cases --save-case wrote and how to replay them.

@@ -24,12 +24,10 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 	var (
 		m        matrixFlags
 		server   string
-		saveCase string
 		casesDir string
 	)
 	fs.StringVar(&server, "server", "", "the server `CMD` the client talks to, behind mcpchaos (default: the bundled example server)")
 	m.register(fs, clientDeadline, "how long the client program may run", "shutdown ladder wait for the server")
-	fs.StringVar(&saveCase, "save-case", "", "write each failing scenario run into `DIR` as a regression case file")
 	fs.StringVar(&casesDir, "cases", "", "replay every regression case in `DIR` (the client after -- and --server, else the ones each case recorded) and say which still fail")
 	if err := fs.Parse(flagArgs); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -54,11 +52,12 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 	if casesDir != "" {
 		return runClientCases(fs, casesDir, command, server, self, m, stdout, stderr)
 	}
-	serverArgv := []string{self, "serve"}
-	if server != "" {
-		if serverArgv, err = splitWords(server); err != nil || len(serverArgv) == 0 {
-			return usageError(stderr, "test-client: --server %q: give a command line, as in --server 'python server.py'", server)
-		}
+	serverArgv, err := serverCommand(server)
+	if err != nil {
+		return usageError(stderr, "%v", err)
+	}
+	if serverArgv == nil {
+		serverArgv = []string{self, "serve"}
 	}
 	selected, err := m.resolve(fs, faults.ForClient, faults.ClientScenarios())
 	if err != nil {
@@ -79,16 +78,24 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 		TranscriptDir: m.transcriptDir,
 		Repro:         clientRepro(command, server, m.deadline, m.selectorArgs),
 		Version:       version,
-		CaseDir:       saveCase,
+		CaseDir:       m.saveCase,
 	})
 	if err != nil {
 		return runFailed(stderr, "test-client", "client", err)
 	}
-	code := finishReport(report, m.reportPath, m.strict, stdout, stderr)
-	if saveCase != "" {
-		announceCases(stdout, report, saveCase, "test-client")
+	return m.finish(report, "test-client", stdout, stderr)
+}
+
+// serverCommand splits --server into argv; nil when it was not given.
+func serverCommand(server string) ([]string, error) {
+	if server == "" {
+		return nil, nil
 	}
-	return code
+	argv, err := splitWords(server)
+	if err != nil || len(argv) == 0 {
+		return nil, fmt.Errorf("test-client: --server %q: give a command line, as in --server 'python server.py'", server)
+	}
+	return argv, nil
 }
 
 // runClientCases is test-client --cases DIR.
@@ -96,12 +103,9 @@ func runClientCases(fs *pflag.FlagSet, dir string, command []string, server, sel
 	if err := casesFlagsOK(fs, "test-client", m); err != nil {
 		return usageError(stderr, "%v", err)
 	}
-	var serverArgv []string
-	if server != "" {
-		var err error
-		if serverArgv, err = splitWords(server); err != nil || len(serverArgv) == 0 {
-			return usageError(stderr, "test-client: --server %q: give a command line, as in --server 'python server.py'", server)
-		}
+	serverArgv, err := serverCommand(server)
+	if err != nil {
+		return usageError(stderr, "%v", err)
 	}
 	fmt.Fprintf(stdout, "mcpchaos test-client: replaying the cases in %s\n", dir)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
