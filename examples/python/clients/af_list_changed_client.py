@@ -64,11 +64,12 @@ import asyncio
 import json
 import os
 import sys
-import threading
 import time
 import traceback
 
 from agent_framework import MCPStdioTool
+
+from mcpchaos_env import server_argv, start_backstop, tool_arguments
 
 try:
     from importlib.metadata import version as _pkg_version
@@ -82,27 +83,6 @@ T0 = time.monotonic()
 
 def log(msg: str) -> None:
     print(f"[af_list_changed_client {time.monotonic() - T0:7.3f}s] {msg}", flush=True)
-
-
-def server_argv() -> list[str]:
-    """The server command of MCPCHAOS_SERVER_COMMAND; exits 2 when it is missing or malformed."""
-    raw = os.environ.get("MCPCHAOS_SERVER_COMMAND")
-    problem = None
-    argv = None
-    if not raw:
-        problem = "MCPCHAOS_SERVER_COMMAND is not set (a JSON array of argv)"
-    else:
-        try:
-            argv = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            problem = f"MCPCHAOS_SERVER_COMMAND is not JSON: {exc}"
-        else:
-            if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
-                problem = "MCPCHAOS_SERVER_COMMAND must be a non-empty JSON array of strings"
-    if problem:
-        print(f"af_list_changed_client: {problem}", file=sys.stderr)
-        raise SystemExit(2)
-    return argv
 
 
 def remote_names(tool: MCPStdioTool) -> list[str]:
@@ -168,24 +148,10 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=300.0,
                     help="safety timeout in seconds for the whole session (default 300)")
     opts = ap.parse_args()
-    if opts.args is None:
-        arguments = {"text": "hello from af_list_changed_client"} if opts.tool == "echo" else {}
-    else:
-        try:
-            arguments = json.loads(opts.args)
-        except json.JSONDecodeError as exc:
-            print(f"af_list_changed_client: --args is not JSON: {exc}", file=sys.stderr)
-            return 2
-    argv = server_argv()
+    arguments = tool_arguments("af_list_changed_client", opts.tool, opts.args)
+    argv = server_argv("af_list_changed_client")
 
-    # Backstop: if even the cancellation below cannot unwind (a teardown stuck on a pipe),
-    # leave anyway, 10s after the safety timeout.
-    def _backstop() -> None:
-        time.sleep(opts.timeout + 10)
-        log(f"HANG: still running {opts.timeout + 10:.0f}s after start; exiting hard")
-        os._exit(3)
-
-    threading.Thread(target=_backstop, daemon=True).start()
+    start_backstop(opts.timeout, log)
 
     async def guarded() -> int:
         try:
