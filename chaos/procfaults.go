@@ -336,14 +336,18 @@ func (s *session) postpone(why string) bool {
 // SIGKILL cannot be ignored; wrap's children die with it (their parent-death
 // signal), which is what a client escalating to SIGKILL relies on.
 func (h *Session) IgnoreSignal(sig os.Signal) bool {
-	name := sig.String()
-	if ss, ok := sig.(syscall.Signal); ok {
-		name = SignalName(ss)
-	}
 	if sig != syscall.SIGTERM && sig != syscall.SIGINT {
 		return false
 	}
-	return h.s.postpone("mcpchaos got " + name)
+	return h.s.postpone("mcpchaos got " + osSignalName(sig))
+}
+
+// osSignalName is SignalName for a signal as os/signal delivers it.
+func osSignalName(sig os.Signal) string {
+	if ss, ok := sig.(syscall.Signal); ok {
+		return SignalName(ss)
+	}
+	return sig.String()
 }
 
 // Interrupts ends the session on each signal from sigs that IgnoreSignal
@@ -356,11 +360,7 @@ func (h *Session) Interrupts(sigs <-chan os.Signal, interrupt func(why error)) {
 			if h.IgnoreSignal(sig) {
 				continue
 			}
-			name := sig.String()
-			if ss, ok := sig.(syscall.Signal); ok {
-				name = SignalName(ss)
-			}
-			interrupt(errors.New("got " + name))
+			interrupt(errors.New("got " + osSignalName(sig)))
 		case <-h.done:
 			return
 		}
