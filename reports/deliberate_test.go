@@ -97,7 +97,8 @@ func TestFramesFaultsDeliveredOnPurpose(t *testing.T) {
 	})
 }
 
-// injectTruncated records a frame a fault wrote without its line ending.
+// injectTruncated records a frame a fault wrote as it is, here without its
+// line ending.
 func (b *tb) injectTruncated(dir, fault, raw string) int64 {
 	m := wire.Classify([]byte(raw))
 	e := wire.Event{Type: wire.EventInjected, Fault: fault}

@@ -1,10 +1,6 @@
 package reports
 
-import (
-	"testing"
-
-	"github.com/mcpchaos/mcpchaos/wire"
-)
+import "testing"
 
 // Requests mcpchaos injects (faults server-request, early-request) carry ids
 // starting with wire.InjectIDPrefix. The relay swallows their answers, so
@@ -20,10 +16,7 @@ const (
 
 // inject records a frame a fault wrote toward dir's receiver.
 func (b *tb) inject(dir, fault, raw string) int64 {
-	m := wire.Classify([]byte(raw + "\n"))
-	e := wire.Event{Type: wire.EventInjected, Fault: fault}
-	e.SetMessage(dirOf(dir), &m)
-	return b.add(e)
+	return b.injectTruncated(dir, fault, raw+"\n")
 }
 
 // swallow is the peer answering an injected request; the relay drops it.
