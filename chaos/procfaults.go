@@ -96,7 +96,7 @@ func (s *session) signalFault(label string, sg *faults.Signal) {
 	// and the signal and leave the server stopped.
 	s.sendSignal(sg.Name, sig, fmt.Sprintf("fault %s: SIGCONT follows in %s", label, sg.For))
 	s.stop.mu.Unlock()
-	go func() {
+	s.goBackground(func() {
 		t := time.NewTimer(sg.For)
 		defer t.Stop()
 		select {
@@ -104,7 +104,7 @@ func (s *session) signalFault(label string, sg *faults.Signal) {
 			s.resumeGen(gen, fmt.Sprintf("fault %s: the STOP lasted %s", label, sg.For))
 		case <-s.done:
 		}
-	}()
+	})
 }
 
 func (s *session) sendSignal(name string, sig syscall.Signal, why string) {
@@ -314,7 +314,7 @@ func (s *session) postpone(why string) bool {
 	left := time.Until(l.ends)
 	if !l.started {
 		l.started, l.ends, left = true, time.Now().Add(l.d), l.d
-		go func() {
+		s.goBackground(func() {
 			t := time.NewTimer(left)
 			defer t.Stop()
 			select {
@@ -323,7 +323,7 @@ func (s *session) postpone(why string) bool {
 				s.shutdown(why)
 			case <-s.done:
 			}
-		}()
+		})
 	}
 	s.record(wire.Event{Type: wire.EventFault, Fault: l.label, Action: "linger",
 		Detail: fmt.Sprintf("ignored (%s): the linger lasts %s more", why, left.Round(time.Millisecond))})

@@ -162,6 +162,12 @@ type session struct {
 	done       chan struct{} // closed once the server has exited
 	ladderOnce sync.Once
 	signalled  atomic.Bool
+	// background counts the goroutines that act on the session from the
+	// side (the shutdown ladder, a STOP's resume, a linger's end): the
+	// session ends only once they have, so none records after its end.
+	background   sync.WaitGroup
+	backgroundMu sync.Mutex
+	ended        bool
 
 	era    atomic.Uint32 // wire.Era of the session, once a frame says
 	probes atomic.Int64  // liveness probes sent so far
@@ -231,6 +237,7 @@ func (s *session) run(ctx context.Context) *Result {
 	}
 	close(s.done) // releases stalls and injection gaps
 	s.floods.end()
+	s.endBackground()
 
 	// The server is gone; anything left in its group would hold the pipes open.
 	if s.proc.SignalGroup(syscall.SIGKILL) {
@@ -298,7 +305,31 @@ func (s *session) awaitDone(done <-chan struct{}, src *os.File) {
 // shutdown starts the stdio shutdown ladder once; it runs until the server
 // has exited.
 func (s *session) shutdown(why string) {
-	s.ladderOnce.Do(func() { go s.ladder(why) })
+	s.ladderOnce.Do(func() { s.goBackground(func() { s.ladder(why) }) })
+}
+
+// goBackground runs f in a goroutine the session's end waits for; once the
+// session has ended it does nothing. f must return soon after s.done closes.
+func (s *session) goBackground(f func()) {
+	s.backgroundMu.Lock()
+	defer s.backgroundMu.Unlock()
+	if s.ended {
+		return
+	}
+	s.background.Add(1)
+	go func() {
+		defer s.background.Done()
+		f()
+	}()
+}
+
+// endBackground waits for the goroutines goBackground started, and starts no
+// more. Called once the server has exited, so the ladder's waits are over.
+func (s *session) endBackground() {
+	s.backgroundMu.Lock()
+	s.ended = true
+	s.backgroundMu.Unlock()
+	s.background.Wait()
 }
 
 func (s *session) ladder(why string) {
