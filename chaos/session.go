@@ -51,7 +51,10 @@ type Config struct {
 	Scenario string
 	Role     string
 	Deadline time.Duration
-	Repro    string
+	// MaxDeadline caps how long progress notifications keep a request
+	// alive (0: the judge's default).
+	MaxDeadline time.Duration
+	Repro       string
 	// Expect is what a client under test must do: "success" or "failure".
 	Expect string
 }

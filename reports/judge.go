@@ -11,11 +11,13 @@ import (
 )
 
 // Defaults for a session event that does not say (a transcript of mcpchaos
-// wrap, which has no deadline of its own): the deadline of mcpchaos test and
-// the grace of the stdio shutdown ladder.
+// wrap, which has no deadline of its own): the deadline of mcpchaos test,
+// the cap on how long progress keeps a request alive, and the grace of the
+// stdio shutdown ladder.
 const (
-	DefaultDeadline = 5 * time.Second
-	DefaultGrace    = 3 * time.Second
+	DefaultDeadline    = 5 * time.Second
+	DefaultMaxDeadline = 60 * time.Second
+	DefaultGrace       = 3 * time.Second
 )
 
 // Verdict is what the judge concludes about one session: the findings, and
@@ -90,6 +92,8 @@ type Judger struct {
 	scenario, repro      string
 	seed                 uint64
 	deadlineUS, graceUS  int64
+	// maxDeadlineUS caps how far progress pushes a deadline back.
+	maxDeadlineUS int64
 
 	lastT int64
 	end   *Evidence // the session-end event
@@ -114,7 +118,8 @@ func NewJudger() *Judger {
 }
 
 func newJudger(p peer) *Judger {
-	j := &Judger{p: p, deadlineUS: DefaultDeadline.Microseconds(), graceUS: DefaultGrace.Microseconds()}
+	j := &Judger{p: p, deadlineUS: DefaultDeadline.Microseconds(), graceUS: DefaultGrace.Microseconds(),
+		maxDeadlineUS: DefaultMaxDeadline.Microseconds()}
 	j.tr.init()
 	j.pr.init()
 	j.cr.init(j)
@@ -246,6 +251,9 @@ func (j *Judger) session(e *wire.Event) {
 	if e.GraceMS > 0 {
 		j.graceUS = e.GraceMS * 1000
 	}
+	if e.MaxDeadlineMS > 0 {
+		j.maxDeadlineUS = e.MaxDeadlineMS * 1000
+	}
 	early := j.early
 	j.early = nil
 	if e.Role != "client" {
@@ -278,6 +286,9 @@ func (j *Judger) received(e *wire.Event) {
 		}
 		if j.tr.earlyInjectedAnswer(e) {
 			return
+		}
+		if e.Kind == "notification" && e.Method == "notifications/progress" {
+			j.tr.progress(e)
 		}
 		method := j.tr.answer(j, e)
 		j.pr.check(j, e, method)

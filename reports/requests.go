@@ -24,6 +24,7 @@ type inFrame struct {
 	id      string
 	method  string
 	cancels string // the requestId a cancellation names
+	token   string // the progress token a request carries
 	recv    Evidence
 }
 
@@ -43,6 +44,12 @@ type openReq struct {
 	recv, fwd Evidence
 	// probe is the last liveness probe sent because of this request.
 	probe *probeInfo
+	// token is the request's progress token; progress counts the peer's
+	// progress notifications for it and lastProgress is the latest. Each
+	// restarts the deadline (MCP, Lifecycle: Timeouts), up to the cap.
+	token        string
+	progress     int
+	lastProgress *Evidence
 }
 
 // probeInfo is a liveness probe mcpchaos sent to the peer.
@@ -131,6 +138,8 @@ type tracker struct {
 	pendingIDs map[string]int64
 	open       map[string][]*openReq
 	bySeq      map[int64]*openReq // open requests by the seq of their received event
+	// byToken finds the open request a progress notification is about.
+	byToken map[string]*openReq
 	answers    answeredRing
 	// tolerated counts ids the peer may answer without being asked by the
 	// other side: requests mcpchaos injected, invalid frames with an id.
@@ -191,6 +200,7 @@ func (t *tracker) init() {
 	t.earlyProbes = map[string]*Evidence{}
 	t.open = map[string][]*openReq{}
 	t.bySeq = map[int64]*openReq{}
+	t.byToken = map[string]*openReq{}
 	t.tolerated = map[string]int{}
 	t.probes = map[string]*probeInfo{}
 	t.dups = map[string]*aggregate{}
@@ -201,7 +211,7 @@ func (t *tracker) init() {
 func (t *tracker) receivedIn(e *wire.Event) {
 	switch e.Kind {
 	case "request":
-		t.pending[e.Seq] = &inFrame{kind: frameRequest, id: e.ID, method: e.Method, recv: evidenceOf(e)}
+		t.pending[e.Seq] = &inFrame{kind: frameRequest, id: e.ID, method: e.Method, token: e.ProgressToken, recv: evidenceOf(e)}
 		t.pendingIDs[e.ID] = e.Seq
 	case "notification":
 		if e.Method == "notifications/cancelled" {
@@ -261,9 +271,12 @@ func (t *tracker) forwarded(j *Judger, e *wire.Event) {
 		}
 		// The forwarded event's excerpt is written only if a finding cites
 		// it: most requests are answered and never need one.
-		r := &openReq{id: f.id, method: f.method, recv: f.recv, fwd: Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}}
+		r := &openReq{id: f.id, method: f.method, recv: f.recv, fwd: Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}, token: f.token}
 		t.open[f.id] = append(t.open[f.id], r)
 		t.bySeq[e.Of] = r
+		if r.token != "" {
+			t.byToken[r.token] = r
+		}
 	case frameCancel:
 		id := f.cancels
 		if e.Kind == "notification" {
@@ -453,6 +466,21 @@ func (t *tracker) closeOpen(r *openReq) {
 		t.open[r.id] = list
 	}
 	delete(t.bySeq, r.recv.Seq)
+	if r.token != "" && t.byToken[r.token] == r {
+		delete(t.byToken, r.token)
+	}
+}
+
+// progress notes a progress notification the peer sent: the request it is
+// about is being worked on.
+func (t *tracker) progress(e *wire.Event) {
+	r := t.byToken[e.ProgressToken]
+	if r == nil || e.ProgressToken == "" {
+		return
+	}
+	r.progress++
+	ev := evidenceOf(e)
+	r.lastProgress = &ev
 }
 
 // earlyInjectedAnswer keeps an answer to an injected request that was
@@ -625,7 +653,9 @@ type openOutcome struct {
 	sev     string
 	variant string // how the finding reads: the probe's result, or the loss
 	ev      []Evidence
-	extUS   int64 // how much a stall pushed the deadline back
+	// waited says how long the request was given: the deadline, what a
+	// stall or progress added, and when progress stopped.
+	waited string
 }
 
 // judgeOpen decides every request still open at the end of the session.
@@ -667,7 +697,7 @@ func (t *tracker) judgeOpen(j *Judger) []Finding {
 				g.ids = append(g.ids, r.id)
 			}
 		}
-		d, forever := j.st.deadline(r.fwd.TUS, j.deadlineUS, endT)
+		d, forever, capped := j.deadlineOf(r, endT)
 		sig, hc := pc.ourSignal, pc.halfClose
 		unclassified := t.unclassifiedOut > r.fwd.Seq
 		if lost && lossT <= d {
@@ -709,8 +739,12 @@ func (t *tracker) judgeOpen(j *Judger) []Finding {
 		case endT < d:
 			note("unanswered when the transcript ends, before the deadline")
 		default:
-			o := openOutcome{r: r, kind: KindHang, sev: SeverityError, extUS: d - r.fwd.TUS - j.deadlineUS}
+			o := openOutcome{r: r, kind: KindHang, sev: SeverityError}
 			o.ev = []Evidence{r.recv, r.fwd}
+			o.waited = j.waitedWords(r, d, capped)
+			if r.lastProgress != nil {
+				o.ev = append(o.ev, *r.lastProgress)
+			}
 			p := r.probe
 			if p == nil && t.lastProbe != nil && t.lastProbe.ev.Seq > r.fwd.Seq {
 				p = t.lastProbe
@@ -762,7 +796,7 @@ func (t *tracker) openFindings(j *Judger, outs []openOutcome) []Finding {
 	var keys []string
 	groups := map[string]*group{}
 	for _, o := range outs {
-		k := o.kind + "\x00" + o.sev + "\x00" + o.r.method + "\x00" + o.variant + "\x00" + o.r.by
+		k := o.kind + "\x00" + o.sev + "\x00" + o.r.method + "\x00" + o.variant + "\x00" + o.r.by + "\x00" + o.waited
 		g := groups[k]
 		if g == nil {
 			g = &group{first: o, ev: o.ev}
@@ -790,11 +824,7 @@ func (t *tracker) openFindings(j *Judger, outs []openOutcome) []Finding {
 		var msg string
 		switch o.kind {
 		case KindHang:
-			after := fmtDur(j.deadlineUS)
-			if o.extUS > 0 {
-				after += fmt.Sprintf(" (plus %s while a fault held the %s's output)", fmtDur(o.extUS), j.p.name)
-			}
-			msg = fmt.Sprintf("%s unanswered after %s; %s", what, after, o.variant)
+			msg = fmt.Sprintf("%s unanswered %s; %s", what, o.waited, o.variant)
 		case KindLostResponse:
 			msg = fmt.Sprintf("%s left unanswered: the %s", what, o.variant)
 		}
@@ -802,4 +832,41 @@ func (t *tracker) openFindings(j *Judger, outs []openOutcome) []Finding {
 			Request: &Request{ID: o.r.id, Method: o.r.method}, Evidence: addEvidence(nil, g.ev...)})
 	}
 	return fs
+}
+
+// deadlineOf is when r became overdue. The deadline runs only while the
+// peer's answer could be read (stalls push it back), and each progress
+// notification for r restarts it, as the MCP timeout rules allow, but never
+// past the maximum counted from when r was sent (capped then says so).
+func (j *Judger) deadlineOf(r *openReq, endT int64) (d int64, forever, capped bool) {
+	d, forever = j.st.deadline(r.fwd.TUS, j.deadlineUS, endT)
+	if r.lastProgress == nil || forever {
+		return d, forever, false
+	}
+	if pd, pf := j.st.deadline(r.lastProgress.TUS, j.deadlineUS, endT); pd > d {
+		d, forever = pd, pf
+	}
+	if c, cf := j.st.deadline(r.fwd.TUS, max(j.maxDeadlineUS, j.deadlineUS), endT); !cf && c < d {
+		return c, false, true
+	}
+	return d, forever, false
+}
+
+// waitedWords says how long a hung request was given, for its finding:
+// "after 5s", with what a stall added, or how its progress ran out.
+func (j *Judger) waitedWords(r *openReq, d int64, capped bool) string {
+	if r.lastProgress == nil {
+		w := "after " + fmtDur(j.deadlineUS)
+		if ext := d - r.fwd.TUS - j.deadlineUS; ext > 0 {
+			w += fmt.Sprintf(" (plus %s while a fault held the %s's output)", fmtDur(ext), j.p.name)
+		}
+		return w
+	}
+	n := fmt.Sprintf("%d progress %s", r.progress, plural(r.progress, "notification", "notifications"))
+	if capped {
+		return fmt.Sprintf("after %s, the maximum any request may run (--max-deadline), although it made progress (%s, the last at %s)",
+			fmtDur(d-r.fwd.TUS), n, fmtDur(r.lastProgress.TUS))
+	}
+	return fmt.Sprintf("after it made progress and then stopped: %s, the last at %s, then none for %s",
+		n, fmtDur(r.lastProgress.TUS), fmtDur(d-r.lastProgress.TUS))
 }

@@ -19,8 +19,9 @@ import (
 
 // Defaults for Options fields left zero.
 const (
-	DefaultDeadline = 5 * time.Second
-	DefaultGrace    = 3 * time.Second
+	DefaultDeadline    = 5 * time.Second
+	DefaultMaxDeadline = reports.DefaultMaxDeadline
+	DefaultGrace       = 3 * time.Second
 )
 
 // Options says how to run the matrix.
@@ -31,6 +32,9 @@ type Options struct {
 	// Deadline is how long a request may stay unanswered before it is
 	// probed and, if still unanswered, judged a hang.
 	Deadline time.Duration
+	// MaxDeadline caps how long progress notifications keep a request
+	// waited for (MCP, Lifecycle: Timeouts); 0 is DefaultMaxDeadline.
+	MaxDeadline time.Duration
 	// Grace is each wait of the shutdown ladder.
 	Grace    time.Duration
 	Parallel int
@@ -77,6 +81,9 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 	}
 	if o.Grace <= 0 {
 		o.Grace = DefaultGrace
+	}
+	if o.MaxDeadline <= 0 {
+		o.MaxDeadline = DefaultMaxDeadline
 	}
 	if o.Parallel <= 0 {
 		o.Parallel = 1
@@ -217,6 +224,9 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 		Scenario: sc.Name,
 		Role:     "server",
 		Deadline: deadline,
+		// Never below the deadline: a scenario may raise its deadline
+		// past the run's maximum.
+		MaxDeadline: max(o.MaxDeadline, deadline),
 	}
 	if o.Repro != nil {
 		cfg.Repro = o.Repro(sc.Selector(), seed)
@@ -241,7 +251,7 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 		return nil, err
 	}
 	pc := o.Probe
-	pc.Deadline = deadline
+	pc.Deadline, pc.MaxDeadline = deadline, cfg.MaxDeadline
 	if sc.Era != "" {
 		pc.Era = sc.Era
 	}

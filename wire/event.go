@@ -118,8 +118,12 @@ type Event struct {
 	Scenario   string `json:"scenario,omitempty"`
 	Role       string `json:"role,omitempty"`
 	DeadlineMS int64  `json:"deadline_ms,omitempty"`
-	GraceMS    int64  `json:"grace_ms,omitempty"`
-	Repro      string `json:"repro,omitempty"`
+	// MaxDeadlineMS caps how far progress notifications may push a
+	// request's deadline: each one restarts it, up to this long after the
+	// request was sent (MCP, Lifecycle: Timeouts).
+	MaxDeadlineMS int64  `json:"max_deadline_ms,omitempty"`
+	GraceMS       int64  `json:"grace_ms,omitempty"`
+	Repro         string `json:"repro,omitempty"`
 	// Expect is, when the client is under test, what its program must do
 	// under this scenario's faults: "success" (the calls stay answerable)
 	// or "failure" (a call became impossible: it must fail promptly).

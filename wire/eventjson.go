@@ -56,6 +56,7 @@ func (e *Event) AppendLine(dst []byte) []byte {
 	dst = appendField(dst, "scenario", e.Scenario)
 	dst = appendField(dst, "role", e.Role)
 	dst = appendInt(dst, "deadline_ms", e.DeadlineMS)
+	dst = appendInt(dst, "max_deadline_ms", e.MaxDeadlineMS)
 	dst = appendInt(dst, "grace_ms", e.GraceMS)
 	dst = appendField(dst, "repro", e.Repro)
 	dst = appendField(dst, "expect", e.Expect)

@@ -27,6 +27,7 @@ const (
 const (
 	defaultConcurrency = 3
 	defaultDeadline    = 5 * time.Second
+	defaultMaxDeadline = 60 * time.Second
 	defaultClientName  = "mcpchaos-probe"
 	clientVersion      = "0.1.0"
 
@@ -68,7 +69,12 @@ type Config struct {
 	// Every call carries a progress token.
 	Concurrency int
 	// Deadline is how long each request may stay unanswered (default 5s).
+	// A progress notification for the request restarts it (MCP, Lifecycle:
+	// Timeouts), so a slow tool that reports progress is waited for.
 	Deadline time.Duration
+	// MaxDeadline is the longest progress may keep a request waited for,
+	// counted from when it was sent (default 60s, never below Deadline).
+	MaxDeadline time.Duration
 	// Overdue, if set, is called once for each request that passes its
 	// deadline unanswered, with its JSON id text and method; the transport
 	// answers it by sending a liveness probe. It must not block. Calls are
@@ -184,6 +190,10 @@ func (cfg Config) normalize() (Config, error) {
 	if cfg.Deadline <= 0 {
 		cfg.Deadline = defaultDeadline
 	}
+	if cfg.MaxDeadline <= 0 {
+		cfg.MaxDeadline = defaultMaxDeadline
+	}
+	cfg.MaxDeadline = max(cfg.MaxDeadline, cfg.Deadline)
 	if cfg.ClientName == "" {
 		cfg.ClientName = defaultClientName
 	}

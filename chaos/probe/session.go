@@ -62,6 +62,7 @@ type session struct {
 	nextID         int64
 	requests       []Request
 	pending        map[string]*pending
+	byToken        map[string]*pending // by the JSON text of the progress token
 	serverRequests []string
 	notifications  int
 
@@ -81,8 +82,12 @@ type pending struct {
 	idx    int // in session.requests
 	id     string
 	method string
+	token  string // JSON text of its progress token, if it has one
 	sent   time.Time
 	done   chan struct{}
+	// progressed wakes the watcher when a progress notification for the
+	// request arrives (buffered, never blocks the reader).
+	progressed chan struct{}
 
 	written  bool
 	settled  bool
@@ -107,6 +112,7 @@ func newSession(ctx context.Context, cfg Config, r io.ReadCloser, w io.WriteClos
 		readerDone:  make(chan struct{}),
 		closeR:      sync.OnceFunc(func() { _ = r.Close() }),
 		pending:     make(map[string]*pending),
+		byToken:     make(map[string]*pending),
 	}
 }
 
@@ -129,6 +135,12 @@ func (s *session) ended() bool {
 // done channel is bounded. It fails only when the session has ended, and then
 // sends nothing.
 func (s *session) request(method string, params any, tool string) (*pending, error) {
+	return s.requestWithToken(method, params, tool, "")
+}
+
+// requestWithToken is request for a request whose params carry the
+// progress token token (its JSON text): progress for it keeps it alive.
+func (s *session) requestWithToken(method string, params any, tool, token string) (*pending, error) {
 	s.sendMu.Lock()
 	defer s.sendMu.Unlock()
 	if s.closed || s.ended() {
@@ -141,11 +153,17 @@ func (s *session) request(method string, params any, tool string) (*pending, err
 		idx:    len(s.requests),
 		id:     strconv.FormatInt(id, 10),
 		method: method,
+		token:  token,
 		sent:   time.Now(),
 		done:   make(chan struct{}),
+
+		progressed: make(chan struct{}, 1),
 	}
 	s.requests = append(s.requests, Request{ID: p.id, Method: method, Tool: tool})
 	s.pending[p.id] = p
+	if token != "" {
+		s.byToken[token] = p
+	}
 	s.mu.Unlock()
 
 	line := encode(frame{JSONRPC: "2.0", ID: json.RawMessage(p.id), Method: method, Params: params})
@@ -183,18 +201,37 @@ func (s *session) enqueueLocked(o outgoing) error {
 }
 
 // watch enforces p's deadline: report it overdue once, give it a grace
-// period, then give up on it.
+// period, then give up on it. Each progress notification for p restarts the
+// deadline, until MaxDeadline after p was sent.
 func (s *session) watch(p *pending) {
 	defer s.watchers.Done()
 	t := time.NewTimer(s.cfg.Deadline)
 	defer t.Stop()
-	select {
-	case <-p.done:
-		return
-	case <-s.ctx.Done():
-		s.settle(p, false, nil, "cancelled: "+s.ctx.Err().Error())
-		return
-	case <-t.C:
+	limit := time.NewTimer(s.cfg.MaxDeadline)
+	defer limit.Stop()
+	progressed := false
+wait:
+	for {
+		select {
+		case <-p.done:
+			return
+		case <-s.ctx.Done():
+			s.settle(p, false, nil, "cancelled: "+s.ctx.Err().Error())
+			return
+		case <-p.progressed:
+			progressed = true
+			t.Reset(s.cfg.Deadline)
+		case <-t.C:
+			break wait
+		case <-limit.C:
+			break wait
+		}
+	}
+	// How long p was given before it was overdue: the deadline, or longer
+	// when progress moved it.
+	waited := s.cfg.Deadline
+	if progressed {
+		waited = time.Since(p.sent).Round(100 * time.Millisecond)
 	}
 	if s.markOverdue(p) && s.cfg.Overdue != nil {
 		s.overdueMu.Lock()
@@ -207,20 +244,20 @@ func (s *session) watch(p *pending) {
 	case <-s.ctx.Done():
 		s.settle(p, false, nil, "cancelled: "+s.ctx.Err().Error())
 	case <-t.C:
-		s.settle(p, false, nil, s.giveUpReason(p))
+		s.settle(p, false, nil, s.giveUpReason(p, waited))
 	}
 }
 
 // giveUpReason tells a request the server never answered from one it never
 // got: the writer was still blocked on a server that does not read.
-func (s *session) giveUpReason(p *pending) string {
+func (s *session) giveUpReason(p *pending, waited time.Duration) string {
 	s.mu.Lock()
 	written := p.written
 	s.mu.Unlock()
 	if !written {
-		return fmt.Sprintf("not sent: still waiting to be written after %v", s.cfg.Deadline+s.grace)
+		return fmt.Sprintf("not sent: still waiting to be written after %v", waited+s.grace)
 	}
-	return fmt.Sprintf("no answer within %v", s.cfg.Deadline+s.grace)
+	return fmt.Sprintf("no answer within %v", waited+s.grace)
 }
 
 // markOverdue records that p passed its deadline. Only a request that was
@@ -248,6 +285,9 @@ func (s *session) settle(p *pending, answered bool, result json.RawMessage, errT
 	req := &s.requests[p.idx]
 	req.Answered, req.Error, req.Took = answered, errText, time.Since(p.sent)
 	delete(s.pending, p.id)
+	if p.token != "" && s.byToken[p.token] == p {
+		delete(s.byToken, p.token)
+	}
 	close(p.done)
 }
 
@@ -381,7 +421,17 @@ func (s *session) handle(line []byte) {
 	case wire.Notification:
 		s.mu.Lock()
 		s.notifications++
+		var p *pending
+		if m.Method == "notifications/progress" && m.ProgressToken != "" {
+			p = s.byToken[m.ProgressToken]
+		}
 		s.mu.Unlock()
+		if p != nil {
+			select {
+			case p.progressed <- struct{}{}:
+			default: // the watcher has a wake-up pending already
+			}
+		}
 	case wire.Response, wire.Error:
 		s.dispatch(m)
 	}

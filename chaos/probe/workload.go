@@ -317,7 +317,7 @@ const maxInputRounds = 3
 func (s *session) callTool(c Call, token string, retry map[string]any) (*pending, error) {
 	fields := maps(retry, map[string]any{"name": c.Tool, "arguments": c.Args})
 	meta := map[string]any{"progressToken": token}
-	return s.request("tools/call", s.params(fields, meta, s.stateless()), c.Tool)
+	return s.requestWithToken("tools/call", s.params(fields, meta, s.stateless()), c.Tool, strconv.Quote(token))
 }
 
 // completeCall waits for a call and, in the stateless era, answers an

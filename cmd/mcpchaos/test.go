@@ -29,9 +29,11 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 		calls     []string
 		skipTools []string
 		casesDir  string
+		maxWait   time.Duration
 	)
 	m.register(fs, suite.DefaultDeadline, "how long a request may stay unanswered before it is a hang",
 		"shutdown ladder wait: stdin closed, wait, SIGTERM, wait, SIGKILL")
+	fs.DurationVar(&maxWait, "max-deadline", suite.DefaultMaxDeadline, "the longest a request that keeps sending progress notifications is waited for (each one restarts its --deadline)")
 	fs.StringArrayVar(&calls, "call", nil, "call this tool, as `NAME=JSON` arguments (repeatable; default: every tool, arguments from its schema; a saved case records the calls, and with --cases, --call replaces the calls each case recorded)")
 	fs.StringArrayVar(&skipTools, "skip-tool", nil, "never call the tool `NAME` (repeatable; a saved case records it, and with --cases, --skip-tool replaces the skipped tools each case recorded)")
 	fs.StringVar(&casesDir, "cases", "", "replay every regression case in `DIR` (against the server after --, else the command each case recorded; with the calls and skipped tools each case recorded, unless --call or --skip-tool is given) and say which still fail")
@@ -48,8 +50,11 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 	if hasCommand && len(command) == 0 {
 		return usageError(stderr, "test: nothing after --; give the server command, as in mcpchaos test -- python server.py")
 	}
+	if maxWait <= 0 {
+		return usageError(stderr, "test: --max-deadline must be positive")
+	}
 	if casesDir != "" {
-		return runCases(fs, casesDir, command, calls, skipTools, m, stdout, stderr)
+		return runCases(fs, casesDir, command, calls, skipTools, m, maxWait, stdout, stderr)
 	}
 	defaultTarget := !hasCommand
 	if defaultTarget {
@@ -76,11 +81,12 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 		Scenarios:     selected,
 		Seed:          m.seed,
 		Deadline:      m.deadline,
+		MaxDeadline:   maxWait,
 		Grace:         m.grace,
 		Parallel:      m.parallel,
 		TranscriptDir: m.transcriptDir,
 		Probe:         probe.Config{Calls: probeCalls, SkipTools: skipTools},
-		Repro:         reproLine(command, defaultTarget, m.deadline, m.selectorArgs, workloadArgs(calls, skipTools)...),
+		Repro:         reproLine(command, defaultTarget, m.deadline, maxWait, m.selectorArgs, workloadArgs(calls, skipTools)...),
 		Tool:          "mcpchaos " + version,
 		Version:       version,
 		CaseDir:       m.saveCase,
@@ -156,7 +162,7 @@ func finishReplay(replay *suite.Replay, stdout io.Writer) int {
 }
 
 // runCases is test --cases DIR: every case replayed, one line each.
-func runCases(fs *pflag.FlagSet, dir string, command, calls, skipTools []string, m matrixFlags, stdout, stderr io.Writer) int {
+func runCases(fs *pflag.FlagSet, dir string, command, calls, skipTools []string, m matrixFlags, maxWait time.Duration, stdout, stderr io.Writer) int {
 	if err := casesFlagsOK(fs, "test", m); err != nil {
 		return usageError(stderr, "%v", err)
 	}
@@ -192,6 +198,7 @@ func runCases(fs *pflag.FlagSet, dir string, command, calls, skipTools []string,
 		Command:       command,
 		Seed:          m.seed,
 		Deadline:      m.deadline,
+		MaxDeadline:   maxWait,
 		Grace:         m.grace,
 		Parallel:      m.parallel,
 		TranscriptDir: m.transcriptDir,
@@ -241,11 +248,14 @@ func finishReport(report *reports.Report, path string, strict bool, stdout, stde
 // reproLine renders the command that replays one scenario; workload are
 // the --call and --skip-tool flags the run was given, without which the
 // replay would make other calls.
-func reproLine(command []string, defaultTarget bool, deadline time.Duration, selector func(string) []string, workload ...string) func(string, uint64) string {
+func reproLine(command []string, defaultTarget bool, deadline, maxDeadline time.Duration, selector func(string) []string, workload ...string) func(string, uint64) string {
 	return func(scenario string, seed uint64) string {
 		argv := append(append([]string{"mcpchaos", "test"}, selector(scenario)...), "--seed", fmt.Sprint(seed))
 		if deadline != suite.DefaultDeadline {
 			argv = append(argv, "--deadline", deadline.String())
+		}
+		if maxDeadline != suite.DefaultMaxDeadline {
+			argv = append(argv, "--max-deadline", maxDeadline.String())
 		}
 		argv = append(argv, workload...)
 		if !defaultTarget {
