@@ -72,8 +72,8 @@ func TestSignalKillWithRealMCPServer(t *testing.T) {
 	if len(v.Findings) != 0 {
 		t.Errorf("findings %v; a server killed by a fault did not crash", findingKinds(v))
 	}
-	if !strings.Contains(strings.Join(v.Indeterminate, "\n"), "after mcpchaos signalled it") {
-		t.Errorf("notes %q; want the unanswered call put down to our signal", v.Indeterminate)
+	if !strings.Contains(strings.Join(v.Notes, "\n"), "after mcpchaos signalled it") {
+		t.Errorf("notes %q; want the unanswered call put down to our signal", v.Notes)
 	}
 }
 

@@ -375,16 +375,16 @@ func (c *clientJudge) hang(j *Judger) (fs []Finding, killed bool) {
 	case pc.exit != nil:
 		return nil, false
 	case c.started == nil && len(c.sigs) == 0:
-		j.notes.add("the transcript records nothing about the client program (no event with peer client): whether it exited was not judged")
+		j.unknown.add("the transcript records nothing about the client program (no event with peer client): whether it exited was not judged")
 		return nil, true
 	case endT-start < j.deadlineUS:
-		j.notes.add(fmt.Sprintf("the transcript ends %s after the client started, before its %s deadline, and it had not exited: whether it hangs is unknown", fmtDur(endT-start), deadline))
+		j.unknown.add(fmt.Sprintf("the transcript ends %s after the client started, before its %s deadline, and it had not exited: whether it hangs is unknown", fmtDur(endT-start), deadline))
 		return nil, true
 	default:
 		moment = start + j.deadlineUS
 	}
 	if j.st.heldAt(moment, never) {
-		j.notes.add(fmt.Sprintf("the client had not exited by its %s deadline, but a stall fault had stopped mcpchaos reading its output: it may have been blocked writing", deadline))
+		j.unknown.add(fmt.Sprintf("the client had not exited by its %s deadline, but a stall fault had stopped mcpchaos reading its output: it may have been blocked writing", deadline))
 		return nil, true
 	}
 
@@ -458,7 +458,9 @@ func (c *clientJudge) hang(j *Judger) (fs []Finding, killed bool) {
 	}
 	ev = addEvidence(nil, ev...)
 	slices.SortStableFunc(ev, func(a, b Evidence) int { return cmp.Compare(a.Seq, b.Seq) })
-	return []Finding{{Kind: KindHang, Severity: SeverityError, Message: strings.Join(parts, "; "), Request: req, Evidence: ev}}, true
+	f := NewFinding(RuleClientHang, strings.Join(parts, "; "), ev)
+	f.Request = req
+	return []Finding{f}, true
 }
 
 // quietWords says what was sent toward the client after its last frame.
@@ -627,7 +629,7 @@ func (c *clientJudge) openRequests(j *Judger, killed bool) []Finding {
 		case t.unclassifiedOut > r.fwd.Seq:
 			j.notes.add(fmt.Sprintf("%s was unanswered, but the client wrote a line too long to classify after it: it may have been the answer", what))
 		default:
-			outs = append(outs, openOutcome{r: r, kind: KindLostResponse, sev: SeverityError, variant: words,
+			outs = append(outs, openOutcome{r: r, rule: RuleLostResponse, variant: words,
 				ev: []Evidence{r.recv, r.fwd, lossEv}})
 		}
 	}
@@ -669,9 +671,9 @@ func (c *clientJudge) exitFindings(j *Judger) []Finding {
 		case pc.exitSig == "SIGPIPE" && gone != nil && gone.Seq < x.Seq:
 			j.notes.add(fmt.Sprintf("the client died of SIGPIPE after the server had gone (%s): a write to the closed transport", gone.Excerpt))
 		default:
-			return []Finding{{Kind: KindCrash, Severity: SeverityError, Signature: "signal:" + pc.exitSig,
-				Message:  fmt.Sprintf("the client was killed by %s, a signal mcpchaos did not send, with no crash signature on stderr", pc.exitSig),
-				Evidence: []Evidence{*x}}}
+			f := NewFinding(RuleClientFailed, fmt.Sprintf("the client was killed by %s, a signal mcpchaos did not send, with no crash signature on stderr", pc.exitSig), []Evidence{*x})
+			f.Signature = "signal:" + pc.exitSig
+			return []Finding{f}
 		}
 	case pc.exitCode != nil && *pc.exitCode != 0:
 		code := *pc.exitCode
@@ -681,15 +683,15 @@ func (c *clientJudge) exitFindings(j *Judger) []Finding {
 		case c.expect == expectFailure:
 			// It failed, as it must when a call became impossible.
 		case c.expect != expectSuccess:
-			j.notes.add(fmt.Sprintf("the session does not say what the client must do (expect %q, not %q or %q): its exit status %d was not judged", c.expect, expectSuccess, expectFailure, code))
+			j.unknown.add(fmt.Sprintf("the session does not say what the client must do (expect %q, not %q or %q): its exit status %d was not judged", c.expect, expectSuccess, expectFailure, code))
 		case hc != nil && hc.Seq < x.Seq:
 			j.notes.add(fmt.Sprintf("the client exited with status %d after mcpchaos closed its output (%s): a failed write is a fair reason to fail", code, hc.Excerpt))
 		case gone != nil && gone.Seq < x.Seq:
 			j.notes.add(fmt.Sprintf("the client exited with status %d after the server had gone (%s): the server's failure, not judged", code, gone.Excerpt))
 		default:
-			return []Finding{{Kind: KindCrash, Severity: SeverityError, Signature: fmt.Sprintf("exit:%d", code),
-				Message:  fmt.Sprintf("the client failed although every call stayed answerable: it exited with status %d, with no crash signature on stderr", code),
-				Evidence: []Evidence{*x}}}
+			f := NewFinding(RuleClientFailed, fmt.Sprintf("the client failed although every call stayed answerable: it exited with status %d, with no crash signature on stderr", code), []Evidence{*x})
+			f.Signature = fmt.Sprintf("exit:%d", code)
+			return []Finding{f}
 		}
 	}
 	return nil

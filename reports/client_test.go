@@ -269,7 +269,7 @@ func TestJudgeClientNoFindings(t *testing.T) {
 				b.call("1", "tools/call")
 				b.at(3000).end("interrupted")
 			},
-			notes: []string{"the transcript ends 3s after the client started, before its 10s deadline, and it had not exited: whether it hangs is unknown"},
+			unknown: []string{"the transcript ends 3s after the client started, before its 10s deadline, and it had not exited: whether it hangs is unknown"},
 		},
 		{
 			name: "a stall holding the client's output explains a hang",
@@ -280,7 +280,7 @@ func TestJudgeClientNoFindings(t *testing.T) {
 				b.ckilled("SIGTERM", true)
 				b.end("the client closed its output")
 			},
-			notes: []string{"the client had not exited by its 10s deadline, but a stall fault had stopped mcpchaos reading its output: it may have been blocked writing"},
+			unknown: []string{"the client had not exited by its 10s deadline, but a stall fault had stopped mcpchaos reading its output: it may have been blocked writing"},
 		},
 	})
 	runClientCases(t, "", []judgeCase{
@@ -290,7 +290,7 @@ func TestJudgeClientNoFindings(t *testing.T) {
 				b.clientDone(0)
 				b.cexit(1)
 			},
-			notes: []string{`the session does not say what the client must do (expect "", not "success" or "failure"): its exit status 1 was not judged`},
+			unknown: []string{`the session does not say what the client must do (expect "", not "success" or "failure"): its exit status 1 was not judged`},
 		},
 	})
 }
@@ -359,7 +359,7 @@ func TestJudgeClientHang(t *testing.T) {
 			want: []short{{Kind: KindHang, Severity: SeverityError, Request: req("2", "tools/call"), Seqs: seqs(14, 16, 20, 22, 23),
 				Message: "the client had not exited by its 10s deadline (mcpchaos sent it SIGTERM); it went quiet after 2 notifications/message; " +
 					"its last request, tools/call (id 2), was answered, so it received the answer but is stuck; no liveness ping was sent to it, so whether its receive loop runs is unknown"}},
-			notes: []string{"no session-end event"},
+			unknown: []string{"no session-end event"},
 		},
 		{
 			name: "pings answered, then not: its receive loop stopped",
@@ -468,7 +468,7 @@ func TestJudgeClientHang(t *testing.T) {
 			want: []short{{Kind: KindHang, Severity: SeverityError, Request: req("1", "tools/call"), Seqs: seqs(4, 6, 7),
 				Message: "the client had not exited by its 10s deadline (mcpchaos sent it SIGTERM); its last request, tools/call (id 1), never reached the server (mcpchaos dropped it: dropped by fault drop#1), " +
 					"so it waits for an answer that cannot come; no liveness ping was sent to it, so whether its receive loop runs is unknown"}},
-			notes: []string{"no session-end event"},
+			unknown: []string{"no session-end event"},
 		},
 	})
 	runClientCases(t, expectFailure, []judgeCase{

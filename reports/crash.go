@@ -99,7 +99,9 @@ func (c *crashes) signatureFindings(j *Judger) []Finding {
 		if pc.exit != nil {
 			ev = append(ev, *pc.exit)
 		}
-		fs = append(fs, Finding{Kind: KindCrash, Severity: SeverityError, Signature: sig, Message: msg, Evidence: ev})
+		f := NewFinding(RuleCrashSignature, msg, ev)
+		f.Signature = sig
+		fs = append(fs, f)
 	}
 	if c.extra > 0 {
 		j.notes.add(fmt.Sprintf("%d more distinct crash signatures on stderr were not reported (see the transcript)", c.extra))
@@ -124,9 +126,9 @@ func (c *crashes) exitFindings(j *Judger) []Finding {
 		case pc.exitSig == "SIGPIPE" && hc != nil && hc.Seq < x.Seq:
 			j.notes.add(fmt.Sprintf("the %s died of SIGPIPE after mcpchaos closed its output (%s): the fault's doing", j.p.name, hc.Excerpt))
 		default:
-			fs = append(fs, Finding{Kind: KindCrash, Severity: SeverityError, Signature: "signal:" + pc.exitSig,
-				Message:  fmt.Sprintf("the %s was killed by %s, a signal mcpchaos did not send, with no crash signature on stderr", j.p.name, pc.exitSig),
-				Evidence: []Evidence{*x}})
+			f := NewFinding(RuleCrashExit, fmt.Sprintf("the %s was killed by %s, a signal mcpchaos did not send, with no crash signature on stderr", j.p.name, pc.exitSig), []Evidence{*x})
+			f.Signature = "signal:" + pc.exitSig
+			fs = append(fs, f)
 		}
 	case pc.exitCode != nil && *pc.exitCode != 0:
 		switch {
@@ -134,10 +136,14 @@ func (c *crashes) exitFindings(j *Judger) []Finding {
 			// The status reports our signal (143, or a handler's choice).
 		case hc != nil && hc.Seq < x.Seq:
 			j.notes.add(fmt.Sprintf("the %s exited with status %d after mcpchaos closed its output (%s): a failed write is a fair reason to fail", j.p.name, *pc.exitCode, hc.Excerpt))
+		case pc.stdinClose != nil && pc.stdinClose.Seq < x.Seq:
+			f := NewFinding(RuleExitStatusAtShutdown, fmt.Sprintf("the %s exited with status %d once its stdin had closed (%s), with no crash signature on stderr", j.p.name, *pc.exitCode, pc.stdinDetail), []Evidence{*pc.stdinClose, *x})
+			f.Signature = fmt.Sprintf("exit:%d", *pc.exitCode)
+			fs = append(fs, f)
 		default:
-			fs = append(fs, Finding{Kind: KindCrash, Severity: SeverityError, Signature: fmt.Sprintf("exit:%d", *pc.exitCode),
-				Message:  fmt.Sprintf("the %s exited with status %d, with no crash signature on stderr", j.p.name, *pc.exitCode),
-				Evidence: []Evidence{*x}})
+			f := NewFinding(RuleCrashExit, fmt.Sprintf("the %s exited with status %d, with no crash signature on stderr", j.p.name, *pc.exitCode), []Evidence{*x})
+			f.Signature = fmt.Sprintf("exit:%d", *pc.exitCode)
+			fs = append(fs, f)
 		}
 	}
 	return fs

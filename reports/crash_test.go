@@ -47,9 +47,10 @@ func TestJudgeCrashSamples(t *testing.T) {
 			"Node.js unhandled promise rejection: Error: connect ECONNREFUSED 127.0.0.1:5432 on stderr; the server exited with status 1"}, 0},
 		{"node_uncaught_typeerror.txt", 1, []string{"node:TypeError",
 			"Node.js uncaught exception: TypeError: Cannot read properties of undefined (reading 'trim') on stderr; the server exited with status 1"}, 0},
-		// A Go server that logs the failed write and exits 1: no
-		// signature, so the status is the crash.
-		{"go_broken_pipe_log.txt", 1, []string{"exit:1", "the server exited with status 1, with no crash signature on stderr"}, 0},
+		// A Go server that logs the failed write and exits 1 once its
+		// stdin closed: no signature, so the status is the finding, a
+		// warning (the stdio shutdown asks only that it exit).
+		{"go_broken_pipe_log.txt", 1, []string{"exit:1", "the server exited with status 1 once its stdin had closed (early EOF from fault eof#1), with no crash signature on stderr"}, 0},
 		{"no_signature_noise.txt", 0, nil, 0},
 	}
 	for _, tc := range tests {
@@ -65,7 +66,7 @@ func TestJudgeCrashSamples(t *testing.T) {
 			for i := 0; i < len(tc.want); i += 2 {
 				s := short{Kind: KindCrash, Severity: SeverityError, Signature: tc.want[i], Message: tc.want[i+1], Seqs: seqs(first+tc.lead, exit)}
 				if strings.HasPrefix(s.Signature, "exit:") {
-					s.Seqs = seqs(exit)
+					s.Severity, s.Seqs = SeverityWarning, seqs(first-1, exit)
 				}
 				want = append(want, s)
 			}
@@ -122,7 +123,7 @@ func TestJudgeCrash(t *testing.T) {
 			},
 			want: []short{{Kind: KindCrash, Severity: SeverityError, Signature: "python:ClosedResourceError", Seqs: seqs(3),
 				Message: "Python exception anyio.ClosedResourceError on stderr (2 times); it had not exited when the transcript ends"}},
-			notes: []string{"no session-end event"},
+			unknown: []string{"no session-end event"},
 		},
 		{
 			name: "killed by a signal mcpchaos did not send",
@@ -152,7 +153,7 @@ func TestJudgeCrash(t *testing.T) {
 				b.exit(143)
 				b.end("the client closed its output")
 			},
-			want: []short{{Kind: KindZombie, Severity: SeverityError, Seqs: seqs(3, 4, 5),
+			want: []short{{Kind: KindZombie, Severity: SeverityWarning, Seqs: seqs(3, 4, 5),
 				Message: "the server did not exit within 3s of its stdin closing (the client closed its output); SIGTERM ended it 3s after its stdin closed"}},
 		},
 		{
@@ -173,7 +174,7 @@ func TestJudgeCrash(t *testing.T) {
 				b.killed("SIGTERM", true)
 				b.end("the client closed its output")
 			},
-			want: []short{{Kind: KindZombie, Severity: SeverityError, Seqs: seqs(3, 4, 9),
+			want: []short{{Kind: KindZombie, Severity: SeverityWarning, Seqs: seqs(3, 4, 9),
 				Message: "the server did not exit within 3s of its stdin closing (the client closed its output); SIGTERM ended it 3s after its stdin closed"}},
 			notes: []string{"the server printed python:ClosedResourceError after mcpchaos signalled it"},
 		},
@@ -296,7 +297,7 @@ func TestJudgeZombie(t *testing.T) {
 			},
 			want: []short{{Kind: KindZombie, Severity: SeverityError, Seqs: seqs(3),
 				Message: "the server did not exit within 3s of its stdin closing (the client closed its output); it had not exited when the transcript ends, 5s after its stdin closed"}},
-			notes: []string{"no session-end event"},
+			unknown: []string{"no session-end event"},
 		},
 		{
 			name: "SIGTERM sent, and the transcript ends",
@@ -307,7 +308,7 @@ func TestJudgeZombie(t *testing.T) {
 			},
 			want: []short{{Kind: KindZombie, Severity: SeverityError, Seqs: seqs(3, 4),
 				Message: "the server did not exit within 3s of its stdin closing (the client closed its output); it had not exited when the transcript ends, 4s after its stdin closed and SIGTERM"}},
-			notes: []string{"no session-end event"},
+			unknown: []string{"no session-end event"},
 		},
 		{
 			name: "the transcript ends within the grace period",
@@ -315,7 +316,7 @@ func TestJudgeZombie(t *testing.T) {
 				b.clientClosed()
 				b.at(1000).stderr("bye")
 			},
-			notes: []string{"no session-end event", "the transcript ends 1s after the server's stdin closed, within the 3s grace period"},
+			unknown: []string{"no session-end event", "the transcript ends 1s after the server's stdin closed, within the 3s grace period"},
 		},
 		{
 			name: "blocked by a stall that never lifts: indeterminate",
@@ -504,7 +505,8 @@ func TestJudgeSession(t *testing.T) {
 		if len(v.Findings) != 0 {
 			t.Errorf("findings: %v, want none", shorten(v.Findings))
 		}
-		checkNotes(t, []string{"does not start with a session event", "came after the traffic it describes"}, v.Indeterminate)
+		checkNotes(t, []string{"does not start with a session event"}, v.Notes)
+		checkNotes(t, []string{"came after the traffic it describes"}, v.Indeterminate)
 	})
 	t.Run("without a session event the defaults apply", func(t *testing.T) {
 		b := newTB()
@@ -517,7 +519,7 @@ func TestJudgeSession(t *testing.T) {
 		if diff := cmp.Diff(want, shorten(v.Findings)); diff != "" {
 			t.Errorf("findings (-want +got):\n%s", diff)
 		}
-		checkNotes(t, []string{"does not start with a session event"}, v.Indeterminate)
+		checkNotes(t, []string{"does not start with a session event"}, v.Notes)
 		if f := v.Findings[0]; f.Scenario != "" || f.Seed != 0 || f.Repro != "" {
 			t.Errorf("finding names scenario %q seed %d repro %q, want none", f.Scenario, f.Seed, f.Repro)
 		}

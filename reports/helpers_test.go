@@ -200,9 +200,11 @@ type judgeCase struct {
 	name  string
 	build func(b *tb)
 	want  []short
-	// notes are substrings the indeterminate notes must contain, in order,
-	// one note each; nil means no notes.
-	notes []string
+	// notes are substrings the notes (what a fault explains) must contain,
+	// in order, one note each; nil means no notes. unknown is the same for
+	// the reasons the session could not be judged (Verdict.Indeterminate).
+	notes   []string
+	unknown []string
 }
 
 func runJudgeCases(t *testing.T, cases []judgeCase) {
@@ -222,8 +224,10 @@ func runCasesFrom(t *testing.T, start func() *tb, repro string, cases []judgeCas
 			if diff := cmp.Diff(tc.want, shorten(v.Findings)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
-			checkNotes(t, tc.notes, v.Indeterminate)
+			checkNotes(t, tc.notes, v.Notes)
+			checkNotes(t, tc.unknown, v.Indeterminate)
 			for _, f := range v.Findings {
+				checkRule(t, f)
 				if f.Scenario != testScenario || f.Seed != testSeed || f.Repro != repro {
 					t.Errorf("finding %s: scenario %q seed %d repro %q, want them from the session event", f.Kind, f.Scenario, f.Seed, f.Repro)
 				}

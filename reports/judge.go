@@ -20,12 +20,17 @@ const (
 	DefaultGrace       = 3 * time.Second
 )
 
-// Verdict is what the judge concludes about one session: the findings, and
-// what the faults made impossible to judge, in words. A scenario with no
-// findings but with indeterminate notes did not pass: it could not fail.
+// Verdict is what the judge concludes about one session: the findings; what
+// it could not judge at all (the record is cut short or says too little: a
+// session with no findings but such a reason did not pass, it could not
+// fail); and notes on what it did not hold against the peer because a fault
+// explains it (an answer that could not be read after a half-close, a
+// failed write after one). Notes do not make a session indeterminate: the
+// rest of it was judged.
 type Verdict struct {
 	Findings      []Finding
 	Indeterminate []string
+	Notes         []string
 }
 
 // JudgeSession judges the transcript of one session.
@@ -97,7 +102,9 @@ type Judger struct {
 
 	lastT int64
 	end   *Evidence // the session-end event
-	notes notes
+	// notes are what a fault explains; unknown is what made the session
+	// impossible to judge (see Verdict).
+	notes, unknown notes
 
 	tr tracker
 	pr protocolChecks
@@ -351,15 +358,15 @@ func (j *Judger) Verdict() Verdict {
 	}
 	j.done = true
 	if j.disabled != "" {
-		j.notes.add(j.disabled)
-		j.verdict = Verdict{Indeterminate: j.notes.list()}
+		j.unknown.add(j.disabled)
+		j.verdict = Verdict{Indeterminate: j.unknown.list(), Notes: j.notes.list()}
 		return j.verdict
 	}
 	// A client that SIGKILLs a lingering server (mcpchaos wrap) escalates
 	// as it should; the transcript then stops without a session end.
 	killedWhileLingering := j.cl != nil && j.cl.lingered != nil
 	if j.end == nil && j.seenAny && !killedWhileLingering {
-		j.notes.add("the transcript has no session-end event (did mcpchaos die?): judged what it holds")
+		j.unknown.add("the transcript has no session-end event (did mcpchaos die?): judged what it holds")
 	}
 	var fs []Finding
 	if j.cl != nil {
@@ -375,7 +382,7 @@ func (j *Judger) Verdict() Verdict {
 		fs[i].Scenario, fs[i].Seed, fs[i].Repro = j.scenario, j.seed, j.repro
 	}
 	sortFindings(fs)
-	j.verdict = Verdict{Findings: fs, Indeterminate: j.notes.list()}
+	j.verdict = Verdict{Findings: fs, Indeterminate: j.unknown.list(), Notes: j.notes.list()}
 	return j.verdict
 }
 

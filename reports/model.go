@@ -36,8 +36,8 @@ var kindOrder = map[string]int{
 	KindProtocolViolation: 6,
 }
 
-// Severities. Only a response lost after the client itself closed the
-// server's stdin is a warning: the peer was told to shut down.
+// Severities. A finding's severity is its rule's (see Rules): what the MCP
+// specification allows is at most a warning.
 const (
 	SeverityError   = "error"
 	SeverityWarning = "warning"
@@ -84,13 +84,18 @@ type Target struct {
 type ScenarioResult struct {
 	Name string `json:"name"`
 	Seed uint64 `json:"seed"`
-	// Outcome is pass, fail, or indeterminate when the faults made the
-	// outcome unknowable (Indeterminate says how).
+	// Outcome is pass, fail, or indeterminate when the scenario could not
+	// fail: the moment its faults wait for never came, or the record is cut
+	// short (Indeterminate says which).
 	Outcome    string `json:"outcome"`
 	DurationMS int64  `json:"duration_ms"`
 	// Findings counts this scenario's entries in Report.Findings.
 	Findings      int      `json:"findings"`
 	Indeterminate []string `json:"indeterminate,omitempty"`
+	// Notes say what was not held against the peer because a fault
+	// explains it (an answer that could not be read after a half-close),
+	// and which findings were left to the baseline, which had them too.
+	Notes []string `json:"notes,omitempty"`
 	// Transcript is where the session's transcript was written, if it was.
 	Transcript string `json:"transcript,omitempty"`
 }
@@ -99,6 +104,9 @@ type ScenarioResult struct {
 type Finding struct {
 	Kind     string `json:"kind"`
 	Severity string `json:"severity"`
+	// Rule names the requirement the finding holds the peer to (see Rules
+	// and docs/verdicts.md); kind and severity follow from it.
+	Rule string `json:"rule,omitempty"`
 	// Signature names a crash (python:ClosedResourceError, go:panic,
 	// exit:1, ...); it is empty for other kinds.
 	Signature string `json:"signature,omitempty"`
@@ -125,11 +133,14 @@ type Request struct {
 	// that "id": 3 in the report is the id 3 on the wire.
 	ID     string
 	Method string
+	// Tool is the tool a tools/call called, when the finding is about one.
+	Tool string
 }
 
 type requestJSON struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method,omitempty"`
+	Tool   string          `json:"tool,omitempty"`
 }
 
 // MarshalJSON writes ID as the JSON value it holds. An ID that is not valid
@@ -144,7 +155,7 @@ func (r Request) MarshalJSON() ([]byte, error) {
 		}
 		id = b
 	}
-	return json.Marshal(requestJSON{ID: id, Method: r.Method})
+	return json.Marshal(requestJSON{ID: id, Method: r.Method, Tool: r.Tool})
 }
 
 // UnmarshalJSON keeps the id's JSON text, compacted, so that a round trip
@@ -160,7 +171,7 @@ func (r *Request) UnmarshalJSON(b []byte) error {
 			return err
 		}
 	}
-	r.ID, r.Method = buf.String(), v.Method
+	r.ID, r.Method, r.Tool = buf.String(), v.Method, v.Tool
 	return nil
 }
 

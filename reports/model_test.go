@@ -44,9 +44,9 @@ func sampleReport(t *testing.T) *Report {
 		b.evs[0].Repro = "mcpchaos test --scenario " + name + " --seed 7 -- python server.py"
 		build(b)
 		v := JudgeSession(b.evs)
-		res := ScenarioResult{Name: name, Seed: 7, DurationMS: b.t / 1000, Findings: len(v.Findings), Indeterminate: v.Indeterminate, Outcome: OutcomePass}
+		res := ScenarioResult{Name: name, Seed: 7, DurationMS: b.t / 1000, Findings: len(v.Findings), Indeterminate: v.Indeterminate, Notes: v.Notes, Outcome: OutcomePass}
 		switch {
-		case len(v.Findings) > 0:
+		case Failing(v.Findings):
 			res.Outcome = OutcomeFail
 		case len(v.Indeterminate) > 0:
 			res.Outcome = OutcomeIndeterminate
@@ -95,6 +95,9 @@ func sampleReport(t *testing.T) *Report {
 		b.at(1300).finish()
 	})
 	r.Scenarios = append(r.Scenarios, pass)
+	// The suite says so of a scenario none of whose faults fired.
+	r.Scenarios = append(r.Scenarios, ScenarioResult{Name: "eof-server-request", Seed: 7, DurationMS: 400, Outcome: OutcomeIndeterminate,
+		Indeterminate: []string{"no fault fired: the moment this scenario waits for never came (eof:on=s2c:request)"}})
 	r.Outcome = OutcomeFail
 	return r
 }
@@ -113,14 +116,16 @@ func TestWriteSummaryGolden(t *testing.T) {
 	golden(t, "summary.golden", buf.Bytes())
 }
 
-func TestWriteSummaryError(t *testing.T) {
-	r := &Report{Schema: Schema, Outcome: OutcomeError, Error: "the server fails without faults; fix the baseline findings first (fault scenarios were not run)",
-		Baseline: &ScenarioResult{Name: "baseline", Outcome: OutcomeFail, DurationMS: 2400, Findings: 1}}
+func TestWriteSummaryBaselineFails(t *testing.T) {
+	r := &Report{Schema: Schema, Outcome: OutcomeFail,
+		Baseline:  &ScenarioResult{Name: "baseline", Outcome: OutcomeFail, DurationMS: 2400, Findings: 1},
+		Scenarios: []ScenarioResult{{Name: "stall-s2c", Outcome: OutcomePass, DurationMS: 2500, Notes: []string{"1 finding as in the baseline, reported there"}}}}
 	var buf bytes.Buffer
 	WriteSummary(&buf, r)
-	want := "FAIL   baseline (baseline, no faults)    2.4s  1 finding\n\n" +
-		"0 scenarios: 0 passed, 0 failed, 0 indeterminate; 0 findings (0 errors, 0 warnings); outcome error\n" +
-		"error: the server fails without faults; fix the baseline findings first (fault scenarios were not run)\n"
+	want := "FAIL   baseline (baseline, no faults)    2.4s  1 finding\n" +
+		"PASS   stall-s2c                         2.5s\n\n" +
+		"1 scenario: 1 passed, 0 failed, 0 indeterminate; 0 findings (0 errors, 0 warnings); outcome fail\n" +
+		"the target fails without faults: the baseline's findings are listed once, and each scenario reports only what differs from them\n"
 	if diff := cmp.Diff(want, buf.String()); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
 	}

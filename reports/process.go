@@ -148,6 +148,9 @@ func (pc *processFacts) zombie(j *Judger) []Finding {
 	endT := j.endT()
 	grace := fmtDur(j.graceUS)
 	var how string
+	// Only a server that SIGTERM ended kept to the specification's
+	// shutdown; one that needed SIGKILL, or outlived the transcript, did not.
+	rule := RuleShutdownSIGKILL
 	ev := []Evidence{*c}
 	switch t := pc.ladderTerm; {
 	case t != nil && t.Seq > c.Seq:
@@ -160,6 +163,7 @@ func (pc *processFacts) zombie(j *Judger) []Finding {
 		case pc.exit != nil && (pc.exitSig == "SIGKILL" || pc.ladderKill != nil && pc.ladderKill.Seq < pc.exit.Seq):
 			how = fmt.Sprintf("SIGTERM did not end it; SIGKILL did, %s after its stdin closed", fmtDur(pc.exit.TUS-c.TUS))
 		case pc.exit != nil:
+			rule = RuleShutdownSIGTERM
 			how = fmt.Sprintf("SIGTERM ended it %s after its stdin closed", fmtDur(pc.exit.TUS-c.TUS))
 		case pc.ladderKill != nil:
 			how = fmt.Sprintf("it had not exited when the transcript ends, %s after its stdin closed, even after SIGKILL", fmtDur(endT-c.TUS))
@@ -177,7 +181,7 @@ func (pc *processFacts) zombie(j *Judger) []Finding {
 		how = fmt.Sprintf("it had not exited when the transcript ends, %s after its stdin closed", fmtDur(endT-c.TUS))
 	case pc.exit == nil:
 		if j.end == nil {
-			j.notes.add(fmt.Sprintf("the transcript ends %s after the %s's stdin closed, within the %s grace period: whether it exits is unknown", fmtDur(endT-c.TUS), j.p.name, grace))
+			j.unknown.add(fmt.Sprintf("the transcript ends %s after the %s's stdin closed, within the %s grace period: whether it exits is unknown", fmtDur(endT-c.TUS), j.p.name, grace))
 		}
 		return nil
 	default:
@@ -187,5 +191,5 @@ func (pc *processFacts) zombie(j *Judger) []Finding {
 		ev = append(ev, *pc.exit)
 	}
 	msg := fmt.Sprintf("the %s did not exit within %s of its stdin closing (%s); %s", j.p.name, grace, pc.stdinDetail, how)
-	return []Finding{{Kind: KindZombie, Severity: SeverityError, Message: msg, Evidence: ev}}
+	return []Finding{NewFinding(rule, msg, ev)}
 }

@@ -48,7 +48,7 @@ func TestJudgeProgressIsLiveness(t *testing.T) {
 				b.at(9001).probeAnswer(id)   // 10, 11
 				b.at(12000).finish()
 			},
-			want: []short{{Kind: KindHang, Severity: SeverityError, Request: req("1", "tools/call"), Seqs: seqs(3, 4, 7, 9, 10),
+			want: []short{{Kind: KindHang, Severity: SeverityError, Request: &Request{ID: "1", Method: "tools/call", Tool: "slow"}, Seqs: seqs(3, 4, 7, 9, 10),
 				Message: "tools/call (id 1) unanswered after it made progress and then stopped: 2 progress notifications, the last at 4s, then none for 5s; the server answered a liveness ping, so its receive loop runs but the handler is stuck"}},
 		},
 		{
@@ -71,7 +71,7 @@ func TestJudgeProgressIsLiveness(t *testing.T) {
 				}
 				b.at(90000).finish()
 			},
-			want: []short{{Kind: KindHang, Severity: SeverityError, Request: req("1", "tools/call"), Seqs: seqs(3, 4, 3+2*40),
+			want: []short{{Kind: KindHang, Severity: SeverityError, Request: &Request{ID: "1", Method: "tools/call", Tool: "slow"}, Seqs: seqs(3, 4, 3+2*40),
 				Message: "tools/call (id 1) unanswered after 1m0s, the maximum any request may run (--max-deadline), although it made progress (40 progress notifications, the last at 1m20s); no liveness ping was sent, so whether its receive loop runs is unknown"}},
 		},
 		{
@@ -82,7 +82,7 @@ func TestJudgeProgressIsLiveness(t *testing.T) {
 				b.at(4000).progress("other", 2)
 				b.at(10000).finish()
 			},
-			want: []short{{Kind: KindHang, Severity: SeverityError, Request: req("1", "tools/call"), Seqs: seqs(3, 4),
+			want: []short{{Kind: KindHang, Severity: SeverityError, Request: &Request{ID: "1", Method: "tools/call", Tool: "slow"}, Seqs: seqs(3, 4),
 				Message: "tools/call (id 1) unanswered after 5s; no liveness ping was sent, so whether its receive loop runs is unknown"}},
 		},
 		{

@@ -20,6 +20,7 @@ const (
 )
 
 type violation struct {
+	rule     string
 	msg      string
 	count    int
 	req      *Request
@@ -35,13 +36,17 @@ type protocolChecks struct {
 func (p *protocolChecks) init() { p.byKey = map[string]*violation{} }
 
 func (p *protocolChecks) add(key, msg string, e *wire.Event, req *Request) {
+	rule := RuleNotMCP
+	if strings.HasPrefix(key, "schema:") {
+		rule = RuleSchema
+	}
 	v := p.byKey[key]
 	if v == nil {
 		if len(p.byKey) >= maxViolationKinds {
 			p.extra++
 			return
 		}
-		v = &violation{msg: msg, req: req}
+		v = &violation{rule: rule, msg: msg, req: req}
 		p.byKey[key] = v
 		p.order = append(p.order, key)
 	}
@@ -187,7 +192,9 @@ func (p *protocolChecks) findings(j *Judger) []Finding {
 	for _, k := range p.order {
 		v := p.byKey[k]
 		msg := fmt.Sprintf("%s (%d %s from the %s)", v.msg, v.count, plural(v.count, "frame", "frames"), j.p.name)
-		fs = append(fs, Finding{Kind: KindProtocolViolation, Severity: SeverityError, Message: msg, Request: v.req, Evidence: v.evidence})
+		f := NewFinding(v.rule, msg, v.evidence)
+		f.Request = v.req
+		fs = append(fs, f)
 	}
 	if p.extra > 0 {
 		j.notes.add(fmt.Sprintf("%d more frames broke the protocol in other ways, not reported (see the transcript)", p.extra))

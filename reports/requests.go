@@ -25,6 +25,7 @@ type inFrame struct {
 	method  string
 	cancels string // the requestId a cancellation names
 	token   string // the progress token a request carries
+	tool    string // the tool a tools/call calls
 	recv    Evidence
 }
 
@@ -38,7 +39,7 @@ const (
 
 // openReq is a request the peer has and has not answered.
 type openReq struct {
-	id, method string
+	id, method, tool string
 	// by is the fault that injected the request, "" for the other peer's.
 	by        string
 	recv, fwd Evidence
@@ -140,7 +141,7 @@ type tracker struct {
 	bySeq      map[int64]*openReq // open requests by the seq of their received event
 	// byToken finds the open request a progress notification is about.
 	byToken map[string]*openReq
-	answers    answeredRing
+	answers answeredRing
 	// tolerated counts ids the peer may answer without being asked by the
 	// other side: requests mcpchaos injected, invalid frames with an id.
 	tolerated map[string]int
@@ -211,7 +212,7 @@ func (t *tracker) init() {
 func (t *tracker) receivedIn(e *wire.Event) {
 	switch e.Kind {
 	case "request":
-		t.pending[e.Seq] = &inFrame{kind: frameRequest, id: e.ID, method: e.Method, token: e.ProgressToken, recv: evidenceOf(e)}
+		t.pending[e.Seq] = &inFrame{kind: frameRequest, id: e.ID, method: e.Method, token: e.ProgressToken, tool: toolOf(e), recv: evidenceOf(e)}
 		t.pendingIDs[e.ID] = e.Seq
 	case "notification":
 		if e.Method == "notifications/cancelled" {
@@ -222,6 +223,26 @@ func (t *tracker) receivedIn(e *wire.Event) {
 	case "invalid":
 		t.pending[e.Seq] = &inFrame{kind: frameInvalid, id: e.ID}
 	}
+}
+
+// toolOf is the name a tools/call request calls, "" for other requests.
+func toolOf(e *wire.Event) string {
+	if e.Method != "tools/call" {
+		return ""
+	}
+	b, err := e.Bytes()
+	if err != nil {
+		return ""
+	}
+	name := member(member(b, "params"), "name")
+	if kindOf(name) != '"' {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(name, &s) != nil {
+		return ""
+	}
+	return s
 }
 
 // cancelledID is the JSON text of params.requestId of a cancellation.
@@ -271,7 +292,7 @@ func (t *tracker) forwarded(j *Judger, e *wire.Event) {
 		}
 		// The forwarded event's excerpt is written only if a finding cites
 		// it: most requests are answered and never need one.
-		r := &openReq{id: f.id, method: f.method, recv: f.recv, fwd: Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}, token: f.token}
+		r := &openReq{id: f.id, method: f.method, tool: f.tool, recv: f.recv, fwd: Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}, token: f.token}
 		t.open[f.id] = append(t.open[f.id], r)
 		t.bySeq[e.Of] = r
 		if r.token != "" {
@@ -631,7 +652,9 @@ func (t *tracker) answerFindings(j *Judger) []Finding {
 		if g.count > 1 {
 			msg = fmt.Sprintf("the %s sent %d extra answers to %s requests (ids %s)", j.p.name, g.count, m, idList(g.ids, g.count))
 		}
-		fs = append(fs, Finding{Kind: KindDuplicateResponse, Severity: SeverityError, Message: msg, Request: g.req, Evidence: g.evidence})
+		f := NewFinding(RuleDuplicateResponse, msg, g.evidence)
+		f.Request = g.req
+		fs = append(fs, f)
 	}
 	if g := t.unknown; g != nil {
 		msg := fmt.Sprintf("the %s answered id %s, which was never requested", j.p.name, g.ids[0])
@@ -641,7 +664,9 @@ func (t *tracker) answerFindings(j *Judger) []Finding {
 		if g.null {
 			msg += "; an error with id null answers an unparseable frame, and none was sent"
 		}
-		fs = append(fs, Finding{Kind: KindUnknownResponse, Severity: SeverityError, Message: msg, Request: g.req, Evidence: g.evidence})
+		f := NewFinding(RuleUnknownResponse, msg, g.evidence)
+		f.Request = g.req
+		fs = append(fs, f)
 	}
 	return fs
 }
@@ -649,8 +674,7 @@ func (t *tracker) answerFindings(j *Judger) []Finding {
 // outcome of one request still open when the session ended.
 type openOutcome struct {
 	r       *openReq
-	kind    string
-	sev     string
+	rule    string
 	variant string // how the finding reads: the probe's result, or the loss
 	ev      []Evidence
 	// waited says how long the request was given: the deadline, what a
@@ -711,7 +735,7 @@ func (t *tracker) judgeOpen(j *Judger) []Finding {
 			case unclassified:
 				note(fmt.Sprintf("unanswered, but the %s wrote a line too long to classify after the request: it may have been the answer", j.p.name))
 			default:
-				o := openOutcome{r: r, kind: KindLostResponse, sev: SeverityError, variant: lossWords}
+				o := openOutcome{r: r, rule: RuleLostResponse, variant: lossWords}
 				o.ev = []Evidence{r.recv, r.fwd}
 				if c := pc.stdinClose; c != nil && c.Seq < lossEv.Seq {
 					o.ev = append(o.ev, *c)
@@ -719,7 +743,7 @@ func (t *tracker) judgeOpen(j *Judger) []Finding {
 					// Told to shut down, by the client or by an early-EOF
 					// fault alike: the spec asks it to exit, not to answer
 					// (DESIGN.md), so the loss is a warning; --strict fails it.
-					o.sev = SeverityWarning
+					o.rule = RuleLostAtShutdown
 					o.variant += ", so it was shutting down"
 				}
 				o.ev = append(o.ev, lossEv)
@@ -739,7 +763,7 @@ func (t *tracker) judgeOpen(j *Judger) []Finding {
 		case endT < d:
 			note("unanswered when the transcript ends, before the deadline")
 		default:
-			o := openOutcome{r: r, kind: KindHang, sev: SeverityError}
+			o := openOutcome{r: r, rule: RuleUnanswered}
 			o.ev = []Evidence{r.recv, r.fwd}
 			o.waited = j.waitedWords(r, d, capped)
 			if r.lastProgress != nil {
@@ -796,7 +820,7 @@ func (t *tracker) openFindings(j *Judger, outs []openOutcome) []Finding {
 	var keys []string
 	groups := map[string]*group{}
 	for _, o := range outs {
-		k := o.kind + "\x00" + o.sev + "\x00" + o.r.method + "\x00" + o.variant + "\x00" + o.r.by + "\x00" + o.waited
+		k := o.rule + "\x00" + o.r.method + "\x00" + o.variant + "\x00" + o.r.by + "\x00" + o.waited
 		g := groups[k]
 		if g == nil {
 			g = &group{first: o, ev: o.ev}
@@ -821,15 +845,13 @@ func (t *tracker) openFindings(j *Judger, outs []openOutcome) []Finding {
 		if o.r.by != "" {
 			what += " injected by fault " + o.r.by
 		}
-		var msg string
-		switch o.kind {
-		case KindHang:
+		msg := fmt.Sprintf("%s left unanswered: the %s", what, o.variant)
+		if o.rule == RuleUnanswered {
 			msg = fmt.Sprintf("%s unanswered %s; %s", what, o.waited, o.variant)
-		case KindLostResponse:
-			msg = fmt.Sprintf("%s left unanswered: the %s", what, o.variant)
 		}
-		fs = append(fs, Finding{Kind: o.kind, Severity: o.sev, Message: msg,
-			Request: &Request{ID: o.r.id, Method: o.r.method}, Evidence: addEvidence(nil, g.ev...)})
+		f := NewFinding(o.rule, msg, addEvidence(nil, g.ev...))
+		f.Request = &Request{ID: o.r.id, Method: o.r.method, Tool: o.r.tool}
+		fs = append(fs, f)
 	}
 	return fs
 }

@@ -62,7 +62,7 @@ func TestJudgeSignalFault(t *testing.T) {
 				b.killed("SIGTERM", true)
 				b.end("the client closed its output")
 			},
-			want: []short{{Kind: KindZombie, Severity: SeverityError, Seqs: seqs(3, 4, 9),
+			want: []short{{Kind: KindZombie, Severity: SeverityWarning, Seqs: seqs(3, 4, 9),
 				Message: "the server did not exit within 3s of its stdin closing (the client closed its output); SIGTERM ended it 1s after its stdin closed"}},
 			notes: []string{"printed go:panic after mcpchaos signalled it"},
 		},
@@ -106,7 +106,7 @@ func TestJudgeSignalFault(t *testing.T) {
 				b.exit(143)
 				b.end("the client closed its output")
 			},
-			want: []short{{Kind: KindZombie, Severity: SeverityError, Seqs: seqs(5, 7, 8),
+			want: []short{{Kind: KindZombie, Severity: SeverityWarning, Seqs: seqs(5, 7, 8),
 				Message: "the server did not exit within 3s of its stdin closing (the client closed its output); SIGTERM ended it 3s after its stdin closed"}},
 		},
 	})

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -34,14 +35,18 @@ func WriteSummary(w io.Writer, r *Report) {
 			line += fmt.Sprintf("  %d %s", s.Findings, plural(s.Findings, "finding", "findings"))
 		}
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
-		if s.Outcome == OutcomeIndeterminate || s.Findings > 0 {
-			for k, n := range s.Indeterminate {
-				if k == 3 {
-					fmt.Fprintf(&b, "       … %d more notes in the report\n", len(s.Indeterminate)-3)
-					break
-				}
-				fmt.Fprintf(&b, "       - %s\n", n)
+		// Why a scenario could not fail, always; what a fault explains,
+		// under a failing scenario, where it helps to read the findings.
+		notes := s.Indeterminate
+		if s.Outcome == OutcomeFail {
+			notes = append(slices.Clone(notes), s.Notes...)
+		}
+		for k, n := range notes {
+			if k == 3 {
+				fmt.Fprintf(&b, "       … %d more notes in the report\n", len(notes)-3)
+				break
 			}
+			fmt.Fprintf(&b, "       - %s\n", n)
 		}
 	}
 	for _, f := range r.Findings {
@@ -49,6 +54,9 @@ func WriteSummary(w io.Writer, r *Report) {
 		writeFinding(&b, &f)
 	}
 	b.WriteString("\n" + totals(r) + "\n")
+	if r.Baseline != nil && r.Baseline.Outcome == OutcomeFail {
+		b.WriteString("the target fails without faults: the baseline's findings are listed once, and each scenario reports only what differs from them\n")
+	}
 	if r.Error != "" {
 		b.WriteString("error: " + r.Error + "\n")
 	}
@@ -69,7 +77,14 @@ func writeFinding(b *strings.Builder, f *Finding) {
 	b.WriteString(head + "\n")
 	b.WriteString("  " + f.Message + "\n")
 	if f.Request != nil {
-		fmt.Fprintf(b, "  request: %s (id %s)\n", orDash(f.Request.Method), f.Request.ID)
+		method := orDash(f.Request.Method)
+		if f.Request.Tool != "" {
+			method += " " + f.Request.Tool
+		}
+		fmt.Fprintf(b, "  request: %s (id %s)\n", method, f.Request.ID)
+	}
+	if r, ok := LookupRule(f.Rule); ok {
+		fmt.Fprintf(b, "  rule: %s (%s)\n", r.ID, r.Source)
 	}
 	// The first and the last evidence: what was asked (or printed) and how
 	// it ended; the middle is in the JSON report.

@@ -101,7 +101,6 @@ const (
 	CaseSame      = "same"      // it still fails, with the same finding kinds
 	CaseDifferent = "different" // it still fails, with other kinds
 	CasePasses    = "passes"    // no error finding any more
-	CaseNotRun    = "not-run"   // the target fails without faults
 )
 
 // StillFails reports whether the replay found errors.
@@ -123,8 +122,6 @@ func (r CaseResult) Line() string {
 		s = fmt.Sprintf("STILL FAILS  %s: the same way (%s)", r.File, was)
 	case CaseDifferent:
 		s = fmt.Sprintf("FAILS        %s: differently (was %s, now %s)", r.File, was, kindsText(r.Now))
-	case CaseNotRun:
-		return fmt.Sprintf("NOT RUN      %s: the target fails without faults (see its baseline above)", r.File)
 	default:
 		s = fmt.Sprintf("PASSES       %s: no longer fails (was %s)", r.File, was)
 	}
@@ -163,14 +160,10 @@ type Workload struct {
 // IsZero reports whether the workload is the default one.
 func (w Workload) IsZero() bool { return w.Calls == nil && w.SkipTools == nil }
 
-// ExitCode is 0 when every case passes now, 1 when any still fails, 2 when
-// a target fails without faults (its report says why).
+// ExitCode is 0 when every case passes now, 1 when any still fails. A
+// target that cannot start or initialize is an error of ReplayCases; one
+// with baseline findings still has its cases judged against that baseline.
 func (r *Replay) ExitCode() int {
-	for _, rep := range r.Reports {
-		if rep.Outcome == reports.OutcomeError {
-			return 2
-		}
-	}
 	for _, c := range r.Cases {
 		if c.StillFails() {
 			return 1
@@ -318,12 +311,6 @@ func replayCases(dir string, client bool, key func(faults.Case) caseGroup,
 		}
 		replay.Reports = append(replay.Reports, report)
 		replay.Workloads = append(replay.Workloads, Workload{Calls: g.calls, SkipTools: g.skips})
-		if report.Outcome == reports.OutcomeError {
-			for _, i := range g.idx {
-				replay.Cases = append(replay.Cases, CaseResult{File: files[i], Case: cases[i], Status: CaseNotRun})
-			}
-			continue
-		}
 		for _, res := range report.Scenarios {
 			i, ok := byName[res.Name]
 			if !ok {

@@ -100,7 +100,7 @@ func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return completeMatrix(report, "client", base, o.Parallel, o.Scenarios, func(sc faults.Scenario) (*scenarioRun, error) {
+	return completeMatrix(report, base, o.Parallel, o.Scenarios, func(sc faults.Scenario) (*scenarioRun, error) {
 		return o.runClientScenario(ctx, sc, work)
 	})
 }
@@ -262,7 +262,7 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 	ApplyExpectation(sc, seed, repro, &run.verdict)
 	res := reports.ScenarioResult{
 		Name: sc.Name, Seed: seed, DurationMS: time.Since(rec.start).Milliseconds(),
-		Findings: len(run.verdict.Findings), Indeterminate: run.verdict.Indeterminate,
+		Findings: len(run.verdict.Findings), Indeterminate: run.verdict.Indeterminate, Notes: run.verdict.Notes,
 	}
 	if len(sc.Faults) > 0 && !faultFired(events) {
 		res.Indeterminate = append(res.Indeterminate, "no fault fired: the moment this scenario waits for never came ("+strings.Join(sc.Faults, " ")+")")
@@ -275,11 +275,12 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 		}
 		res.Transcript = path
 	}
-	if o.CaseDir != "" && res.Outcome == reports.OutcomeFail && sc.Name != faults.Baseline.Name {
+	if o.CaseDir != "" && sc.Name != faults.Baseline.Name {
 		ran := sc
 		ran.Deadline = o.Deadline
-		if _, err := SaveCase(o.CaseDir, ran, seed, o.Client, o.Server, probe.Config{}, run.verdict.Findings, events); err != nil {
-			return nil, err
+		run.save = func(own []reports.Finding) error {
+			_, err := SaveCase(o.CaseDir, ran, seed, o.Client, o.Server, probe.Config{}, own, events)
+			return err
 		}
 	}
 	run.result = res

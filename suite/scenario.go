@@ -97,14 +97,9 @@ func ApplyExpectation(sc faults.Scenario, seed uint64, repro string, v *reports.
 	if len(got) > 0 {
 		found = strings.Join(got, ", ")
 	}
-	v.Findings = append(v.Findings, reports.Finding{
-		Kind:     faults.ExpectationKind,
-		Severity: reports.SeverityError,
-		Scenario: sc.Name,
-		Seed:     seed,
-		Message: fmt.Sprintf("%s expects the findings %s, the run found %s; if the target changed on purpose, update the scenario's findings:",
-			named(sc), strings.Join(want, ", "), found),
-		Evidence: []reports.Evidence{},
-		Repro:    repro,
-	})
+	f := reports.NewFinding(reports.RuleScenarioExpectation,
+		fmt.Sprintf("%s expects the findings %s, the run found %s; if the target changed on purpose, update the scenario's findings:",
+			named(sc), strings.Join(want, ", "), found), []reports.Evidence{})
+	f.Scenario, f.Seed, f.Repro = sc.Name, seed, repro
+	v.Findings = append(v.Findings, f)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -56,7 +57,8 @@ type Options struct {
 }
 
 // SetupError is a target that cannot be tested: it does not start, exits at
-// once, or cannot complete the workload without faults. The CLI exits 2.
+// once, or never completes initialization without faults. Anything it does
+// wrong after that is a baseline finding, not a set-up error. The CLI exits 2.
 type SetupError struct {
 	Reason string
 	Stderr []string // the server's stderr during the baseline
@@ -120,37 +122,85 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 		if errors.As(base.probeErr, &unknown) {
 			return nil, &SetupError{Reason: "a --call names a tool the server does not list", Err: base.probeErr}
 		}
-		return nil, &SetupError{Reason: "the server cannot complete the workload without faults", Err: base.probeErr, Stderr: base.stderr}
+		return nil, &SetupError{Reason: "the server does not start or initialize without faults", Err: base.probeErr, Stderr: base.stderr}
 	}
-	return completeMatrix(report, "server", base, o.Parallel, o.Scenarios, func(sc faults.Scenario) (*scenarioRun, error) {
+	return completeMatrix(report, base, o.Parallel, o.Scenarios, func(sc faults.Scenario) (*scenarioRun, error) {
 		return o.runScenario(ctx, sc)
 	})
 }
 
-// completeMatrix completes a report after the baseline: a baseline with error
-// findings means the peer is broken without faults (outcome error, fault
-// scenarios skipped); otherwise the scenarios run, n at a time.
-func completeMatrix(report *reports.Report, peer string, base *scenarioRun, n int, scenarios []faults.Scenario, run func(faults.Scenario) (*scenarioRun, error)) (*reports.Report, error) {
+// completeMatrix completes a report after the baseline: the scenarios run,
+// n at a time, whatever the baseline found. The baseline's findings are
+// reported once, as the baseline's; a scenario reports what differs from
+// them, so a bug the peer has without faults is not blamed on every fault
+// (and does not hide what the faults find beyond it). A scenario run that
+// fails is saved as a regression case, with its own findings.
+func completeMatrix(report *reports.Report, base *scenarioRun, n int, scenarios []faults.Scenario, run func(faults.Scenario) (*scenarioRun, error)) (*reports.Report, error) {
+	base.result.Outcome = outcomeOf(base.result, base.verdict.Findings)
 	report.Baseline = &base.result
 	report.Findings = append(report.Findings, base.verdict.Findings...)
-	if hasErrors(base.verdict.Findings) {
-		report.Outcome = "error"
-		report.Error = "the " + peer + " fails without faults; fix the baseline findings first (fault scenarios were not run)"
-		return report, nil
-	}
+	// --scenario baseline (the repro line of a baseline finding) selects
+	// the run that has already happened.
+	scenarios = slices.DeleteFunc(slices.Clone(scenarios), func(sc faults.Scenario) bool { return sc.Name == faults.Baseline.Name })
 	runs, err := parallel(n, scenarios, run)
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range runs {
+		own, known := beyondBaseline(base.verdict.Findings, r.verdict.Findings)
+		if known > 0 {
+			r.result.Notes = append(r.result.Notes, fmt.Sprintf("%d %s as in the baseline, reported there and not blamed on this scenario's faults",
+				known, plural(known, "finding", "findings")))
+		}
+		r.result.Findings = len(own)
+		r.result.Outcome = outcomeOf(r.result, own)
+		if r.save != nil && r.result.Outcome == reports.OutcomeFail {
+			if err := r.save(own); err != nil {
+				return nil, err
+			}
+		}
 		report.Scenarios = append(report.Scenarios, r.result)
-		report.Findings = append(report.Findings, r.verdict.Findings...)
+		report.Findings = append(report.Findings, own...)
 	}
-	report.Outcome = "pass"
+	report.Outcome = reports.OutcomePass
 	if reports.Failing(report.Findings) {
-		report.Outcome = "fail"
+		report.Outcome = reports.OutcomeFail
 	}
 	return report, nil
+}
+
+// beyondBaseline returns the findings of a scenario run that the baseline
+// did not have, and how many it had. Two findings are the same when they
+// break the same rule with the same signature on the same method and tool:
+// ids, timings and wording differ from run to run.
+func beyondBaseline(base, fs []reports.Finding) (own []reports.Finding, known int) {
+	seen := map[string]bool{}
+	for _, f := range base {
+		seen[sameKey(f)] = true
+	}
+	for _, f := range fs {
+		if seen[sameKey(f)] {
+			known++
+			continue
+		}
+		own = append(own, f)
+	}
+	return own, known
+}
+
+func sameKey(f reports.Finding) string {
+	k := f.Rule + "\x00" + f.Kind + "\x00" + f.Signature
+	if f.Request != nil {
+		k += "\x00" + f.Request.Method + "\x00" + f.Request.Tool
+	}
+	return k
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // parallel runs each scenario, n at a time, and returns the runs in the
@@ -190,20 +240,14 @@ func outcomeOf(res reports.ScenarioResult, findings []reports.Finding) string {
 	return "pass"
 }
 
-func hasErrors(fs []reports.Finding) bool {
-	for _, f := range fs {
-		if f.Severity == reports.SeverityError {
-			return true
-		}
-	}
-	return false
-}
-
 type scenarioRun struct {
 	result   reports.ScenarioResult
 	verdict  reports.Verdict
 	probeErr error
 	stderr   []string
+	// save writes the run as a regression case with the findings that are
+	// its own (not the baseline's); nil when no case is to be saved.
+	save func(own []reports.Finding) error
 }
 
 // runScenario runs one scenario against a fresh server process.
@@ -286,6 +330,7 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 		DurationMS:    took.Milliseconds(),
 		Findings:      len(run.verdict.Findings),
 		Indeterminate: run.verdict.Indeterminate,
+		Notes:         run.verdict.Notes,
 	}
 	if len(parsed) > 0 && !faultFired(events) {
 		res.Indeterminate = append(res.Indeterminate, "no fault fired: the moment this scenario waits for never came ("+strings.Join(sc.Faults, " ")+")")
@@ -298,11 +343,12 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 		}
 		res.Transcript = path
 	}
-	if o.CaseDir != "" && res.Outcome == reports.OutcomeFail && sc.Name != faults.Baseline.Name {
+	if o.CaseDir != "" && sc.Name != faults.Baseline.Name {
 		ran := sc
 		ran.Deadline = deadline // the replay must judge with the same patience
-		if _, err := SaveCase(o.CaseDir, ran, seed, o.Command, nil, o.Probe, run.verdict.Findings, events); err != nil {
-			return nil, err
+		run.save = func(own []reports.Finding) error {
+			_, err := SaveCase(o.CaseDir, ran, seed, o.Command, nil, o.Probe, own, events)
+			return err
 		}
 	}
 	run.result = res

@@ -196,8 +196,8 @@ func TestSetupErrors(t *testing.T) {
 		wantErr string
 	}{
 		{"command not found", Options{Command: []string{"mcpchaos-no-such-server"}}, "command not found"},
-		{"exits at once", Options{Command: []string{"sh", "-c", "echo starting up >&2; exit 3"}}, "the server cannot complete the workload without faults"},
-		{"not MCP", Options{Command: []string{"sh", "-c", "echo hello; sleep 0.2"}}, "the server cannot complete the workload without faults"},
+		{"exits at once", Options{Command: []string{"sh", "-c", "echo starting up >&2; exit 3"}}, "the server does not start or initialize without faults"},
+		{"not MCP", Options{Command: []string{"sh", "-c", "echo hello; sleep 0.2"}}, "the server does not start or initialize without faults"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.Deadline = 500 * time.Millisecond

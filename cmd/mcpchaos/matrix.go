@@ -65,7 +65,10 @@ func (m *matrixFlags) resolve(fs *pflag.FlagSet, command string, matrix []faults
 	}
 	if len(m.scenarios) > 0 {
 		var err error
-		if selected, err = faults.ResolveScenarios(m.scenarios, faults.PresetsFor(command)); err != nil {
+		// baseline is selectable too: it is what the repro line of a
+		// baseline finding names, and it runs the baseline alone.
+		presets := append(faults.PresetsFor(command), faults.Baseline)
+		if selected, err = faults.ResolveScenarios(m.scenarios, presets); err != nil {
 			return nil, err
 		}
 	}

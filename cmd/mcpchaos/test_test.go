@@ -33,7 +33,7 @@ func TestTestUsageErrors(t *testing.T) {
 		}, `a --call names a tool the server does not list`},
 		{"server that dies at once", func(*testing.T) []string {
 			return []string{"test", "--deadline", "500ms", "--", "sh", "-c", "echo cannot open config.toml >&2; exit 1"}
-		}, "the server cannot complete the workload without faults"},
+		}, "the server does not start or initialize without faults"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

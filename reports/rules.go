@@ -1,0 +1,148 @@
+package reports
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Rule is what a finding holds against a peer: the requirement it breaks,
+// where that requirement is written, and so how severe breaking it is. A
+// finding's kind and severity come from its rule, never from the checker
+// that found it, so that the table below (and docs/verdicts.md, which a test
+// keeps equal to it) is the whole truth about severities.
+//
+// Severity follows the MCP specification: what it forbids (a MUST, a
+// request left without its response) is an error; what it allows but a
+// careful implementation avoids (a server that needs SIGTERM to stop) is a
+// warning, which fails a run only under --strict.
+type Rule struct {
+	// ID is stable: reports and baselines name the rule by it.
+	ID       string
+	Kind     string
+	Severity string
+	// Says is the requirement, in words.
+	Says string
+	// Source is where it is written.
+	Source string
+}
+
+// Rule IDs.
+const (
+	RuleUnanswered           = "unanswered-request"
+	RuleLostResponse         = "lost-response"
+	RuleLostAtShutdown       = "lost-response-at-shutdown"
+	RuleDuplicateResponse    = "duplicate-response"
+	RuleUnknownResponse      = "unknown-response-id"
+	RuleCrashSignature       = "crash-signature"
+	RuleCrashExit            = "crash-exit"
+	RuleExitStatusAtShutdown = "exit-status-at-shutdown"
+	RuleShutdownSIGTERM      = "shutdown-needed-sigterm"
+	RuleShutdownSIGKILL      = "shutdown-needed-sigkill"
+	RuleNotMCP               = "not-an-mcp-message"
+	RuleSchema               = "schema"
+	RuleClientHang           = "client-hang"
+	RuleClientFailed         = "client-failed"
+	RuleScenarioExpectation  = "scenario-expectation"
+)
+
+// KindExpectation is the kind of a finding that says a scenario file's
+// expected findings: did not match the run (faults.ExpectationKind).
+const KindExpectation = "expectation"
+
+// Where the rules are written.
+const (
+	specLifecycle = "MCP 2025-11-25, Basic › Lifecycle"
+	specResponses = "MCP 2025-11-25, Basic › Messages › Responses; JSON-RPC 2.0 §5"
+	specStdio     = "MCP 2025-11-25, Basic › Transports › stdio"
+	jsonrpcReply  = "JSON-RPC 2.0 §4 (\"the Server MUST reply with a Response\")"
+)
+
+// Rules is every rule a finding can cite, in the order of the verdict table.
+var Rules = []Rule{
+	{RuleUnanswered, KindHang, SeverityError,
+		"every request gets a response; one still unanswered past its deadline (which each progress notification for it restarts, up to --max-deadline) while its peer was alive is hung",
+		jsonrpcReply + "; " + specLifecycle + " › Timeouts"},
+	{RuleClientHang, KindHang, SeverityError,
+		"a client finishes or fails: one still running past its deadline is waiting for something that will not come, or deadlocked on an answer it received but cannot deliver",
+		specLifecycle + " › Timeouts (a sender SHOULD stop waiting)"},
+	{RuleLostResponse, KindLostResponse, SeverityError,
+		"a peer that ends its output or exits on its own owes the answers to the requests it received",
+		jsonrpcReply},
+	{RuleLostAtShutdown, KindLostResponse, SeverityWarning,
+		"its stdin had closed first: the stdio shutdown asks the server to exit, and says nothing of answering what is in flight, but the client loses those answers",
+		specLifecycle + " › Shutdown › stdio"},
+	{RuleDuplicateResponse, KindDuplicateResponse, SeverityError,
+		"one request, one response: a second response for an id answers nothing (a late answer to a cancelled request is allowed once)",
+		specResponses},
+	{RuleUnknownResponse, KindUnknownResponse, SeverityError,
+		"a response carries the id of the request it answers; an id never requested (or an error with id null when no unparseable frame was sent) answers nothing",
+		specResponses},
+	{RuleCrashSignature, KindCrash, SeverityError,
+		"an unhandled exception, panic or runtime fatal error on stderr is the peer failing, whichever way it then exits (stderr is for logs)",
+		"the peer's runtime; " + specStdio + " (stderr)"},
+	{RuleCrashExit, KindCrash, SeverityError,
+		"a stdio server runs until its stdin closes; exiting with a non-zero status, or dying of a signal nobody sent, while its input was still open is a failure",
+		specLifecycle + " › Shutdown › stdio"},
+	{RuleExitStatusAtShutdown, KindCrash, SeverityWarning,
+		"it exited with a non-zero status after its stdin closed: the stdio shutdown asks only that it exit, but the status tells whoever runs it that it failed",
+		specLifecycle + " › Shutdown › stdio"},
+	{RuleClientFailed, KindCrash, SeverityError,
+		"a client whose every call stayed answerable (the faults delayed, reordered or added messages, all valid) must succeed",
+		specLifecycle + " › Operation; the scenario's expect: success"},
+	{RuleShutdownSIGTERM, KindZombie, SeverityWarning,
+		"the stdio shutdown is: close stdin, wait, SIGTERM, wait, SIGKILL; the server exited only on SIGTERM, which the specification allows, but its client waited the grace period for it",
+		specLifecycle + " › Shutdown › stdio, step 2"},
+	{RuleShutdownSIGKILL, KindZombie, SeverityError,
+		"the server outlived its stdin closing and SIGTERM; SIGKILL is the specification's last resort, and whatever the server had not written is lost",
+		specLifecycle + " › Shutdown › stdio, step 3"},
+	{RuleNotMCP, KindProtocolViolation, SeverityError,
+		"every line on the transport is one JSON-RPC message: nothing else on stdout (logging belongs on stderr), no embedded newline, UTF-8, \"jsonrpc\": \"2.0\"",
+		specStdio + " (\"MUST NOT write anything to its stdout that is not a valid MCP message\")"},
+	{RuleSchema, KindProtocolViolation, SeverityError,
+		"results and notifications have the shape the MCP schema gives them (initialize, tools/list, tools/call, notifications/progress are checked)",
+		"MCP 2025-11-25 schema (schema.ts)"},
+	{RuleScenarioExpectation, KindExpectation, SeverityError,
+		"a scenario file's findings: list is exactly the error findings its run must produce",
+		"the scenario file"},
+}
+
+// ruleByID indexes Rules.
+var ruleByID = func() map[string]Rule {
+	m := make(map[string]Rule, len(Rules))
+	for _, r := range Rules {
+		if _, dup := m[r.ID]; dup {
+			panic("reports: two rules have the id " + r.ID)
+		}
+		m[r.ID] = r
+	}
+	return m
+}()
+
+// LookupRule returns the rule of an id.
+func LookupRule(id string) (Rule, bool) {
+	r, ok := ruleByID[id]
+	return r, ok
+}
+
+// NewFinding starts a finding under a rule: its kind, severity and rule come
+// from the rule. An unknown id is a bug in mcpchaos, caught by the tests.
+func NewFinding(ruleID, message string, evidence []Evidence) Finding {
+	r, ok := ruleByID[ruleID]
+	if !ok {
+		panic("reports: no rule " + ruleID)
+	}
+	return Finding{Kind: r.Kind, Severity: r.Severity, Rule: r.ID, Message: message, Evidence: evidence}
+}
+
+// RulesTable renders Rules as the Markdown table of docs/verdicts.md.
+func RulesTable() string {
+	var b strings.Builder
+	b.WriteString("| kind | severity | rule | what it holds against the peer | where it is written |\n")
+	b.WriteString("|---|---|---|---|---|\n")
+	for _, r := range Rules {
+		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s | %s |\n", r.Kind, r.Severity, r.ID, escapeCell(r.Says), escapeCell(r.Source))
+	}
+	return b.String()
+}
+
+func escapeCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
