@@ -287,7 +287,8 @@ func (s *session) stderrFlood(label string, fl *faults.StderrFlood) {
 // from the first of them; then the shutdown they asked for starts.
 type lingerState struct {
 	mu      sync.Mutex
-	d       time.Duration // armed when > 0
+	armed   bool
+	d       time.Duration // 0: until killed
 	label   string
 	started bool
 	ends    time.Time
@@ -299,7 +300,7 @@ func (s *session) armLinger(label string, d time.Duration) {
 	if s.linger.started {
 		return // the first linger that began runs its course
 	}
-	s.linger.d, s.linger.label = d, label
+	s.linger.armed, s.linger.d, s.linger.label = true, d, label
 }
 
 // postpone reports whether a linger puts off the shutdown that why asks
@@ -308,8 +309,15 @@ func (s *session) postpone(why string) bool {
 	s.linger.mu.Lock()
 	defer s.linger.mu.Unlock()
 	l := &s.linger
-	if l.d == 0 || l.started && !time.Now().Before(l.ends) {
+	if !l.armed || l.d > 0 && l.started && !time.Now().Before(l.ends) {
 		return false
+	}
+	if l.d == 0 {
+		// Until killed: only SIGKILL, which cannot be ignored, ends wrap.
+		l.started = true
+		s.record(wire.Event{Type: wire.EventFault, Fault: l.label, Action: "linger",
+			Detail: fmt.Sprintf("ignored (%s): the linger lasts until mcpchaos is killed", why)})
+		return true
 	}
 	left := time.Until(l.ends)
 	if !l.started {

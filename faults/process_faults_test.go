@@ -25,6 +25,7 @@ func TestProcessFaultsParse(t *testing.T) {
 		{"stderr-flood:bytes=10,line=4,block=false,timeout=1s", stderrFlood{bytes: 10, line: 4, timeout: time.Second}, Before},
 		{"linger", linger{d: 5 * time.Second}, Before},
 		{"linger:for=30s", linger{d: 30 * time.Second}, Before},
+		{"linger:for=forever", linger{}, Before},
 	}
 	for _, tc := range tests {
 		f := mustParse(t, tc.spec)[0]
@@ -44,8 +45,7 @@ func TestProcessFaultsParse(t *testing.T) {
 		{"stderr-flood:line=70000", "line: must be between 2"},
 		{"stderr-flood:timeout=0s", "timeout: must be longer than 0s"},
 		{"stderr-flood:block=maybe", `"maybe" is not true or false`},
-		{"linger:for=0s", "for: must be longer than 0s"},
-		{"linger:for=forever", "not a duration"},
+		{"linger:for=0s", "is not a duration like 250ms, 5s or forever"},
 	}
 	for _, tc := range bad {
 		_, err := Parse(tc.spec)
@@ -68,6 +68,7 @@ func TestProcessFaultsEffects(t *testing.T) {
 		{"stderr-flood:bytes=1000,block=false", Effect{StderrFlood: &StderrFlood{Bytes: 1000, Line: 200, Timeout: 10 * time.Second},
 			Detail: "write 1000 bytes of log lines to the server's stderr"}},
 		{"linger:for=2s", Effect{Linger: &Linger{For: 2 * time.Second}, Detail: "ignore the client's EOF and SIGTERM/SIGINT for 2s once they come"}},
+		{"linger:for=forever", Effect{Linger: &Linger{}, Detail: "ignore the client's EOF and SIGTERM/SIGINT until killed"}},
 	}
 	for _, tc := range tests {
 		ds := runPlan(t, 1, []string{tc.spec}, []frame{request(c2s, "1", "ping", "")})

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -66,5 +67,42 @@ func TestExtraClientPresetsPassWithTheMCPGoClient(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// linger-on-close catches the bug it names (issue 9): a client that closes
+// its server's stdin and then waits for it for ever hangs on a server that
+// ignores EOF and SIGTERM. (The mcp-go client, which escalates to SIGKILL,
+// passes it above.) With a linger that ends by itself, this client passed.
+func TestLingerOnCloseCatchesAClientThatWaitsForEver(t *testing.T) {
+	var linger []faults.Scenario
+	for _, sc := range faults.PresetsFor(faults.ForClient) {
+		if sc.Name == "linger-on-close" {
+			linger = append(linger, sc)
+		}
+	}
+	if len(linger) != 1 {
+		t.Fatalf("no linger-on-close preset")
+	}
+	// The test client program closes the server's stdin and then waits for
+	// it to exit, with no escalation. Its deadline is longer than the 5s the
+	// preset used to linger, which this client outwaited.
+	t.Setenv(clientModeEnv, "plain")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	report, err := RunClient(ctx, ClientOptions{
+		Client: []string{os.Args[0]}, Server: []string{mcpchaosBin, "serve"}, Self: []string{mcpchaosBin},
+		Scenarios: linger, Seed: 1, Deadline: 8 * time.Second, Grace: time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	reports.WriteSummary(&b, report)
+	if diff := cmp.Diff([]found{{"linger-on-close", "hang", ""}}, summarize(report.Findings)); diff != "" {
+		t.Fatalf("findings (-want +got):\n%s\n%s", diff, b.String())
+	}
+	if msg := report.Findings[0].Message; !strings.Contains(msg, "must escalate") {
+		t.Errorf("the hang does not say the client must escalate: %s", msg)
 	}
 }
