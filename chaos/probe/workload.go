@@ -74,6 +74,7 @@ func (s *session) workload(out *Outcome) error {
 // when the server does not offer the stateless revision.
 func (s *session) handshake(out *Outcome) (serverCapabilities, error) {
 	var caps serverCapabilities
+	var discover *pending
 	if s.cfg.Era != EraStateful {
 		p, err := s.request("server/discover", s.params(nil, nil, true), "")
 		if err != nil {
@@ -81,28 +82,19 @@ func (s *session) handshake(out *Outcome) (serverCapabilities, error) {
 		}
 		// A server of an earlier revision may ignore the method instead of
 		// refusing it, so the wait is short; the request keeps its own
-		// deadline, and a late answer is still recorded.
-		if s.wait(p.done, s.grace, true) && p.answered && p.result != nil {
-			var r struct {
-				SupportedVersions []string           `json:"supportedVersions"`
-				Capabilities      serverCapabilities `json:"capabilities"`
-				Meta              map[string]struct {
-					Name string `json:"name"`
-				} `json:"_meta"`
+		// deadline, and a late answer still counts (see below).
+		if s.wait(p.done, s.grace, true) {
+			if c, ok := s.offersStateless(p, out); ok {
+				return c, nil
 			}
-			if json.Unmarshal(p.result, &r) == nil && slices.Contains(r.SupportedVersions, StatelessVersion) {
-				s.era = EraStateless
-				out.Era, out.ProtocolVersion, out.Initialized = EraStateless, StatelessVersion, true
-				out.ServerName = r.Meta[metaServerInfo].Name
-				return r.Capabilities, nil
-			}
+		} else {
+			discover = p
 		}
 		if s.ctx.Err() != nil {
 			return caps, s.notInitialized("")
 		}
 	}
 
-	s.era, out.Era = EraStateful, EraStateful
 	init := map[string]any{
 		"protocolVersion": StatefulVersion,
 		"capabilities":    clientCapabilities,
@@ -112,6 +104,23 @@ func (s *session) handshake(out *Outcome) (serverCapabilities, error) {
 	if err != nil {
 		return caps, s.notInitialized(err.Error())
 	}
+	// A server that is merely slow to start (a Python server on a loaded
+	// machine) answers server/discover after the short wait, and may then
+	// refuse initialize on a connection it serves statelessly: whichever
+	// handshake the server completes decides the era.
+	if discover != nil {
+		select {
+		case <-discover.done:
+		case <-p.done:
+			if !p.answered || p.errText != "" {
+				<-discover.done // bounded by its own deadline
+			}
+		}
+		if c, ok := s.offersStateless(discover, out); ok {
+			return c, nil
+		}
+	}
+	s.era, out.Era = EraStateful, EraStateful
 	<-p.done
 	if !p.answered || p.errText != "" {
 		return caps, s.notInitialized("initialize: " + p.errText)
@@ -135,6 +144,33 @@ func (s *session) handshake(out *Outcome) (serverCapabilities, error) {
 	}
 	out.Initialized = true
 	return r.Capabilities, nil
+}
+
+// offersStateless settles the stateless era when the answer to server/discover p
+// offers it.
+func (s *session) offersStateless(p *pending, out *Outcome) (serverCapabilities, bool) {
+	select {
+	case <-p.done:
+	default:
+		return serverCapabilities{}, false
+	}
+	if !p.answered || p.result == nil {
+		return serverCapabilities{}, false
+	}
+	var r struct {
+		SupportedVersions []string           `json:"supportedVersions"`
+		Capabilities      serverCapabilities `json:"capabilities"`
+		Meta              map[string]struct {
+			Name string `json:"name"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(p.result, &r) != nil || !slices.Contains(r.SupportedVersions, StatelessVersion) {
+		return serverCapabilities{}, false
+	}
+	s.era = EraStateless
+	out.Era, out.ProtocolVersion, out.Initialized = EraStateless, StatelessVersion, true
+	out.ServerName = r.Meta[metaServerInfo].Name
+	return r.Capabilities, true
 }
 
 func (s *session) notInitialized(why string) error {
