@@ -19,6 +19,8 @@ const maxSignatures = 32
 type crashSig struct {
 	hit   crashHit
 	count int
+	// lastSeq is the stderr event of its last occurrence.
+	lastSeq int64
 }
 
 type crashes struct {
@@ -51,13 +53,14 @@ func (c *crashes) hit(j *Judger, h crashHit) bool {
 	}
 	if cs := c.sigs[h.sig]; cs != nil {
 		cs.count++
+		cs.lastSeq = h.seq
 		return false
 	}
 	if len(c.sigs) >= maxSignatures {
 		c.extra++
 		return false
 	}
-	c.sigs[h.sig] = &crashSig{hit: h, count: 1}
+	c.sigs[h.sig] = &crashSig{hit: h, count: 1, lastSeq: h.seq}
 	c.order = append(c.order, h.sig)
 	return true
 }
@@ -93,6 +96,15 @@ func (c *crashes) signatureFindings(j *Judger) []Finding {
 		times := ""
 		if cs.count > 1 {
 			times = fmt.Sprintf(" (%d times)", cs.count)
+		}
+		if a := j.lastAnswer; a != nil && a.Seq > cs.lastSeq && !pc.exitedBadly() {
+			// The peer logged the exception and went on answering: an
+			// SDK that catches a handler's exception, logs its traceback
+			// and returns an error (the Python SDK's "request handler
+			// raised") is doing its job.
+			j.notes.add(fmt.Sprintf("the %s logged %s%s and went on answering requests (the last at %s): a handled exception, not a crash",
+				j.p.name, sigWords(cs.hit), times, fmtDur(a.TUS)))
+			continue
 		}
 		msg := fmt.Sprintf("%s on stderr%s; %s", sigWords(cs.hit), times, exitClause)
 		ev := []Evidence{cs.hit.excerpt.evidence()}

@@ -91,6 +91,13 @@ var pyBrokenPipe = []string{
 	"BrokenPipeError: [Errno 32] Broken pipe",
 }
 
+var pyPlainValueError = []string{
+	"Traceback (most recent call last):",
+	`  File "/srv/calc/server.py", line 19, in handle`,
+	`    return {"value": int(args["x"])}`,
+	"ValueError: invalid literal for int() with base 10: 'seven'",
+}
+
 var pyClosedResource = []string{
 	"Traceback (most recent call last):",
 	`  File "/srv/.venv/lib/python3.12/site-packages/anyio/streams/memory.py", line 211, in send_nowait`,
@@ -124,6 +131,43 @@ func TestJudgeCrash(t *testing.T) {
 			want: []short{{Kind: KindCrash, Severity: SeverityError, Signature: "python:ClosedResourceError", Seqs: seqs(3),
 				Message: "Python exception anyio.ClosedResourceError on stderr (2 times); it had not exited when the transcript ends"}},
 			unknown: []string{"no session-end event"},
+		},
+		{
+			// python-sdk's example simple-tool (mcp 2.3.0): a tool raises on
+			// a bad URL, the SDK logs "request handler raised" with the
+			// traceback, answers the call with an error and goes on.
+			name: "a traceback the server logged before answering on is a handled exception, not a crash",
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.at(10).stderr(append([]string{"modern request handler raised"}, pyPlainValueError...)...)
+				b.at(11).replyRaw(`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"invalid literal"}}`)
+				b.at(20).finish()
+			},
+			notes: []string{"the server logged Python exception ValueError: invalid literal for int() with base 10: 'seven' and went on answering requests (the last at 11ms): a handled exception, not a crash"},
+		},
+		{
+			name: "a traceback after the last answer is a crash, even with a clean exit",
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.at(5).reply("1")
+				b.at(10).stderr(pyPlainValueError...)
+				b.at(20).finish()
+			},
+			want: []short{{Kind: KindCrash, Severity: SeverityError, Signature: "python:ValueError:invalid literal for int() with base 10: 'seven'", Seqs: seqs(7, 13),
+				Message: "Python exception ValueError: invalid literal for int() with base 10: 'seven' on stderr; the server exited with status 0"}},
+		},
+		{
+			name: "a logged traceback before answers is a crash when the server then dies",
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.at(10).stderr(pyPlainValueError...)
+				b.at(11).reply("1")
+				b.at(20).stdoutEOF()
+				b.exit(1)
+				b.end("the server exited")
+			},
+			want: []short{{Kind: KindCrash, Severity: SeverityError, Signature: "python:ValueError:invalid literal for int() with base 10: 'seven'", Seqs: seqs(5, 12),
+				Message: "Python exception ValueError: invalid literal for int() with base 10: 'seven' on stderr; the server exited with status 1"}},
 		},
 		{
 			name: "killed by a signal mcpchaos did not send",

@@ -102,6 +102,8 @@ type Judger struct {
 
 	lastT int64
 	end   *Evidence // the session-end event
+	// lastAnswer is the last response or error the peer wrote.
+	lastAnswer *Evidence
 	// notes are what a fault explains; unknown is what made the session
 	// impossible to judge (see Verdict).
 	notes, unknown notes
@@ -296,6 +298,9 @@ func (j *Judger) received(e *wire.Event) {
 		}
 		if e.Kind == "notification" && e.Method == "notifications/progress" {
 			j.tr.progress(e)
+		}
+		if e.Kind == "response" || e.Kind == "error" {
+			j.lastAnswer = &Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}
 		}
 		method := j.tr.answer(j, e)
 		j.pr.check(j, e, method)

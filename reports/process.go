@@ -128,6 +128,18 @@ func (pc *processFacts) loss(name string) (t int64, ev Evidence, words string, o
 	return 0, Evidence{}, "", false
 }
 
+// exitedBadly reports whether the peer exited with a non-zero status or of
+// a signal mcpchaos did not send.
+func (pc *processFacts) exitedBadly() bool {
+	switch {
+	case pc.exit == nil:
+		return false
+	case pc.exitSig != "":
+		return !pc.exitByUs && !pc.sent[pc.exitSig]
+	}
+	return pc.exitCode != nil && *pc.exitCode != 0
+}
+
 func (pc *processFacts) exitWords() string {
 	switch {
 	case pc.exitSig != "":
