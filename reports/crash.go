@@ -43,8 +43,15 @@ func (c *crashes) stderr(e *wire.Event) {
 // scanner collects an excerpt only for the first of each.
 func (c *crashes) hit(j *Judger, h crashHit) bool {
 	pc := &j.pc
-	if hc := pc.halfClose; hc != nil && hc.Seq < h.seq && isEPIPE(h) {
-		j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos closed its output (%s): the failed write is the fault's doing", j.p.name, h.sig, hc.Excerpt))
+	if hc := pc.halfClose; hc != nil && hc.Seq < h.seq {
+		if isEPIPE(h) {
+			j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos closed its output (%s): the failed write is the fault's doing", j.p.name, h.sig, hc.Excerpt))
+		} else {
+			// With its output gone a peer can answer nothing; what is
+			// judged is that it exits (a zombie otherwise), and whether it
+			// handled an exception and went on cannot be seen.
+			j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos closed its output (%s): whether it handled it and went on cannot be seen, and its exit is what is judged", j.p.name, h.sig, hc.Excerpt))
+		}
 		return false
 	}
 	if s := pc.ladderSignal; s != nil && s.Seq < h.seq {

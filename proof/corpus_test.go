@@ -1,0 +1,265 @@
+package proof
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/suite"
+)
+
+// The corpus (issue 9): servers no one on this project wrote, installed at
+// pinned versions by scripts/install-corpus, each run through the default
+// matrix with the verdicts pinned. Every verdict below was read against the
+// MCP specification (2025-11-25) by hand, and docs/corpus.md explains each
+// one; a verdict that changes fails the test, so a change of the judge that
+// turns a fair server's run into a finding (a false alarm) is caught here.
+
+// verdict is what one scenario came to: its outcome and the rules its own
+// findings cite (sorted; the baseline's findings are not repeated).
+type verdict struct {
+	Outcome string
+	Rules   []string
+}
+
+func pass(rules ...string) verdict  { return verdict{reports.OutcomePass, rules} }
+func fail(rules ...string) verdict  { return verdict{reports.OutcomeFail, rules} }
+func indet(rules ...string) verdict { return verdict{reports.OutcomeIndeterminate, rules} }
+
+type corpusServer struct {
+	name string
+	// command is the server's command line, given the corpus directory
+	// and a scratch directory of the test's.
+	command func(corpus, scratch string) []string
+	want map[string]verdict
+	// alt are other verdicts a scenario may come to, where the server's own
+	// timing decides (docs/corpus.md says why for each).
+	alt map[string][]verdict
+}
+
+const (
+	lostAtShutdown = reports.RuleLostAtShutdown
+	sigterm        = reports.RuleShutdownSIGTERM
+	notMCP         = reports.RuleNotMCP
+)
+
+// noMoment is eof-server-request against a server that never asks the
+// client anything: the moment never comes.
+var noMoment = indet()
+
+func allPass(overrides map[string]verdict) map[string]verdict {
+	m := map[string]verdict{"baseline": pass()}
+	for _, s := range faults.ServerScenarios() {
+		m[s.Name] = pass()
+	}
+	m["eof-server-request"] = noMoment
+	for k, v := range overrides {
+		m[k] = v
+	}
+	return m
+}
+
+func npmServer(name string, args ...string) func(corpus, scratch string) []string {
+	return func(corpus, _ string) []string {
+		return append([]string{"node", filepath.Join(corpus, "npm/node_modules/@modelcontextprotocol", name, "dist/index.js")}, args...)
+	}
+}
+
+// pySnippet runs one of the Python SDK's snippet servers: a module that
+// builds `mcp` and leaves running it to the reader's mcp.run().
+func pySnippet(name string) func(corpus, scratch string) []string {
+	return func(corpus, _ string) []string {
+		return []string{filepath.Join(corpus, "py/bin/python"), "-c", `import runpy, sys; runpy.run_path(sys.argv[1])["mcp"].run()`,
+			filepath.Join(corpus, "python-sdk/examples/snippets/servers", name)}
+	}
+}
+
+func tsExample(name string) func(corpus, scratch string) []string {
+	return func(corpus, _ string) []string {
+		return []string{"node", filepath.Join(corpus, "..", "examples/typescript/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server", name)}
+	}
+}
+
+var corpus = []corpusServer{
+	{
+		name:    "server-everything",
+		command: npmServer("server-everything", "stdio"),
+		// toggle-simulated-logging and toggle-subscriber-updates start
+		// intervals that keep Node alive after stdin closes.
+		want: allPass(map[string]verdict{"baseline": pass(sigterm), "eof-server-request": pass()}),
+	},
+	{
+		name: "server-memory",
+		command: func(corpus, scratch string) []string {
+			return append([]string{"env", "MEMORY_FILE_PATH=" + filepath.Join(scratch, "memory.jsonl")}, npmServer("server-memory")(corpus, scratch)...)
+		},
+		want: allPass(nil),
+	},
+	{
+		name: "server-filesystem",
+		command: func(corpus, scratch string) []string {
+			return npmServer("server-filesystem", scratch)(corpus, scratch)
+		},
+		// It asks for roots on initialized; the stdin closing then leaves
+		// the request pending, whose timeout keeps Node alive.
+		want: allPass(map[string]verdict{"eof-server-request": pass(sigterm)}),
+	},
+	{
+		name:    "server-sequential-thinking",
+		command: npmServer("server-sequential-thinking"),
+		want:    allPass(nil),
+	},
+	{
+		name:    "mcp-server-time",
+		command: func(corpus, _ string) []string { return []string{filepath.Join(corpus, "py/bin/mcp-server-time")} },
+		want:    allPass(map[string]verdict{"eof-inflight": pass(lostAtShutdown)}),
+		alt:     map[string][]verdict{"eof-inflight": {pass()}},
+	},
+	{
+		name: "mcp-server-git",
+		command: func(corpus, scratch string) []string {
+			return []string{filepath.Join(corpus, "py/bin/mcp-server-git"), "--repository", filepath.Join(scratch, "repo")}
+		},
+		want: allPass(map[string]verdict{"eof-inflight": pass(lostAtShutdown)}),
+		alt:  map[string][]verdict{"eof-inflight": {pass()}},
+	},
+	{
+		name: "python-sdk simple-tool",
+		command: func(corpus, _ string) []string {
+			return []string{"env", "PYTHONPATH=" + filepath.Join(corpus, "python-sdk/examples/servers/simple-tool"),
+				filepath.Join(corpus, "py/bin/python"), "-m", "mcp_simple_tool"}
+		},
+		want: allPass(map[string]verdict{"eof-inflight": pass(lostAtShutdown)}),
+		alt:  map[string][]verdict{"eof-inflight": {pass()}},
+	},
+	{
+		name:    "python-sdk tool_progress",
+		command: pySnippet("tool_progress.py"),
+		want:    allPass(nil),
+		alt:     map[string][]verdict{"eof-inflight": {pass(lostAtShutdown)}},
+	},
+	{
+		name:    "python-sdk sampling",
+		command: pySnippet("sampling.py"),
+		want:    allPass(map[string]verdict{"eof-inflight": pass(lostAtShutdown), "eof-server-request": pass(lostAtShutdown)}),
+		alt:     map[string][]verdict{"eof-inflight": {pass()}},
+	},
+	{
+		name:    "typescript-sdk progressExample",
+		command: tsExample("progressExample.js"),
+		want:    allPass(nil),
+	},
+	{
+		name:    "typescript-sdk mcpServerOutputSchema",
+		command: tsExample("mcpServerOutputSchema.js"),
+		want:    allPass(nil),
+	},
+	{
+		name:    "typescript-sdk toolWithSampleServer",
+		command: tsExample("toolWithSampleServer.js"),
+		// console.log('MCP server is running...') on stdout, and a pending
+		// sampling request that keeps Node alive once stdin closes.
+		want: allPass(map[string]verdict{"baseline": fail(notMCP), "eof-inflight": pass(sigterm), "eof-server-request": pass(sigterm)}),
+	},
+	{
+		name:    "go-sdk everything",
+		command: func(corpus, _ string) []string { return []string{filepath.Join(corpus, "go-sdk/bin/everything")} },
+		want:    allPass(map[string]verdict{"eof-inflight": pass(lostAtShutdown), "eof-server-request": pass(lostAtShutdown)}),
+		alt:     map[string][]verdict{"eof-inflight": {pass()}},
+	},
+	{
+		name:    "mcp-go everything",
+		command: func(corpus, _ string) []string { return []string{filepath.Join(corpus, "mcp-go/bin/everything")} },
+		want:    allPass(nil),
+	},
+	{
+		name:    "mcp-go sampling_server",
+		command: func(corpus, _ string) []string { return []string{filepath.Join(corpus, "mcp-go/bin/sampling_server")} },
+		want:    allPass(map[string]verdict{"eof-server-request": pass()}),
+	},
+}
+
+func corpusDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../.corpus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stamp := range []string{"npm/.mcpchaos-installed", "py/.mcpchaos-installed", "python-sdk/examples", "go-sdk/bin/everything", "mcp-go/bin/everything"} {
+		if _, err := os.Stat(filepath.Join(dir, stamp)); err != nil {
+			t.Fatalf("the corpus is not installed (%v): run ./scripts/install-corpus", err)
+		}
+	}
+	return dir
+}
+
+func TestCorpusVerdicts(t *testing.T) {
+	dir := corpusDir(t)
+	// The TypeScript SDK's example servers ship inside the SDK that
+	// examples/typescript pins.
+	typeScriptSDK(t, filepath.Join(repoRoot(t), "examples", "typescript"))
+	for _, srv := range corpus {
+		t.Run(srv.name, func(t *testing.T) {
+			t.Parallel()
+			scratch := t.TempDir()
+			repo := filepath.Join(scratch, "repo")
+			if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v\n%s", err, out)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			defer cancel()
+			report, err := suite.Run(ctx, suite.Options{
+				Command:   srv.command(dir, scratch),
+				Scenarios: faults.ServerScenarios(),
+				Seed:      1,
+				Parallel:  2,
+				Repro:     func(s string, seed uint64) string { return fmt.Sprintf("--scenario %s --seed %d", s, seed) },
+			})
+			if err != nil {
+				t.Fatalf("suite.Run: %v", err)
+			}
+			got := verdictsOf(report)
+			var b strings.Builder
+			reports.WriteSummary(&b, report)
+			for name, want := range srv.want {
+				g := got[name]
+				if cmp.Equal(want, g) || slices.ContainsFunc(srv.alt[name], func(a verdict) bool { return cmp.Equal(a, g) }) {
+					continue
+				}
+				t.Errorf("%s: %+v, want %+v (or one of %+v)", name, g, want, srv.alt[name])
+			}
+			if len(got) != len(srv.want) {
+				t.Errorf("scenarios run: %d, want %d", len(got), len(srv.want))
+			}
+			if t.Failed() {
+				t.Logf("the run:\n%s", b.String())
+			}
+		})
+	}
+}
+
+// verdictsOf reads each scenario's verdict (the baseline's included) off a
+// report.
+func verdictsOf(r *reports.Report) map[string]verdict {
+	rules := map[string][]string{}
+	for _, f := range r.Findings {
+		rules[f.Scenario] = append(rules[f.Scenario], f.Rule)
+	}
+	out := map[string]verdict{}
+	for _, s := range append([]reports.ScenarioResult{*r.Baseline}, r.Scenarios...) {
+		rs := rules[s.Name]
+		slices.Sort(rs)
+		out[s.Name] = verdict{s.Outcome, slices.Compact(rs)}
+	}
+	return out
+}
