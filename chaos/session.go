@@ -244,7 +244,7 @@ func (s *session) run(ctx context.Context) *Result {
 
 	// The server is gone; anything left in its group would hold the pipes open.
 	if s.proc.SignalGroup(syscall.SIGKILL) {
-		s.recordSignal("SIGKILL", "the server exited and left processes in its group")
+		s.recordSignal("SIGKILL", wire.GroupCleanupDetail)
 	}
 	if s2cRunning {
 		s.awaitOrClose(s2c, s.proc.Stdout)

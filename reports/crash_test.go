@@ -182,7 +182,7 @@ func TestJudgeCrash(t *testing.T) {
 			name: "the group clean-up SIGKILL after the server exited explains nothing",
 			build: func(b *tb) {
 				b.stdoutEOF()
-				b.signal("SIGKILL", "the server exited and left processes in its group")
+				b.signal("SIGKILL", wire.GroupCleanupDetail)
 				b.exit(3)
 				b.end("the server exited")
 			},
@@ -198,6 +198,22 @@ func TestJudgeCrash(t *testing.T) {
 				b.end("the client closed its output")
 			},
 			want: []short{{Kind: KindZombie, Severity: SeverityWarning, Seqs: seqs(3, 4, 5),
+				Message: "the server did not exit within 3s of its stdin closing (the client closed its output); SIGTERM ended it 3s after its stdin closed"}},
+		},
+		{
+			// npx runs the server as its child: SIGTERM ends npx, and the
+			// group's clean-up SIGKILL, recorded before the exit, ends the
+			// server it left behind. SIGTERM is what ended the server.
+			name: "the group clean-up after the ladder's SIGTERM is not the ladder's SIGKILL",
+			build: func(b *tb) {
+				b.clientClosed()
+				b.at(3000).signal("SIGTERM", "the server did not exit within 3s of its stdin closing")
+				b.stdoutEOF()
+				b.signal("SIGKILL", wire.GroupCleanupDetail)
+				b.killed("SIGTERM", true)
+				b.end("the client closed its output")
+			},
+			want: []short{{Kind: KindZombie, Severity: SeverityWarning, Seqs: seqs(3, 4, 7),
 				Message: "the server did not exit within 3s of its stdin closing (the client closed its output); SIGTERM ended it 3s after its stdin closed"}},
 		},
 		{

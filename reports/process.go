@@ -76,8 +76,10 @@ func (pc *processFacts) signal(e *wire.Event) {
 	}
 	fault := pc.faultSignal
 	pc.faultSignal = false
-	if e.Signal == "SIGSTOP" || e.Signal == "SIGCONT" {
-		// A pause ends nothing; its window is the fault event's.
+	if e.Signal == "SIGSTOP" || e.Signal == "SIGCONT" || e.Detail == wire.GroupCleanupDetail {
+		// A pause ends nothing; its window is the fault event's. The
+		// clean-up of the group comes after the server exited (npx, whose
+		// node it kills, ended on the ladder's SIGTERM).
 		return
 	}
 	ev := evidenceOf(e)

@@ -49,6 +49,13 @@ const (
 	EventSessionEnd = "session-end"
 )
 
+// GroupCleanupDetail is the detail of the SIGKILL mcpchaos sends the
+// server's process group once the server has exited, so that nothing it left
+// behind (npx's node, a shell's child) holds the pipes. It ends no server:
+// the judge must not read it as the shutdown ladder's SIGKILL, although the
+// relay records it before the exit it follows.
+const GroupCleanupDetail = "the server exited and left processes in its group"
+
 // ProbeIDPrefix starts the JSON text of every liveness probe's id. The ids
 // are strings so that they can never collide with a peer's numeric ids.
 const ProbeIDPrefix = `"mcpchaos-probe-`
