@@ -41,7 +41,7 @@ type corpusServer struct {
 	// command is the server's command line, given the corpus directory
 	// and a scratch directory of the test's.
 	command func(corpus, scratch string) []string
-	want map[string]verdict
+	want    map[string]verdict
 	// alt are other verdicts a scenario may come to, where the server's own
 	// timing decides (docs/corpus.md says why for each).
 	alt map[string][]verdict

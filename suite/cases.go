@@ -24,10 +24,10 @@ import (
 // skipped tools (pc; the zero Config for a client program, which makes its
 // own calls), the kinds of its error findings and the fault decisions of its
 // transcript.
-func SaveCase(dir string, sc faults.Scenario, seed uint64, command, server []string, pc probe.Config, findings []reports.Finding, events []wire.Event) (string, error) {
+func SaveCase(dir string, sc faults.Scenario, seed uint64, command, server []string, pc probe.Config, findings []reports.Finding, decisions []faults.Decision) (string, error) {
 	ran := faults.Scenario{Name: sc.Name, Doc: sc.Doc, Faults: sc.Faults, Era: sc.Era, Workload: sc.Workload, Deadline: sc.Deadline, Expect: sc.Expect}
 	c := faults.Case{Scenario: ran, Seed: seed, Command: command, Server: server, Calls: ToolCalls(pc.Calls), SkipTools: pc.SkipTools,
-		Findings: errorKinds(findings), Decisions: Decisions(events)}
+		Findings: errorKinds(findings), Decisions: decisions}
 	data, err := faults.MarshalCase(c)
 	if err != nil {
 		return "", err
@@ -66,22 +66,11 @@ func ProbeCalls(calls []faults.ToolCall) []probe.Call {
 // Decisions are the fault firings of a transcript, each with the message it
 // fired on.
 func Decisions(events []wire.Event) []faults.Decision {
-	received := map[int64]*wire.Event{}
-	var out []faults.Decision
+	var d decisionLog
 	for i := range events {
-		e := &events[i]
-		switch e.Type {
-		case wire.EventReceived:
-			received[e.Seq] = e
-		case wire.EventFault:
-			d := faults.Decision{Label: e.Fault, Spec: e.Spec, Action: e.Action, Detail: e.Detail}
-			if m, ok := received[e.Of]; ok && e.Of != 0 {
-				d.Seq, d.Dir, d.Kind, d.Method, d.ID = m.Seq, m.Dir, m.Kind, m.Method, m.ID
-			}
-			out = append(out, d)
-		}
+		d.add(&events[i])
 	}
-	return out
+	return d.out
 }
 
 // CaseResult is one case replayed.
@@ -216,7 +205,7 @@ func ReplayCases(ctx context.Context, o Options, dir string) (*Replay, error) {
 			g.skips = o.Probe.SkipTools
 		}
 		return g
-	}, func(g caseGroup, scs []faults.Scenario, observe func(string, []wire.Event)) (*reports.Report, error) {
+	}, func(g caseGroup, scs []faults.Scenario, observe func(string, []faults.Decision)) (*reports.Report, error) {
 		run := o
 		run.Command, run.Scenarios, run.observe = g.target[0], scs, observe
 		run.Probe.Calls, run.Probe.SkipTools = ProbeCalls(g.calls), g.skips
@@ -230,7 +219,7 @@ func ReplayCases(ctx context.Context, o Options, dir string) (*Replay, error) {
 func ReplayClientCases(ctx context.Context, o ClientOptions, dir string) (*Replay, error) {
 	return replayCases(dir, true, func(c faults.Case) caseGroup {
 		return caseGroup{target: [][]string{cmdOr(o.Client, c.Command), cmdOr(o.Server, c.Server)}}
-	}, func(g caseGroup, scs []faults.Scenario, observe func(string, []wire.Event)) (*reports.Report, error) {
+	}, func(g caseGroup, scs []faults.Scenario, observe func(string, []faults.Decision)) (*reports.Report, error) {
 		run := o
 		run.Client, run.Server, run.Scenarios, run.observe = g.target[0], g.target[1], scs, observe
 		return RunClient(ctx, run)
@@ -263,7 +252,7 @@ func (g *caseGroup) same(o caseGroup) bool {
 // its record. client says which command saved the cases: a case of the
 // other is an error, as it cannot be replayed here.
 func replayCases(dir string, client bool, key func(faults.Case) caseGroup,
-	run func(g caseGroup, scs []faults.Scenario, observe func(string, []wire.Event)) (*reports.Report, error)) (*Replay, error) {
+	run func(g caseGroup, scs []faults.Scenario, observe func(string, []faults.Decision)) (*reports.Report, error)) (*Replay, error) {
 	files, cases, err := ReadCases(dir)
 	if err != nil {
 		return nil, err
@@ -300,9 +289,9 @@ func replayCases(dir string, client bool, key func(faults.Case) caseGroup,
 		}
 		decisions := map[string][]faults.Decision{}
 		var mu sync.Mutex // scenarios run in parallel
-		observe := func(name string, events []wire.Event) {
+		observe := func(name string, ds []faults.Decision) {
 			mu.Lock()
-			decisions[name] = Decisions(events)
+			decisions[name] = ds
 			mu.Unlock()
 		}
 		report, err := run(*g, scs, observe)

@@ -49,7 +49,7 @@ type ClientOptions struct {
 	CaseDir string
 
 	// observe: as in Options.
-	observe func(scenario string, events []wire.Event)
+	observe func(scenario string, decisions []faults.Decision)
 }
 
 // RunClient runs the client program once without faults, then once per
@@ -248,7 +248,7 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 	}
 	events = mergeClientEvents(events, rec)
 	if o.observe != nil {
-		o.observe(sc.Name, events)
+		o.observe(sc.Name, Decisions(events))
 	}
 	run := &scenarioRun{stderr: stderrText(rec.events)}
 	run.verdict = reports.JudgeSession(events)
@@ -278,8 +278,9 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 	if o.CaseDir != "" && sc.Name != faults.Baseline.Name {
 		ran := sc
 		ran.Deadline = o.Deadline
+		decisions := Decisions(events)
 		run.save = func(own []reports.Finding) error {
-			_, err := SaveCase(o.CaseDir, ran, seed, o.Client, o.Server, probe.Config{}, own, events)
+			_, err := SaveCase(o.CaseDir, ran, seed, o.Client, o.Server, probe.Config{}, own, decisions)
 			return err
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -51,9 +50,9 @@ type Options struct {
 	// fault scenario (see SaveCase).
 	CaseDir string
 
-	// observe, if set, sees each scenario's transcript (ReplayCases compares
-	// the fault decisions). It may be called concurrently.
-	observe func(scenario string, events []wire.Event)
+	// observe, if set, sees each scenario's fault decisions (ReplayCases
+	// compares them with the recorded ones). It may be called concurrently.
+	observe func(scenario string, decisions []faults.Decision)
 }
 
 // SetupError is a target that cannot be tested: it does not start, exits at
@@ -258,11 +257,14 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 	}
 	seed := seedFor(sc, o.Seed)
 	deadline := deadlineFor(sc, o.Deadline)
-	rec := chaos.NewMemoryRecorder()
+	log, err := newSessionLog(o.TranscriptDir, sc.Name)
+	if err != nil {
+		return nil, err
+	}
 	cfg := chaos.Config{
 		Command:  o.Command,
 		Plan:     faults.NewPlan(seed, parsed),
-		Recorder: rec,
+		Recorder: log.rec,
 		Grace:    o.Grace,
 		Tool:     o.Tool,
 		Scenario: sc.Name,
@@ -292,6 +294,7 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 		for _, f := range []*os.File{toServerR, toServerW, fromServerR, fromServerW} {
 			f.Close()
 		}
+		_, _ = log.finish()
 		return nil, err
 	}
 	pc := o.Probe
@@ -317,12 +320,14 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 	fromServerR.Close()
 	took := time.Since(start)
 
-	events := rec.Events()
-	if o.observe != nil {
-		o.observe(sc.Name, events)
+	verdict, err := log.finish()
+	if err != nil {
+		return nil, err
 	}
-	run := &scenarioRun{probeErr: probeErr, stderr: stderrText(events)}
-	run.verdict = reports.JudgeSession(events)
+	if o.observe != nil {
+		o.observe(sc.Name, log.decisions.out)
+	}
+	run := &scenarioRun{probeErr: probeErr, stderr: log.stderr.list(), verdict: verdict}
 	ApplyExpectation(sc, seed, cfg.Repro, &run.verdict)
 	res := reports.ScenarioResult{
 		Name:          sc.Name,
@@ -332,22 +337,16 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 		Indeterminate: run.verdict.Indeterminate,
 		Notes:         run.verdict.Notes,
 	}
-	if len(parsed) > 0 && !faultFired(events) {
+	if len(parsed) > 0 && !log.fired {
 		res.Indeterminate = append(res.Indeterminate, "no fault fired: the moment this scenario waits for never came ("+strings.Join(sc.Faults, " ")+")")
 	}
 	res.Outcome = outcomeOf(res, run.verdict.Findings)
-	if o.TranscriptDir != "" {
-		path := filepath.Join(o.TranscriptDir, sc.Name+".jsonl")
-		if err := writeTranscript(path, events); err != nil {
-			return nil, err
-		}
-		res.Transcript = path
-	}
+	res.Transcript = log.path
 	if o.CaseDir != "" && sc.Name != faults.Baseline.Name {
 		ran := sc
 		ran.Deadline = deadline // the replay must judge with the same patience
 		run.save = func(own []reports.Finding) error {
-			_, err := SaveCase(o.CaseDir, ran, seed, o.Command, nil, o.Probe, own, events)
+			_, err := SaveCase(o.CaseDir, ran, seed, o.Command, nil, o.Probe, own, log.decisions.out)
 			return err
 		}
 	}
@@ -356,14 +355,13 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 }
 
 func faultFired(events []wire.Event) bool {
-	for _, e := range events {
-		// A skipped firing (a progress burst with no token to use) did not
-		// create the scenario's moment.
-		if e.Type == wire.EventFault && !strings.HasPrefix(e.Detail, "skipped") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(events, func(e wire.Event) bool { return firedAt(&e) })
+}
+
+// firedAt reports whether e is a fault firing. A skipped firing (a progress
+// burst with no token to use) did not create the scenario's moment.
+func firedAt(e *wire.Event) bool {
+	return e.Type == wire.EventFault && !strings.HasPrefix(e.Detail, "skipped")
 }
 
 func writeTranscript(path string, events []wire.Event) error {

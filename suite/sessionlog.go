@@ -1,0 +1,132 @@
+package suite
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpchaos/mcpchaos/chaos"
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// sessionLog takes one scenario's events as the relay records them: it
+// feeds them to the streaming judge and keeps only what the runner needs
+// besides (the fault decisions, whether a fault fired, the server's last
+// stderr lines), writing the transcript to a file only when the user asked
+// for one. A server that floods its stderr at 100 MB/s is then judged in
+// bounded memory and fills no disk it was not given.
+type sessionLog struct {
+	rec       *chaos.JSONLRecorder
+	file      *os.File // nil when no transcript is kept
+	path      string
+	judge     *reports.Judger
+	decisions decisionLog
+	fired     bool
+	stderr    tailLines
+}
+
+// stderrTailLines is how much of the server's stderr a set-up error shows.
+const stderrTailLines = 40
+
+// newSessionLog starts the log of scenario name; with dir set, the
+// transcript goes to dir/NAME.jsonl.
+func newSessionLog(dir, name string) (*sessionLog, error) {
+	l := &sessionLog{judge: reports.NewJudger(), stderr: tailLines{max: stderrTailLines}}
+	var w io.Writer = io.Discard
+	if dir != "" {
+		l.path = filepath.Join(dir, name+".jsonl")
+		f, err := os.Create(l.path)
+		if err != nil {
+			return nil, fmt.Errorf("writing transcript: %w", err)
+		}
+		l.file, w = f, f
+	}
+	l.rec = chaos.NewJSONLRecorder(w)
+	l.rec.OnEvent = l.see
+	return l, nil
+}
+
+// see is called for every event, in order, under the recorder's lock.
+func (l *sessionLog) see(e wire.Event) {
+	l.judge.Add(e)
+	l.decisions.add(&e)
+	l.fired = l.fired || firedAt(&e)
+	if e.Type == wire.EventStderr {
+		b, _ := e.Bytes()
+		l.stderr.add(strings.TrimRight(string(b), "\r\n"))
+	}
+}
+
+// finish writes out the transcript, if one is kept, and returns the verdict.
+func (l *sessionLog) finish() (reports.Verdict, error) {
+	v := l.judge.Verdict()
+	if l.file == nil {
+		return v, nil
+	}
+	err := l.rec.Flush()
+	if cerr := l.file.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("writing transcript %s: %w", l.path, cerr)
+	}
+	return v, err
+}
+
+// tailLines keeps the last max lines given.
+type tailLines struct {
+	max   int
+	lines []string
+	next  int
+}
+
+func (t *tailLines) add(s string) {
+	if len(t.lines) < t.max {
+		t.lines = append(t.lines, s)
+		return
+	}
+	t.lines[t.next] = s
+	t.next = (t.next + 1) % t.max
+}
+
+func (t *tailLines) list() []string {
+	return append(append([]string(nil), t.lines[t.next:]...), t.lines[:t.next]...)
+}
+
+// decisionLog collects a transcript's fault decisions, each with the
+// message it fired on, as the events stream by. A fault fires on a message
+// just received, so only the last messages are remembered, without their
+// bytes.
+type decisionLog struct {
+	recent map[int64]wire.Event
+	order  []int64 // a ring of the seqs in recent
+	next   int
+	out    []faults.Decision
+}
+
+// recentMessages bounds the messages a decision can name.
+const recentMessages = 4096
+
+func (d *decisionLog) add(e *wire.Event) {
+	switch e.Type {
+	case wire.EventReceived:
+		if d.recent == nil {
+			d.recent = make(map[int64]wire.Event)
+		}
+		if len(d.order) < recentMessages {
+			d.order = append(d.order, e.Seq)
+		} else {
+			delete(d.recent, d.order[d.next])
+			d.order[d.next] = e.Seq
+			d.next = (d.next + 1) % recentMessages
+		}
+		d.recent[e.Seq] = wire.Event{Seq: e.Seq, Dir: e.Dir, Kind: e.Kind, Method: e.Method, ID: e.ID}
+	case wire.EventFault:
+		dec := faults.Decision{Label: e.Fault, Spec: e.Spec, Action: e.Action, Detail: e.Detail}
+		if m, ok := d.recent[e.Of]; ok && e.Of != 0 {
+			dec.Seq, dec.Dir, dec.Kind, dec.Method, dec.ID = m.Seq, m.Dir, m.Kind, m.Method, m.ID
+		}
+		d.out = append(d.out, dec)
+	}
+}
