@@ -37,8 +37,10 @@ func WriteSummary(w io.Writer, r *Report) {
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
 		// Why a scenario could not fail, always; what a fault explains,
 		// under a failing scenario, where it helps to read the findings.
+		// The baseline's notes say what the workload could not do well
+		// (tools that failed on the generated arguments): always shown.
 		notes := s.Indeterminate
-		if s.Outcome == OutcomeFail {
+		if s.Outcome == OutcomeFail || i == 0 && r.Baseline != nil {
 			notes = append(slices.Clone(notes), s.Notes...)
 		}
 		for k, n := range notes {

@@ -123,6 +123,7 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 		}
 		return nil, &SetupError{Reason: "the server does not start or initialize without faults", Err: base.probeErr, Stderr: base.stderr}
 	}
+	workloadHints(base, o.Deadline)
 	return completeMatrix(report, base, o.Parallel, o.Scenarios, func(sc faults.Scenario) (*scenarioRun, error) {
 		return o.runScenario(ctx, sc)
 	})
@@ -244,6 +245,8 @@ type scenarioRun struct {
 	verdict  reports.Verdict
 	probeErr error
 	stderr   []string
+	// probe is what the probe client saw (nil under test-client).
+	probe *probe.Outcome
 	// save writes the run as a regression case with the findings that are
 	// its own (not the baseline's); nil when no case is to be saved.
 	save func(own []reports.Finding) error
@@ -314,7 +317,7 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 	pc.Overdue = func(id, method string) {
 		sess.Probe(wire.ToServer, fmt.Sprintf("request %s (%s) unanswered after %s", id, method, deadline))
 	}
-	_, probeErr := probe.Run(ctx, pc, fromServerR, toServerW)
+	outcome, probeErr := probe.Run(ctx, pc, fromServerR, toServerW)
 	toServerW.Close() // in case the probe returned early: starts the shutdown ladder
 	sess.Wait()
 	fromServerR.Close()
@@ -327,7 +330,7 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 	if o.observe != nil {
 		o.observe(sc.Name, log.decisions.out)
 	}
-	run := &scenarioRun{probeErr: probeErr, stderr: log.stderr.list(), verdict: verdict}
+	run := &scenarioRun{probeErr: probeErr, stderr: log.stderr.list(), verdict: verdict, probe: outcome}
 	ApplyExpectation(sc, seed, cfg.Repro, &run.verdict)
 	res := reports.ScenarioResult{
 		Name:          sc.Name,

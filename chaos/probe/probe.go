@@ -125,6 +125,10 @@ type Request struct {
 	// Error says why the request failed: a JSON-RPC error ("-32601: Method
 	// not found"), or why no answer came (not sent, deadline, output ended).
 	Error string
+	// ToolError is the text of a tool call's result that says the tool
+	// failed (isError: true), which is an answer, not a protocol error:
+	// often the generated arguments did not suit the tool.
+	ToolError string
 	// Overdue says the request passed its deadline unanswered and was
 	// reported to Config.Overdue (it may still have been answered later).
 	Overdue bool

@@ -41,7 +41,10 @@ func TestEverythingStateless(t *testing.T) {
 			{Method: "tools/call", Tool: "elicit", Answered: true},
 			{Method: "tools/call", Tool: "elicit", Answered: true},
 			{Method: "tools/call", Tool: "list_changed", Answered: true},
-			{Method: "tools/call", Tool: "ping_client", Answered: true},
+			// The bundled server's ping_client fails as it should in the
+			// stateless revision: a tool error, not a protocol error.
+			{Method: "tools/call", Tool: "ping_client", Answered: true,
+				ToolError: "protocol revision 2026-07-28 has no server-to-client requests, so the client cannot be pinged"},
 			{Method: "tools/call", Tool: "sample", Answered: true},
 			{Method: "tools/call", Tool: "sample", Answered: true},
 			// The stateless roots tool answers input_required; the retry

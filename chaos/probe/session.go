@@ -466,6 +466,35 @@ func (s *session) dispatch(m wire.Message) {
 		return
 	}
 	s.settle(p, true, body.Result, "")
+	if p.method == "tools/call" {
+		if text, failed := toolError(body.Result); failed {
+			s.mu.Lock()
+			s.requests[p.idx].ToolError = text
+			s.mu.Unlock()
+		}
+	}
+}
+
+// toolError reads a tools/call result: whether it says the tool failed
+// (isError), and its first text, cut short.
+func toolError(result json.RawMessage) (string, bool) {
+	var r struct {
+		IsError bool `json:"isError"`
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(result, &r) != nil || !r.IsError {
+		return "", false
+	}
+	text := "isError"
+	if len(r.Content) > 0 && r.Content[0].Text != "" {
+		text = r.Content[0].Text
+		if len(text) > 120 {
+			text = text[:117] + "..."
+		}
+	}
+	return text, true
 }
 
 // Fixed results for server-to-client requests, in the 2025-11-25 shapes. They

@@ -1,0 +1,52 @@
+package suite
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/reports"
+)
+
+// A tool that hangs without faults may only be slow: the baseline's hang
+// says which flags to try (issue 9, bad input: a slow tool).
+func TestBaselineHangOfAToolSaysWhatToPass(t *testing.T) {
+	base := &scenarioRun{verdict: reports.Verdict{Findings: []reports.Finding{
+		{Kind: reports.KindHang, Message: "tools/call (id 7) unanswered after 5s; the server answered a liveness ping, so its receive loop runs but the handler is stuck",
+			Request: &reports.Request{ID: "7", Method: "tools/call", Tool: "fetch"}},
+		{Kind: reports.KindHang, Message: "ping (id 9) unanswered after 5s", Request: &reports.Request{ID: "9", Method: "ping"}},
+	}}}
+	workloadHints(base, 5*time.Second)
+	if got := base.verdict.Findings[0].Message; !strings.HasSuffix(got, "; if fetch is merely slow and sends no progress, give it a --deadline longer than 5s, or leave it out with --skip-tool fetch") {
+		t.Errorf("the tool's hang does not say what to pass: %s", got)
+	}
+	if got := base.verdict.Findings[1].Message; got != "ping (id 9) unanswered after 5s" {
+		t.Errorf("a hang that is no tool's got a hint: %s", got)
+	}
+}
+
+// A tool that answers the generated arguments with a tool error is noted on
+// the baseline with what to pass (issue 9, bad input: a tool that needs
+// arguments the schema does not describe). The bundled server's ping_client
+// cannot ping in the stateless revision and says so with isError.
+func TestBaselineNotesToolsThatFailedOnGeneratedArguments(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	report, err := Run(ctx, Options{Command: []string{mcpchaosBin, "serve"}, Scenarios: []faults.Scenario{faults.Baseline}, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(report.Baseline.Notes, "\n")
+	for _, want := range []string{"1 tool answered the arguments generated from the schema with a tool error", "ping_client (protocol revision 2026-07-28 has no server-to-client requests", "--call NAME=JSON"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("baseline notes %q, want them to contain %q", notes, want)
+		}
+	}
+	var b strings.Builder
+	reports.WriteSummary(&b, report)
+	if !strings.Contains(b.String(), "--call NAME=JSON") {
+		t.Errorf("the summary does not show the baseline's note:\n%s", b.String())
+	}
+}
