@@ -72,6 +72,24 @@ func (c *crashes) hit(j *Judger, h crashHit) bool {
 	return true
 }
 
+// survived reports whether the peer went on serving after the last time it
+// printed a signature: it answered a request after it, or it was still
+// serving (its output open) when its stdin closed, and it then exited
+// without failing. Its stdout and stderr are two pipes read apart, so an
+// answer written just after a traceback may be recorded just before it:
+// being alive when told to stop does not depend on that order.
+func (j *Judger) survived(cs *crashSig) bool {
+	pc := &j.pc
+	if pc.exitedBadly() {
+		return false
+	}
+	if a := j.lastAnswer; a != nil && a.Seq > cs.lastSeq {
+		return true
+	}
+	in := pc.stdinClose
+	return in != nil && in.Seq > cs.lastSeq && (pc.stdoutEOF == nil || pc.stdoutEOF.Seq > in.Seq)
+}
+
 // isEPIPE reports whether a signature is a write failing on a closed pipe.
 func isEPIPE(h crashHit) bool {
 	return h.sig == "python:BrokenPipeError" || strings.HasPrefix(h.sig, "node:unhandled-error EPIPE") ||
@@ -104,13 +122,12 @@ func (c *crashes) signatureFindings(j *Judger) []Finding {
 		if cs.count > 1 {
 			times = fmt.Sprintf(" (%d times)", cs.count)
 		}
-		if a := j.lastAnswer; a != nil && a.Seq > cs.lastSeq && !pc.exitedBadly() {
-			// The peer logged the exception and went on answering: an
-			// SDK that catches a handler's exception, logs its traceback
-			// and returns an error (the Python SDK's "request handler
-			// raised") is doing its job.
-			j.notes.add(fmt.Sprintf("the %s logged %s%s and went on answering requests (the last at %s): a handled exception, not a crash",
-				j.p.name, sigWords(cs.hit), times, fmtDur(a.TUS)))
+		if j.survived(cs) {
+			// An SDK that catches a handler's exception, logs its
+			// traceback and returns an error (the Python SDK's "request
+			// handler raised") is doing its job.
+			j.notes.add(fmt.Sprintf("the %s logged %s%s and went on serving: a handled exception, not a crash",
+				j.p.name, sigWords(cs.hit), times))
 			continue
 		}
 		msg := fmt.Sprintf("%s on stderr%s; %s", sigWords(cs.hit), times, exitClause)

@@ -143,17 +143,33 @@ func TestJudgeCrash(t *testing.T) {
 				b.at(11).replyRaw(`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"invalid literal"}}`)
 				b.at(20).finish()
 			},
-			notes: []string{"the server logged Python exception ValueError: invalid literal for int() with base 10: 'seven' and went on answering requests (the last at 11ms): a handled exception, not a crash"},
+			notes: []string{"the server logged Python exception ValueError: invalid literal for int() with base 10: 'seven' and went on serving: a handled exception, not a crash"},
 		},
 		{
-			name: "a traceback after the last answer is a crash, even with a clean exit",
+			// The answer was written after the traceback, but stdout and
+			// stderr are read apart: it was recorded first. The server was
+			// still serving when the client closed its stdin, and exited 0.
+			name: "a traceback recorded after the last answer, the server serving on until told to stop: handled",
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.at(5).reply("1")
+				b.at(5).stderr(pyPlainValueError...)
+				b.at(20).finish()
+			},
+			notes: []string{"and went on serving: a handled exception, not a crash"},
+		},
+		{
+			name: "a traceback after which the server ends its output by itself is a crash, even with status 0",
 			build: func(b *tb) {
 				b.call("1", "tools/call")
 				b.at(5).reply("1")
 				b.at(10).stderr(pyPlainValueError...)
-				b.at(20).finish()
+				b.at(11).stdoutEOF()
+				b.exit(0)
+				b.at(20).clientClosed()
+				b.end("the server exited")
 			},
-			want: []short{{Kind: KindCrash, Severity: SeverityError, Signature: "python:ValueError:invalid literal for int() with base 10: 'seven'", Seqs: seqs(7, 13),
+			want: []short{{Kind: KindCrash, Severity: SeverityError, Signature: "python:ValueError:invalid literal for int() with base 10: 'seven'", Seqs: seqs(7, 12),
 				Message: "Python exception ValueError: invalid literal for int() with base 10: 'seven' on stderr; the server exited with status 0"}},
 		},
 		{

@@ -78,7 +78,7 @@ var Rules = []Rule{
 		"a response carries the id of the request it answers; an id never requested (or an error with id null when no unparseable frame was sent) answers nothing",
 		specResponses},
 	{RuleCrashSignature, KindCrash, SeverityError,
-		"an unhandled exception, panic or runtime fatal error on stderr is the peer failing, whichever way it then exits; a traceback the peer logged and then went on answering requests after is a handled exception, and one printed after mcpchaos closed its output (half-close) is noted: with its output gone, its exit is what is judged",
+		"an unhandled exception, panic or runtime fatal error on stderr is the peer failing, whichever way it then exits; a traceback after which the peer went on serving (it answered requests after it, or was still serving when its stdin closed) and exited cleanly is a handled exception, and one printed after mcpchaos closed its output (half-close) is noted: with its output gone, its exit is what is judged",
 		"the peer's runtime; " + specStdio + " (stderr)"},
 	{RuleCrashExit, KindCrash, SeverityError,
 		"a stdio server runs until its stdin closes; exiting with a non-zero status, or dying of a signal nobody sent, while its input was still open is a failure",
