@@ -385,6 +385,12 @@ func (s *session) readLoop() {
 		}
 	}
 	close(s.outputEnded)
+	if err := s.ctx.Err(); err != nil {
+		// The output ended because Run closed it once ctx ended: the
+		// watchers would say so too, if they got there first.
+		s.settleAll("cancelled: " + err.Error())
+		return
+	}
 	s.settleAll("no answer: the server's output ended")
 }
 
