@@ -104,6 +104,9 @@ type Judger struct {
 	end   *Evidence // the session-end event
 	// lastAnswer is the last response or error the peer wrote.
 	lastAnswer *Evidence
+	// faults are the session's fault specs; fired says one of them fired.
+	faults []string
+	fired  bool
 	// notes are what a fault explains; unknown is what made the session
 	// impossible to judge (see Verdict).
 	notes, unknown notes
@@ -250,7 +253,7 @@ func (j *Judger) session(e *wire.Event) {
 		return // one transcript is one session; a second header changes nothing
 	}
 	j.haveSession = true
-	j.scenario, j.repro = e.Scenario, e.Repro
+	j.scenario, j.repro, j.faults = e.Scenario, e.Repro, e.Faults
 	if e.Seed != nil {
 		j.seed = *e.Seed
 	}
@@ -308,6 +311,11 @@ func (j *Judger) received(e *wire.Event) {
 }
 
 func (j *Judger) fault(e *wire.Event) {
+	// A skipped firing (a progress burst with no token to use) did not
+	// create the scenario's moment.
+	if !strings.HasPrefix(e.Detail, "skipped") {
+		j.fired = true
+	}
 	// A window during which a fault kept the peer from answering: a stall
 	// not reading its output, a SIGSTOP freezing it, a stderr flood it is
 	// blocked writing, a throttle pacing a frame while nothing is read. Its
@@ -369,6 +377,9 @@ func (j *Judger) Verdict() Verdict {
 	}
 	// A client that SIGKILLs a lingering server (mcpchaos wrap) escalates
 	// as it should; the transcript then stops without a session end.
+	if len(j.faults) > 0 && !j.fired {
+		j.unknown.add("no fault fired: the moment this scenario waits for never came (" + strings.Join(j.faults, " ") + ")")
+	}
 	killedWhileLingering := j.cl != nil && j.cl.lingered != nil
 	if j.end == nil && j.seenAny && !killedWhileLingering {
 		j.unknown.add("the transcript has no session-end event (did mcpchaos die?): judged what it holds")

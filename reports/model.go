@@ -257,6 +257,19 @@ func (r *Report) ExitCode(strict bool) int {
 	return 0
 }
 
+// ScenarioOutcome is a scenario's outcome: fail for an error finding,
+// indeterminate when it could not fail (indeterminate says why), else pass;
+// warnings alone pass (they are still listed).
+func ScenarioOutcome(findings []Finding, indeterminate []string) string {
+	switch {
+	case Failing(findings):
+		return OutcomeFail
+	case len(indeterminate) > 0:
+		return OutcomeIndeterminate
+	}
+	return OutcomePass
+}
+
 // Failing reports whether any finding is an error: warnings alone (a
 // response lost while the server was shutting down) do not fail a run
 // unless --strict asks for it (ExitCode). Expected findings do not fail it.

@@ -264,10 +264,7 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 		Name: sc.Name, Seed: seed, DurationMS: time.Since(rec.start).Milliseconds(),
 		Findings: len(run.verdict.Findings), Indeterminate: run.verdict.Indeterminate, Notes: run.verdict.Notes,
 	}
-	if len(sc.Faults) > 0 && !faultFired(events) {
-		res.Indeterminate = append(res.Indeterminate, "no fault fired: the moment this scenario waits for never came ("+strings.Join(sc.Faults, " ")+")")
-	}
-	res.Outcome = outcomeOf(res, run.verdict.Findings)
+	res.Outcome = reports.ScenarioOutcome(run.verdict.Findings, res.Indeterminate)
 	if o.TranscriptDir != "" {
 		path := filepath.Join(o.TranscriptDir, sc.Name+".jsonl")
 		if err := writeTranscript(path, events); err != nil {

@@ -15,8 +15,7 @@ import (
 
 // sessionLog takes one scenario's events as the relay records them: it
 // feeds them to the streaming judge and keeps only what the runner needs
-// besides (the fault decisions, whether a fault fired, the server's last
-// stderr lines), writing the transcript to a file only when the user asked
+// besides (the fault decisions, the server's last stderr lines), writing the transcript to a file only when the user asked
 // for one. A server that floods its stderr at 100 MB/s is then judged in
 // bounded memory and fills no disk it was not given.
 type sessionLog struct {
@@ -25,7 +24,6 @@ type sessionLog struct {
 	path      string
 	judge     *reports.Judger
 	decisions decisionLog
-	fired     bool
 	stderr    tailLines
 }
 
@@ -54,7 +52,6 @@ func newSessionLog(dir, name string) (*sessionLog, error) {
 func (l *sessionLog) see(e wire.Event) {
 	l.judge.Add(e)
 	l.decisions.add(&e)
-	l.fired = l.fired || firedAt(&e)
 	if e.Type == wire.EventStderr {
 		b, _ := e.Bytes()
 		l.stderr.add(strings.TrimRight(string(b), "\r\n"))

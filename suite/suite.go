@@ -136,7 +136,7 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 // (and does not hide what the faults find beyond it). A scenario run that
 // fails is saved as a regression case, with its own findings.
 func completeMatrix(report *reports.Report, base *scenarioRun, n int, scenarios []faults.Scenario, run func(faults.Scenario) (*scenarioRun, error)) (*reports.Report, error) {
-	base.result.Outcome = outcomeOf(base.result, base.verdict.Findings)
+	base.result.Outcome = reports.ScenarioOutcome(base.verdict.Findings, base.result.Indeterminate)
 	report.Baseline = &base.result
 	report.Findings = append(report.Findings, base.verdict.Findings...)
 	// --scenario baseline (the repro line of a baseline finding) selects
@@ -153,7 +153,7 @@ func completeMatrix(report *reports.Report, base *scenarioRun, n int, scenarios 
 				known, plural(known, "finding", "findings")))
 		}
 		r.result.Findings = len(own)
-		r.result.Outcome = outcomeOf(r.result, own)
+		r.result.Outcome = reports.ScenarioOutcome(own, r.result.Indeterminate)
 		if r.save != nil && r.result.Outcome == reports.OutcomeFail {
 			if err := r.save(own); err != nil {
 				return nil, err
@@ -226,18 +226,6 @@ func parallel(n int, scenarios []faults.Scenario, run func(faults.Scenario) (*sc
 		}
 	}
 	return runs, nil
-}
-
-// outcomeOf is fail for error findings; a scenario with warnings only
-// passes (its findings are still listed).
-func outcomeOf(res reports.ScenarioResult, findings []reports.Finding) string {
-	switch {
-	case reports.Failing(findings):
-		return "fail"
-	case len(res.Indeterminate) > 0:
-		return "indeterminate"
-	}
-	return "pass"
 }
 
 type scenarioRun struct {
@@ -340,10 +328,7 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 		Indeterminate: run.verdict.Indeterminate,
 		Notes:         run.verdict.Notes,
 	}
-	if len(parsed) > 0 && !log.fired {
-		res.Indeterminate = append(res.Indeterminate, "no fault fired: the moment this scenario waits for never came ("+strings.Join(sc.Faults, " ")+")")
-	}
-	res.Outcome = outcomeOf(res, run.verdict.Findings)
+	res.Outcome = reports.ScenarioOutcome(run.verdict.Findings, res.Indeterminate)
 	res.Transcript = log.path
 	if o.CaseDir != "" && sc.Name != faults.Baseline.Name {
 		ran := sc
@@ -355,16 +340,6 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 	}
 	run.result = res
 	return run, nil
-}
-
-func faultFired(events []wire.Event) bool {
-	return slices.ContainsFunc(events, func(e wire.Event) bool { return firedAt(&e) })
-}
-
-// firedAt reports whether e is a fault firing. A skipped firing (a progress
-// burst with no token to use) did not create the scenario's moment.
-func firedAt(e *wire.Event) bool {
-	return e.Type == wire.EventFault && !strings.HasPrefix(e.Detail, "skipped")
 }
 
 func writeTranscript(path string, events []wire.Event) error {

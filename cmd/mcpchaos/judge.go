@@ -38,18 +38,13 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 			report.Seed = *s.Seed
 		}
 		report.Target.Command = s.Command
-		res := reports.ScenarioResult{Name: s.Scenario, Findings: len(v.Findings), Indeterminate: v.Indeterminate, Transcript: path, Outcome: "pass"}
+		res := reports.ScenarioResult{Name: s.Scenario, Findings: len(v.Findings), Indeterminate: v.Indeterminate, Notes: v.Notes, Transcript: path,
+			Outcome: reports.ScenarioOutcome(v.Findings, v.Indeterminate)}
 		if s.Seed != nil {
 			res.Seed = *s.Seed
 		}
 		if len(events) > 1 {
 			res.DurationMS = (events[len(events)-1].T - events[0].T) / 1000
-		}
-		switch {
-		case reports.Failing(v.Findings):
-			res.Outcome = "fail"
-		case len(v.Indeterminate) > 0:
-			res.Outcome = "indeterminate"
 		}
 		report.Scenarios = append(report.Scenarios, res)
 		report.Findings = append(report.Findings, v.Findings...)

@@ -232,10 +232,11 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Schema: reports.Schema, Tool: reports.Tool{Name: "mcpchaos", Version: version},
 		Target: reports.Target{Command: command}, Seed: f.seed, Findings: v.Findings, Outcome: "pass",
 		Scenarios: []reports.ScenarioResult{{Name: "wrap", Seed: f.seed, Findings: len(v.Findings),
-			Indeterminate: v.Indeterminate, Transcript: f.transcript, Outcome: "pass"}},
+			Indeterminate: v.Indeterminate, Notes: v.Notes, Transcript: f.transcript,
+			Outcome: reports.ScenarioOutcome(v.Findings, v.Indeterminate)}},
 	}
 	if reports.Failing(v.Findings) {
-		report.Outcome, report.Scenarios[0].Outcome = "fail", "fail"
+		report.Outcome = reports.OutcomeFail
 	}
 	if err := writeReport(f.report, report); err != nil {
 		return usageError(stderr, "wrap: %v", err)
