@@ -86,8 +86,7 @@ func (j *Judger) survived(cs *crashSig) bool {
 	if a := j.lastAnswer; a != nil && a.Seq > cs.lastSeq {
 		return true
 	}
-	in := pc.stdinClose
-	return in != nil && in.Seq > cs.lastSeq && (pc.stdoutEOF == nil || pc.stdoutEOF.Seq > in.Seq)
+	return pc.toldToStop() && pc.stdinClose.Seq > cs.lastSeq
 }
 
 // isEPIPE reports whether a signature is a write failing on a closed pipe.
@@ -172,7 +171,7 @@ func (c *crashes) exitFindings(j *Judger) []Finding {
 			// The status reports our signal (143, or a handler's choice).
 		case hc != nil && hc.Seq < x.Seq:
 			j.notes.add(fmt.Sprintf("the %s exited with status %d after mcpchaos closed its output (%s): a failed write is a fair reason to fail", j.p.name, *pc.exitCode, hc.Excerpt))
-		case pc.stdinClose != nil && pc.stdinClose.Seq < x.Seq:
+		case pc.toldToStop():
 			f := NewFinding(RuleExitStatusAtShutdown, fmt.Sprintf("the %s exited with status %d once its stdin had closed (%s), with no crash signature on stderr", j.p.name, *pc.exitCode, pc.stdinDetail), []Evidence{*pc.stdinClose, *x})
 			f.Signature = fmt.Sprintf("exit:%d", *pc.exitCode)
 			fs = append(fs, f)

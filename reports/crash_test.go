@@ -186,6 +186,24 @@ func TestJudgeCrash(t *testing.T) {
 				Message: "Python exception ValueError: invalid literal for int() with base 10: 'seven' on stderr; the server exited with status 1"}},
 		},
 		{
+			// The relay closes the stdin of a server whose output ended:
+			// that asks nothing of it, and its status is a failure.
+			name: "a non-zero exit after its own end of output is a crash, although its stdin closed before the exit",
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.at(10).stdoutEOF()
+				b.pipe(wire.PipeServerInput, "the server's output ended", true)
+				b.exit(1)
+				b.end("the server exited")
+			},
+			want: []short{
+				{Kind: KindLostResponse, Severity: SeverityError, Request: req("1", "tools/call"), Seqs: seqs(3, 4, 5),
+					Message: "tools/call (id 1) left unanswered: the server closed its stdout and exited with status 1"},
+				{Kind: KindCrash, Severity: SeverityError, Signature: "exit:1", Seqs: seqs(7),
+					Message: "the server exited with status 1, with no crash signature on stderr"},
+			},
+		},
+		{
 			name: "killed by a signal mcpchaos did not send",
 			build: func(b *tb) {
 				b.killed("SIGSEGV", false)

@@ -130,6 +130,17 @@ func (pc *processFacts) loss(name string) (t int64, ev Evidence, words string, o
 	return 0, Evidence{}, "", false
 }
 
+// toldToStop reports whether the peer's stdin closed while it still ran:
+// the stdio shutdown asking it to exit. The relay also closes the stdin of
+// a server whose output has ended, which asks nothing of it.
+func (pc *processFacts) toldToStop() bool {
+	in := pc.stdinClose
+	if in == nil || pc.stdoutEOF != nil && pc.stdoutEOF.Seq < in.Seq {
+		return false
+	}
+	return pc.exit == nil || in.Seq < pc.exit.Seq
+}
+
 // exitedBadly reports whether the peer exited with a non-zero status or of
 // a signal mcpchaos did not send.
 func (pc *processFacts) exitedBadly() bool {
