@@ -107,6 +107,9 @@ type Judger struct {
 	// faults are the session's fault specs; fired says one of them fired.
 	faults []string
 	fired  bool
+	// skipped is the first firing a fault skipped, with why: when no fault
+	// fired, it is the reason the scenario tested nothing.
+	skipped string
 	// notes are what a fault explains; unknown is what made the session
 	// impossible to judge (see Verdict).
 	notes, unknown notes
@@ -315,6 +318,8 @@ func (j *Judger) fault(e *wire.Event) {
 	// create the scenario's moment.
 	if !strings.HasPrefix(e.Detail, "skipped") {
 		j.fired = true
+	} else if j.skipped == "" {
+		j.skipped = e.Fault + " " + e.Detail
 	}
 	// A window during which a fault kept the peer from answering: a stall
 	// not reading its output, a SIGSTOP freezing it, a stderr flood it is
@@ -378,7 +383,11 @@ func (j *Judger) Verdict() Verdict {
 	// A client that SIGKILLs a lingering server (mcpchaos wrap) escalates
 	// as it should; the transcript then stops without a session end.
 	if len(j.faults) > 0 && !j.fired {
-		j.unknown.add("no fault fired: the moment this scenario waits for never came (" + strings.Join(j.faults, " ") + ")")
+		if j.skipped != "" {
+			j.unknown.add("no fault fired: " + j.skipped)
+		} else {
+			j.unknown.add("no fault fired: the moment this scenario waits for never came (" + strings.Join(j.faults, " ") + ")")
+		}
 	}
 	killedWhileLingering := j.cl != nil && j.cl.lingered != nil
 	if j.end == nil && j.seenAny && !killedWhileLingering {

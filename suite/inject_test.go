@@ -72,10 +72,10 @@ func TestInjectionFaultsAgainstTheMCPGoClient(t *testing.T) {
 	stateless := []injectScenario{
 		{
 			// A skipped firing does not use up times=1: each of the three
-			// calls is skipped, and the suite says the moment never came.
+			// calls is skipped, and the verdict gives the reason.
 			sc:        faults.Scenario{Name: "server-request-stateless", Faults: []string{"server-request"}, Expect: "success"},
 			decisions: repeat("server-request#1: skipped: the client speaks the stateless 2026-07-28 protocol, which has no server-to-client requests", 3),
-			notes:     []string{"no fault fired: the moment this scenario waits for never came (server-request)"},
+			notes:     []string{"no fault fired: server-request#1 skipped: the client speaks the stateless 2026-07-28 protocol, which has no server-to-client requests"},
 		},
 		{
 			sc:        faults.Scenario{Name: "list-changed-stateless", Faults: []string{"list-changed"}, Expect: "success"},
