@@ -47,6 +47,12 @@ const (
 	EventError = "error"
 	// EventSessionEnd closes every complete transcript.
 	EventSessionEnd = "session-end"
+	// EventHTTP is the head of an HTTP exchange of an HTTP session: a
+	// request reaching the proxy (HTTP, Exchange), the upstream's response
+	// head (Status, Detail: its content type), a stream ending (Detail
+	// says how), or an SSE event with no message (a priming event, the
+	// legacy transport's endpoint).
+	EventHTTP = "http"
 )
 
 // GroupCleanupDetail is the detail of the SIGKILL mcpchaos sends the
@@ -142,6 +148,20 @@ type Event struct {
 	// WallStartUnixNano, on the session event, is the wall-clock time at
 	// which T was 0, so that events of other processes can be merged.
 	WallStartUnixNano int64 `json:"wall_start_unix_ns,omitempty"`
+
+	// HTTP context, on the events of an HTTP session (mcpchaos proxy).
+	// Exchange numbers the HTTP request a message travelled in or answered
+	// on (1, 2, ... in the order requests reached the proxy); HTTP is its
+	// request line ("POST /mcp"); Status is the upstream's status code, on
+	// the http event that records the response head; EventID is the SSE
+	// event id a server message carried; MCPSession is the Mcp-Session-Id
+	// header of the exchange; URL, on the session event, is the upstream.
+	Exchange   int64  `json:"exchange,omitempty"`
+	HTTP       string `json:"http,omitempty"`
+	Status     int    `json:"status,omitempty"`
+	EventID    string `json:"event_id,omitempty"`
+	MCPSession string `json:"mcp_session,omitempty"`
+	URL        string `json:"url,omitempty"`
 }
 
 // SetRaw stores b losslessly: as text when it is UTF-8, as base64 when not.

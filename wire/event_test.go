@@ -217,7 +217,8 @@ func TestAppendLineMatchesEncodingJSON(t *testing.T) {
 			Size: i, Raw: s, RawBase64: s, Of: int64(i), Fault: s, Spec: s, Action: s, Detail: s, Pipe: s, PID: i,
 			Command: []string{s, s}, Signal: s, ByUs: i%2 == 0, Faults: []string{s}, Tool: s,
 			UntilUS: int64(i) * 7, Forever: i%2 == 1, Scenario: s, Role: s, DeadlineMS: int64(i), GraceMS: int64(i) * 3, Repro: s,
-			Expect: s, Peer: s, WallStartUnixNano: int64(i) * 11}
+			Expect: s, Peer: s, WallStartUnixNano: int64(i) * 11,
+			Exchange: int64(i) * 2, HTTP: s, Status: i * 100, EventID: s, MCPSession: s, URL: s}
 		if i%2 == 1 {
 			e.ExitCode, e.Seed = &code, &seed
 		}

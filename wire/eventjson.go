@@ -62,6 +62,12 @@ func (e *Event) AppendLine(dst []byte) []byte {
 	dst = appendField(dst, "expect", e.Expect)
 	dst = appendField(dst, "peer", e.Peer)
 	dst = appendInt(dst, "wall_start_unix_ns", e.WallStartUnixNano)
+	dst = appendInt(dst, "exchange", e.Exchange)
+	dst = appendField(dst, "http", e.HTTP)
+	dst = appendInt(dst, "status", int64(e.Status))
+	dst = appendField(dst, "event_id", e.EventID)
+	dst = appendField(dst, "mcp_session", e.MCPSession)
+	dst = appendField(dst, "url", e.URL)
 	return append(dst, '}', '\n')
 }
 

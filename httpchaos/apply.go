@@ -1,0 +1,264 @@
+package httpchaos
+
+import (
+	"context"
+	"fmt"
+	"mime"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// httpMeaning says, per fault family, what it does on HTTP. A family not
+// listed has no HTTP meaning yet and is refused by CheckPlan.
+var httpMeaning = map[string]string{
+	"delay":          "holds the message before it goes on",
+	"drop":           "withholds the message: a request's POST stays unanswered, an event is left out of its stream",
+	"duplicate":      "writes a server's event again into its stream (a client's POST is not sent twice: skipped)",
+	"corrupt":        "sends the mangled message in place of the original",
+	"eof":            "cuts the connection or event stream carrying the message, before it",
+	"stall":          "stops reading the direction: the upstream's streams are not read, the client's POSTs not sent on",
+	"burst":          "injects notifications: toward the client into an open event stream, toward the server as POSTs",
+	"list-changed":   "injects a list_changed notification into an open event stream",
+	"server-request": "injects a server-to-client request into an open event stream; the client's answer is swallowed",
+	"cancel":         "injects notifications/cancelled: toward the server as a POST",
+	"early-request":  "POSTs a request before the client's initialize",
+	"id-type":        "sends the request on with its id's type changed; the answer is translated back",
+	"id-collision":   "sends the request on with the id of another in flight; the answer is translated back",
+	"oversize":       "pads the message under _meta",
+	"fragment":       "writes a server's event in pieces, flushing each",
+}
+
+// Supports says whether a fault family has an HTTP meaning, and if not
+// which families do.
+func Supports(family string) error {
+	if _, ok := httpMeaning[family]; ok {
+		return nil
+	}
+	return fmt.Errorf("fault %s has no meaning on HTTP in mcpchaos yet; the HTTP faults are %s", family, strings.Join(Families(), ", "))
+}
+
+// Families lists the fault families that work on HTTP, sorted.
+func Families() []string {
+	out := make([]string, 0, len(httpMeaning))
+	for f := range httpMeaning {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Meaning is what family does on HTTP, "" for a family without one.
+func Meaning(family string) string { return httpMeaning[family] }
+
+// CheckPlan refuses a plan holding a fault with no HTTP meaning.
+func CheckPlan(plan *faults.Plan) error {
+	for _, f := range plan.Faults() {
+		if err := Supports(f.Family.Name); err != nil {
+			return fmt.Errorf("--fault %s: %w", f.Spec, err)
+		}
+	}
+	return nil
+}
+
+// outcome is what the faults fired before forwarding decided about the
+// triggering message.
+type outcome struct {
+	dropped   string
+	replace   []byte
+	replaceBy string
+	rewrite   []byte
+	rewriteBy string
+	copies    int
+	cutBy     string
+	fragment  *faults.Fragment
+	after     []labelled
+}
+
+// apply carries out fired faults in plan order, recording each decision.
+// forwarded says the message went on already.
+func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int64, forwarded bool) outcome {
+	p := x.p
+	var o outcome
+	for _, f := range firings {
+		e := f.Effect
+		detail := e.Detail
+		skipped := ""
+		if e.CloseServerInput {
+			// On HTTP, the end of the client's input is its connection's.
+			detail = "cut the client's connection before this message"
+			if forwarded {
+				detail = "cut the client's connection after this message"
+			}
+		}
+		if e.Copies > 0 && dir == wire.ToServer {
+			skipped = "skipped: on HTTP a client's POST is not sent twice"
+		}
+		if e.HalfClose != 0 || e.Hold != nil || e.Throttle != nil || e.Signal != nil || e.StderrFlood != nil || e.Linger != nil {
+			skipped = "skipped: no HTTP meaning"
+		}
+		if skipped != "" {
+			detail = skipped + " (" + detail + ")"
+		}
+		ev := wire.Event{Type: wire.EventFault, Fault: f.Label, Action: f.Fault.Family.Name, Detail: detail,
+			Of: cause, Spec: f.Fault.Spec, Exchange: x.n}
+		if st := e.Stall; st != nil && p.rec != nil {
+			ev.Dir, ev.Forever = st.Dir.String(), st.For == 0
+			if st.For > 0 {
+				ev.UntilUS = p.rec.Now() + st.For.Microseconds()
+			}
+		}
+		if e.Rewrite != nil && !forwarded {
+			m := wire.Classify(e.Rewrite)
+			ev.Dir, ev.ID = dir.String(), m.ID
+		}
+		p.record(ev)
+		if skipped != "" {
+			continue
+		}
+		if e.Stall != nil {
+			p.gates[e.Stall.Dir].set(e.Stall.For)
+		}
+		if e.Delay > 0 && !sleep(x.ctx, e.Delay) && !forwarded && o.dropped == "" {
+			o.dropped = "the session ended while fault " + f.Label + " delayed this message"
+		}
+		if e.CloseServerInput && o.cutBy == "" {
+			o.cutBy = f.Label
+		}
+		if !forwarded {
+			decided := o.dropped != "" || o.replaceBy != ""
+			switch {
+			case e.Drop && !decided:
+				o.dropped = "dropped by fault " + f.Label
+			case e.Replace != nil && !decided:
+				o.replace, o.replaceBy = e.Replace, f.Label
+			case e.Rewrite != nil && o.rewriteBy == "":
+				o.rewrite, o.rewriteBy = e.Rewrite, f.Label
+			}
+			if dir == wire.ToClient {
+				o.copies += e.Copies
+			}
+			if e.Fragment != nil && o.fragment == nil && dir == wire.ToClient {
+				o.fragment = e.Fragment
+			}
+			for _, inj := range e.InjectAfter {
+				o.after = append(o.after, labelled{f.Label, inj, cause})
+			}
+		} else {
+			for _, inj := range e.InjectAfter {
+				x.inject(labelled{f.Label, inj, cause})
+			}
+		}
+		for _, inj := range e.Inject {
+			x.inject(labelled{f.Label, inj, cause})
+		}
+	}
+	return o
+}
+
+// inject carries out one injection: toward the server as a POST, toward
+// the client into this exchange's stream (or, before it opens, once it
+// does; with none, into another open stream).
+func (x *exchange) inject(l labelled) {
+	if l.inj.Dir == wire.ToServer {
+		x.p.post(x, l)
+		return
+	}
+	x.mu.Lock()
+	st, answered := x.stream, x.answered
+	if st == nil && !answered && x.r.Method == http.MethodPost {
+		x.pending = append(x.pending, l)
+		x.mu.Unlock()
+		return
+	}
+	x.mu.Unlock()
+	if st != nil {
+		x.injectInto(st, l.label, l.inj, l.cause)
+		return
+	}
+	x.p.injectElsewhere(x, l, "the exchange that triggered it has no event stream")
+}
+
+// post sends a message a fault made toward the server, with the headers of
+// the client's latest POST, and records what the server answered; the
+// client never sees it.
+func (p *Proxy) post(from *exchange, l labelled) {
+	if l.inj.Gap > 0 && !sleep(from.ctx, l.inj.Gap) {
+		return
+	}
+	m := wire.Classify(l.inj.Raw)
+	p.mu.Lock()
+	h := p.lastHeaders.Clone()
+	if m.Kind == wire.Request && isInjectID(m.ID) {
+		p.injectedBy[m.ID] = l.label
+	}
+	p.mu.Unlock()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json, text/event-stream")
+	// The injected exchange lives past the one that fired it, within the
+	// session: an early-request fired on initialize is answered after.
+	ctx, cancel := context.WithTimeout(p.ctx, injectTimeout)
+	defer cancel()
+	x := &exchange{p: p, n: p.exchanges.Add(1), r: from.r.WithContext(ctx), ctx: ctx, line: "POST " + from.r.URL.RequestURI() + " (injected by fault " + l.label + ")"}
+	p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, HTTP: x.line, MCPSession: h.Get("Mcp-Session-Id")})
+	x.recordMessage(wire.EventInjected, wire.ToServer, &m, "", l.label, l.cause)
+	req, err := x.upstreamRequest(http.MethodPost, l.inj.Raw, h)
+	if err != nil {
+		p.record(wire.Event{Type: wire.EventError, Exchange: x.n, Detail: err.Error()})
+		return
+	}
+	resp, err := p.upstream.Do(req)
+	if err != nil {
+		p.record(wire.Event{Type: wire.EventError, Exchange: x.n, Detail: "the upstream could not be reached: " + err.Error()})
+		return
+	}
+	p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: resp.StatusCode, Detail: "response: " + orNone(resp.Header.Get("Content-Type"))})
+	x.swallow(resp, "sent on the exchange of a message injected by fault "+l.label+": the client never opened it")
+}
+
+// swallow records the messages of a response the client will never read,
+// each dropped for why.
+func (x *exchange) swallow(resp *http.Response, why string) {
+	defer resp.Body.Close()
+	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch media {
+	case "text/event-stream":
+		x.swallowEvents(newEventReader(resp.Body, x.p.cfg.MaxBody), why)
+	case "application/json":
+		if body, _ := readLimited(resp.Body, x.p.cfg.MaxBody); len(body) > 0 {
+			x.dropUnread(body, "", why)
+		}
+	}
+}
+
+// swallowEvents records the rest of an event stream the client will never
+// read.
+func (x *exchange) swallowEvents(er *eventReader, why string) {
+	for {
+		ev, err := er.next()
+		if err != nil {
+			return
+		}
+		if ev.isMessage() {
+			x.dropUnread(ev.data, ev.id, why)
+		}
+	}
+}
+
+func (x *exchange) dropUnread(data []byte, eventID, why string) {
+	m := wire.Classify(data)
+	seq := x.recordMessage(wire.EventReceived, wire.ToClient, &m, eventID, "", 0)
+	if m.IsAnswer() && isInjectID(m.ID) {
+		x.p.mu.Lock()
+		label := x.p.injectedBy[m.ID]
+		x.p.mu.Unlock()
+		why = "the answer to a request injected by fault " + label
+	}
+	x.recordRef(wire.EventDropped, wire.ToClient, seq, why)
+}

@@ -1,0 +1,392 @@
+package httpchaos
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// exchange is one HTTP request the client sent through the proxy, and the
+// upstream's response to it.
+type exchange struct {
+	p    *Proxy
+	n    int64
+	w    http.ResponseWriter
+	r    *http.Request
+	ctx  context.Context
+	// up is the context of the upstream request: it ends with ctx, unless
+	// a fault cut the client's connection and the server's answer is still
+	// to be read into the record (detach).
+	up       context.Context
+	upCancel context.CancelFunc
+	upStop   func() bool
+	// detached says the upstream's body was handed to a reader that
+	// outlives the handler (cut): the handler must not close it.
+	detached bool
+	line     string
+	// session is the Mcp-Session-Id the request carried.
+	session string
+
+	mu sync.Mutex
+	// stream is set once the response is an event stream being relayed;
+	// pending are injections toward the client that wait for it.
+	stream  *stream
+	pending []labelled
+	// answered is set once the response head was written.
+	answered bool
+}
+
+type labelled struct {
+	label string
+	inj   faults.Injection
+	cause int64
+}
+
+// hopHeaders are a single connection's, never passed on (RFC 9110, 7.6.1).
+var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization",
+	"Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+func copyHeaders(dst, src http.Header) {
+	for k, vs := range src {
+		dst[k] = append([]string(nil), vs...)
+	}
+	for _, h := range hopHeaders {
+		dst.Del(h)
+	}
+}
+
+func (x *exchange) recordMessage(typ string, dir wire.Direction, m *wire.Message, eventID, fault string, of int64) int64 {
+	if x.p.rec == nil {
+		return 0
+	}
+	e := wire.Event{Type: typ, Exchange: x.n, EventID: eventID, Fault: fault, Of: of}
+	e.SetMessage(dir, m)
+	return x.p.rec.Record(e)
+}
+
+func (x *exchange) recordRef(typ string, dir wire.Direction, of int64, detail string) {
+	x.p.record(wire.Event{Type: typ, Dir: dir.String(), Of: of, Detail: detail, Exchange: x.n})
+}
+
+// forwarded records that the message of event of went on; with a note, the
+// bytes written differ from those received (an id fault), and are recorded.
+func (x *exchange) forwarded(dir wire.Direction, raw []byte, of int64, note string) {
+	if note == "" {
+		x.recordRef(wire.EventForwarded, dir, of, "")
+		return
+	}
+	m := wire.Classify(raw)
+	e := wire.Event{Type: wire.EventForwarded, Of: of, Detail: note, Exchange: x.n}
+	e.SetMessage(dir, &m)
+	x.p.record(e)
+}
+
+// post relays a POST: one message from the client, and the upstream's
+// answer to it (202, a JSON body, or an event stream).
+func (x *exchange) post() {
+	p := x.p
+	body, err := readLimited(x.r.Body, p.cfg.MaxBody)
+	if err != nil {
+		p.record(wire.Event{Type: wire.EventError, Exchange: x.n, HTTP: x.line, Dir: wire.ToServer.String(), Detail: "reading the client's request body: " + err.Error()})
+		http.Error(x.w, "mcpchaos proxy: "+err.Error(), http.StatusRequestEntityTooLarge)
+		return
+	}
+	m := wire.Classify(body)
+	seq := x.recordMessage(wire.EventReceived, wire.ToServer, &m, "", "", 0)
+	p.mu.Lock()
+	p.lastHeaders = x.r.Header.Clone()
+	label, injected := p.injectedBy[m.ID]
+	p.mu.Unlock()
+	if m.IsAnswer() && strings.HasPrefix(m.ID, wire.InjectIDPrefix) {
+		// The server never asked: it must not see the answer.
+		if !injected {
+			label = "of mcpchaos"
+		} else {
+			label = "by fault " + label
+		}
+		x.recordRef(wire.EventDropped, wire.ToServer, seq, "the answer to a request injected "+label)
+		x.w.WriteHeader(http.StatusAccepted)
+		p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: http.StatusAccepted, Detail: "answered by mcpchaos, not the upstream"})
+		return
+	}
+	raw, note := body, ""
+	var step *faults.Step
+	var o outcome
+	if !p.plan.Empty() {
+		step = p.plan.Receive(wire.ToServer, &m)
+		o = x.apply(p.plan.Decide(faults.Before, step), wire.ToServer, seq, false)
+		if step.Rewritten != nil {
+			raw, note = step.Rewritten, step.RewriteNote
+		}
+		if o.rewrite != nil {
+			raw, note = o.rewrite, "rewritten by fault "+o.rewriteBy
+		}
+	}
+	switch {
+	case o.cutBy != "":
+		x.recordRef(wire.EventDropped, wire.ToServer, seq, "the client's connection was cut by fault "+o.cutBy+" before the message was sent on")
+		x.cut(o.cutBy, nil)
+	case o.dropped != "":
+		x.recordRef(wire.EventDropped, wire.ToServer, seq, o.dropped)
+		x.withheld(&m)
+		return
+	case o.replaceBy != "":
+		x.recordRef(wire.EventDropped, wire.ToServer, seq, "replaced by fault "+o.replaceBy)
+		rm := wire.Classify(o.replace)
+		raw, note = o.replace, ""
+		seq = x.recordMessage(wire.EventInjected, wire.ToServer, &rm, "", o.replaceBy, seq)
+		_ = seq
+	}
+	if !p.gates[wire.ToServer].wait(x.ctx) {
+		x.recordRef(wire.EventDropped, wire.ToServer, seq, "the session ended while this direction was stalled")
+		return
+	}
+	req, err := x.upstreamRequest(x.r.Method, raw, x.r.Header)
+	if err != nil {
+		x.badGateway(seq, err)
+		return
+	}
+	if o.replaceBy == "" {
+		x.forwarded(wire.ToServer, raw, seq, note)
+	}
+	resp, err := p.upstream.Do(req)
+	if err != nil {
+		x.badGateway(seq, err)
+		return
+	}
+	if step != nil {
+		if after := x.apply(p.plan.Decide(faults.After, step), wire.ToServer, seq, true); after.cutBy != "" {
+			x.cut(after.cutBy, func() { x.swallow(resp, "the client's connection was cut by fault "+after.cutBy) })
+		}
+	}
+	defer x.closeBody(resp)
+	x.respond(resp)
+}
+
+func (x *exchange) closeBody(resp *http.Response) {
+	if !x.detached {
+		resp.Body.Close()
+	}
+}
+
+// withheld answers the client as the server would had a dropped message
+// been lost on the way: a notification or response was accepted (202); a
+// request stays unanswered until the client gives up or the session ends.
+func (x *exchange) withheld(m *wire.Message) {
+	if m.Kind != wire.Request {
+		x.w.WriteHeader(http.StatusAccepted)
+		x.p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: http.StatusAccepted, Detail: "answered by mcpchaos: the message was not sent on"})
+		return
+	}
+	<-x.ctx.Done()
+	x.p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "ended unanswered: " + ended(x)})
+}
+
+// ended says why an exchange's context ended.
+func ended(x *exchange) string {
+	if x.p.ctx.Err() != nil {
+		return "the session ended"
+	}
+	return "the client closed the connection"
+}
+
+func (x *exchange) badGateway(seq int64, err error) {
+	if x.ctx.Err() != nil {
+		x.recordRef(wire.EventDropped, wire.ToServer, seq, "not sent on: "+ended(x))
+		return
+	}
+	detail := "the upstream could not be reached: " + err.Error()
+	x.p.record(wire.Event{Type: wire.EventError, Exchange: x.n, HTTP: x.line, Detail: detail})
+	http.Error(x.w, "mcpchaos proxy: "+detail, http.StatusBadGateway)
+}
+
+func (x *exchange) upstreamRequest(method string, body []byte, h http.Header) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(x.upstreamContext(), method, x.p.target(x.r).String(), rd)
+	if err != nil {
+		return nil, err
+	}
+	copyHeaders(req.Header, h)
+	// Bodies must come back as the server wrote them, to be framed.
+	req.Header.Del("Accept-Encoding")
+	if body == nil && x.r.Body != nil && method != http.MethodPost {
+		req.Body, req.ContentLength = x.r.Body, x.r.ContentLength
+	}
+	return req, nil
+}
+
+// upstreamContext is the exchange's upstream context, made on first use.
+func (x *exchange) upstreamContext() context.Context {
+	if x.up == nil {
+		x.up, x.upCancel = context.WithCancel(x.p.ctx)
+		x.upStop = context.AfterFunc(x.ctx, x.upCancel)
+	}
+	return x.up
+}
+
+// cut ends the client's connection now, as fault label decided; what the
+// server still sends on this exchange is read into the record (dropped),
+// so the judge sees the server answer although the client never can.
+func (x *exchange) cut(label string, rest func()) {
+	x.p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "connection cut by fault " + label})
+	if rest != nil && x.upStop != nil && x.upStop() && x.p.enter() {
+		x.detached = true
+		go func() {
+			defer x.p.active.Done()
+			defer x.upCancel()
+			rest()
+		}()
+	}
+	panic(http.ErrAbortHandler)
+}
+
+// relay passes an exchange other than a POST on (GET opens the server's
+// stream, DELETE ends the session), and relays the response.
+func (x *exchange) relay() {
+	req, err := x.upstreamRequest(x.r.Method, nil, x.r.Header)
+	if err != nil {
+		x.badGateway(0, err)
+		return
+	}
+	resp, err := x.p.upstream.Do(req)
+	if err != nil {
+		x.badGateway(0, err)
+		return
+	}
+	defer x.closeBody(resp)
+	x.respond(resp)
+}
+
+// respond relays the upstream's response head, then its body by kind.
+func (x *exchange) respond(resp *http.Response) {
+	p := x.p
+	ct := resp.Header.Get("Content-Type")
+	media, _, _ := mime.ParseMediaType(ct)
+	p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: resp.StatusCode,
+		MCPSession: resp.Header.Get("Mcp-Session-Id"), Detail: "response: " + orNone(ct)})
+	copyHeaders(x.w.Header(), resp.Header)
+	switch {
+	case media == "text/event-stream":
+		x.relayStream(resp)
+	case media == "application/json" && resp.StatusCode < 300:
+		x.relayJSON(resp)
+	default:
+		x.relayOpaque(resp)
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no content type"
+	}
+	return s
+}
+
+// relayOpaque passes a body that carries no message on as it came (202,
+// an error page), recording it so that nothing the server sent is lost.
+func (x *exchange) relayOpaque(resp *http.Response) {
+	body, err := readLimited(resp.Body, x.p.cfg.MaxBody)
+	x.w.Header().Del("Content-Length")
+	x.w.WriteHeader(resp.StatusCode)
+	if len(body) > 0 {
+		x.write(body)
+		e := wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: resp.StatusCode, Detail: "response body"}
+		e.SetRaw(body)
+		x.p.record(e)
+	}
+	if err != nil {
+		x.p.record(wire.Event{Type: wire.EventError, Exchange: x.n, Detail: "reading the upstream's response: " + err.Error()})
+	}
+	x.injectPending("the response carries no event stream")
+}
+
+// relayJSON relays a response holding one message as a JSON body.
+func (x *exchange) relayJSON(resp *http.Response) {
+	p := x.p
+	body, err := readLimited(resp.Body, p.cfg.MaxBody)
+	if err != nil {
+		p.record(wire.Event{Type: wire.EventError, Exchange: x.n, Dir: wire.ToClient.String(), Detail: "reading the upstream's response: " + err.Error()})
+		if len(body) == 0 {
+			panic(http.ErrAbortHandler)
+		}
+	}
+	m := wire.Classify(body)
+	seq := x.recordMessage(wire.EventReceived, wire.ToClient, &m, "", "", 0)
+	raw, note := body, ""
+	var step *faults.Step
+	var o outcome
+	if !p.plan.Empty() && len(body) > 0 {
+		step = p.plan.Receive(wire.ToClient, &m)
+		o = x.apply(p.plan.Decide(faults.Before, step), wire.ToClient, seq, false)
+		if step.Rewritten != nil {
+			raw, note = step.Rewritten, step.RewriteNote
+		}
+	}
+	switch {
+	case o.cutBy != "":
+		x.recordRef(wire.EventDropped, wire.ToClient, seq, "the client's connection was cut by fault "+o.cutBy+" before this answer")
+		x.cut(o.cutBy, nil)
+	case o.dropped != "":
+		x.recordRef(wire.EventDropped, wire.ToClient, seq, o.dropped)
+		<-x.ctx.Done()
+		p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "ended unanswered: " + ended(x)})
+		return
+	case o.replaceBy != "":
+		x.recordRef(wire.EventDropped, wire.ToClient, seq, "replaced by fault "+o.replaceBy)
+		rm := wire.Classify(o.replace)
+		x.recordMessage(wire.EventInjected, wire.ToClient, &rm, "", o.replaceBy, seq)
+		raw = o.replace
+	}
+	if !p.gates[wire.ToClient].wait(x.ctx) {
+		x.recordRef(wire.EventDropped, wire.ToClient, seq, "the session ended while this direction was stalled")
+		return
+	}
+	x.w.Header().Set("Content-Length", strconv.Itoa(len(raw)))
+	x.w.WriteHeader(resp.StatusCode)
+	if err := x.write(raw); err != nil {
+		x.recordRef(wire.EventDropped, wire.ToClient, seq, "writing to the client failed: "+err.Error())
+		return
+	}
+	if o.replaceBy == "" {
+		x.forwarded(wire.ToClient, raw, seq, note)
+	}
+	x.injectPending("the answer came as a JSON body, not an event stream")
+	if step != nil {
+		x.apply(p.plan.Decide(faults.After, step), wire.ToClient, seq, true)
+	}
+}
+
+// write writes to the client with a deadline, flushing.
+func (x *exchange) write(b []byte) error {
+	rc := http.NewResponseController(x.w)
+	_ = rc.SetWriteDeadline(time.Now().Add(x.p.cfg.WriteTimeout))
+	if _, err := x.w.Write(b); err != nil {
+		return err
+	}
+	if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	return nil
+}
+
+func readLimited(r io.Reader, max int) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
+	if len(b) > max {
+		return b[:max], fmt.Errorf("body longer than the %d-byte cap", max)
+	}
+	return b, err
+}

@@ -1,0 +1,314 @@
+package httpchaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// Recorder receives the transcript's events in order; *chaos.JSONLRecorder
+// is one. Record stamps Seq and T and returns the Seq.
+type Recorder interface {
+	Record(e wire.Event) int64
+	Now() int64
+}
+
+// Defaults of Config.
+const (
+	DefaultMaxBody      = 128 << 20
+	DefaultWriteTimeout = 30 * time.Second
+	DefaultDialTimeout  = 10 * time.Second
+	// closeWait bounds how long Close waits for the exchanges it ended to
+	// return: a handler stuck past it is reported, not waited on for ever.
+	closeWait = 5 * time.Second
+)
+
+// Config is what a proxy session needs. Upstream is required.
+type Config struct {
+	// Upstream is the MCP endpoint of the server: http://host:port/mcp for
+	// streamable HTTP, http://host:port/sse for the legacy transport.
+	Upstream *url.URL
+	Plan     *faults.Plan
+	Recorder Recorder
+	// MaxBody caps a request body and an event, in bytes, so one message
+	// cannot take unbounded memory.
+	MaxBody int
+	// WriteTimeout bounds every write to the client: a client that stops
+	// reading its stream cannot hold the proxy for ever.
+	WriteTimeout time.Duration
+	// Session facts recorded for the judge, as on stdio.
+	Tool, Scenario, Role, Repro, Expect string
+	Deadline, MaxDeadline               time.Duration
+}
+
+// Proxy is one proxy session: from New to Close, every exchange it serves
+// is recorded in one transcript under one fault plan.
+type Proxy struct {
+	cfg      Config
+	plan     *faults.Plan
+	upstream *http.Client
+	rec      Recorder
+
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	closed  bool
+	active  sync.WaitGroup
+	streams map[int64]*stream // open event streams toward the client
+	// lastHeaders are the headers of the latest POST the client sent: an
+	// injected request toward the server goes with them (session id,
+	// protocol version, authorization).
+	lastHeaders http.Header
+	injectedBy  map[string]string // injected request id -> fault label
+
+	exchanges atomic.Int64
+	// gates hold a direction stalled until a time (stall).
+	gates [3]gate
+}
+
+// New starts a proxy session and records its session event. Serve it with
+// an http.Server (or httptest), then Close it.
+func New(cfg Config) (*Proxy, error) {
+	if cfg.Upstream == nil || cfg.Upstream.Host == "" {
+		return nil, errors.New("no upstream URL: give the server's MCP endpoint, as in --upstream http://127.0.0.1:3000/mcp")
+	}
+	if cfg.Upstream.Scheme != "http" && cfg.Upstream.Scheme != "https" {
+		return nil, fmt.Errorf("upstream %s: the scheme must be http or https", cfg.Upstream)
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	if cfg.Plan == nil {
+		cfg.Plan = faults.NewPlan(0, nil)
+	}
+	if err := CheckPlan(cfg.Plan); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &Proxy{
+		cfg:  cfg,
+		plan: cfg.Plan,
+		rec:  cfg.Recorder,
+		upstream: &http.Client{
+			Transport: &http.Transport{
+				Proxy:       nil, // the upstream is the peer, never an HTTP proxy's
+				DialContext: (&net.Dialer{Timeout: DefaultDialTimeout}).DialContext,
+				// Bodies must arrive as the server wrote them, to be framed.
+				DisableCompression:  true,
+				TLSHandshakeTimeout: DefaultDialTimeout,
+				MaxIdleConnsPerHost: 64,
+				IdleConnTimeout:     90 * time.Second,
+			},
+			// A redirect is the client's to follow, as without the proxy.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+		ctx:        ctx,
+		cancel:     cancel,
+		streams:    map[int64]*stream{},
+		injectedBy: map[string]string{},
+	}
+	if p.rec != nil {
+		p.plan.SetClock(func() time.Duration { return time.Duration(p.rec.Now()) * time.Microsecond })
+	}
+	p.recordStart()
+	return p, nil
+}
+
+func (p *Proxy) recordStart() {
+	if p.rec == nil {
+		return
+	}
+	seed := p.plan.Seed()
+	e := wire.Event{Type: wire.EventSession, Tool: p.cfg.Tool, Scenario: p.cfg.Scenario, Role: p.cfg.Role,
+		Repro: p.cfg.Repro, Expect: p.cfg.Expect, DeadlineMS: p.cfg.Deadline.Milliseconds(),
+		MaxDeadlineMS: p.cfg.MaxDeadline.Milliseconds(), URL: p.cfg.Upstream.String(), Seed: &seed,
+		WallStartUnixNano: time.Now().UnixNano() - p.rec.Now()*1000}
+	for _, f := range p.plan.Faults() {
+		e.Faults = append(e.Faults, f.Spec)
+	}
+	p.rec.Record(e)
+}
+
+// Close ends the session: open streams are cut, exchanges still running are
+// given up to 5 s to return, and the session-end event is recorded. It is
+// safe to call more than once.
+func (p *Proxy) Close(why string) error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	p.mu.Unlock()
+	p.cancel()
+	done := make(chan struct{})
+	go func() { p.active.Wait(); close(done) }()
+	var err error
+	select {
+	case <-done:
+	case <-time.After(closeWait):
+		err = fmt.Errorf("%d exchange(s) still running %s after the session ended", p.open(), closeWait)
+		p.record(wire.Event{Type: wire.EventError, Detail: err.Error()})
+	}
+	p.upstream.CloseIdleConnections()
+	if why == "" {
+		why = "the proxy was stopped"
+	}
+	p.record(wire.Event{Type: wire.EventSessionEnd, Detail: why})
+	return err
+}
+
+func (p *Proxy) open() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.streams)
+}
+
+// enter registers an exchange, unless the session has ended.
+func (p *Proxy) enter() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	p.active.Add(1)
+	return true
+}
+
+// ServeHTTP relays one exchange between the client and the upstream.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !p.enter() {
+		http.Error(w, "mcpchaos proxy: the session has ended", http.StatusServiceUnavailable)
+		return
+	}
+	defer p.active.Done()
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stop := context.AfterFunc(p.ctx, cancel)
+	defer stop()
+	x := &exchange{p: p, n: p.exchanges.Add(1), w: w, r: r.WithContext(ctx), ctx: ctx,
+		line: r.Method + " " + r.URL.RequestURI(), session: r.Header.Get("Mcp-Session-Id")}
+	p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, HTTP: x.line, MCPSession: x.session,
+		Detail: describeRequest(r)})
+	defer func() {
+		// A fault that cuts the connection aborts the handler; anything
+		// else that panics is a bug of ours, recorded before it goes on.
+		if v := recover(); v != nil {
+			if v != http.ErrAbortHandler {
+				p.record(wire.Event{Type: wire.EventError, Exchange: x.n, HTTP: x.line, Detail: fmt.Sprintf("mcpchaos proxy bug: %v", v)})
+			}
+			panic(http.ErrAbortHandler)
+		}
+	}()
+	switch r.Method {
+	case http.MethodPost:
+		x.post()
+	default:
+		x.relay()
+	}
+}
+
+func describeRequest(r *http.Request) string {
+	var parts []string
+	for _, h := range []string{"Content-Type", "Accept", "MCP-Protocol-Version", "Last-Event-ID"} {
+		if v := r.Header.Get(h); v != "" {
+			parts = append(parts, h+": "+v)
+		}
+	}
+	if r.Header.Get("Authorization") != "" {
+		parts = append(parts, "Authorization: (passed on, not recorded)")
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (p *Proxy) record(e wire.Event) int64 {
+	if p.rec == nil {
+		return 0
+	}
+	return p.rec.Record(e)
+}
+
+// target is where an exchange goes upstream: the upstream's own endpoint
+// for "/" and for its path, the same path on the upstream's host for any
+// other (the legacy transport's message endpoint).
+func (p *Proxy) target(r *http.Request) *url.URL {
+	u := *p.cfg.Upstream
+	if r.URL.Path != "/" && r.URL.Path != "" && r.URL.Path != u.Path {
+		u.Path, u.RawPath = r.URL.Path, r.URL.RawPath
+	}
+	if r.URL.RawQuery != "" {
+		u.RawQuery = r.URL.RawQuery
+	}
+	return &u
+}
+
+// gate holds one direction until a time: a stall. The zero gate is open.
+type gate struct {
+	mu      sync.Mutex
+	until   time.Time
+	forever bool
+}
+
+func (g *gate) set(d time.Duration) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if d == 0 {
+		g.forever = true
+		return
+	}
+	if t := time.Now().Add(d); t.After(g.until) {
+		g.until = t
+	}
+}
+
+// wait holds until the gate opens; false when ctx ended first.
+func (g *gate) wait(ctx context.Context) bool {
+	g.mu.Lock()
+	forever, until := g.forever, g.until
+	g.mu.Unlock()
+	if forever {
+		<-ctx.Done()
+		return false
+	}
+	d := time.Until(until)
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// sleep waits d or until ctx ends; false when ctx ended first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

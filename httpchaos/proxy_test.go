@@ -1,0 +1,362 @@
+package httpchaos_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpchaos/mcpchaos/chaos"
+	"github.com/mcpchaos/mcpchaos/examples/everything"
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/httpchaos"
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// testTimeout bounds every wait in these tests.
+const testTimeout = 10 * time.Second
+
+// eras are the two ways an mcp-go client talks to the server: the
+// stateless 2026-07-28 revision, and the initialize handshake.
+var eras = []struct{ name, protocol string }{
+	{"stateless", ""},
+	{"handshake", mcp.ProtocolVersion20251125},
+}
+
+// rig is the bundled example server on mcp-go's streamable HTTP
+// transport, the proxy in front of it, and a transcript in memory.
+type rig struct {
+	proxy *httpchaos.Proxy
+	url   string // the proxy's MCP endpoint
+	rec   *chaos.MemoryRecorder
+	ended bool
+}
+
+func startRig(t *testing.T, seed uint64, specs ...string) *rig {
+	t.Helper()
+	upstream := httptest.NewServer(server.NewStreamableHTTPServer(everything.New()))
+	t.Cleanup(upstream.Close)
+	var fs []*faults.Fault
+	for _, spec := range specs {
+		f, err := faults.Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs = append(fs, f)
+	}
+	u, _ := url.Parse(upstream.URL + "/mcp")
+	r := &rig{rec: chaos.NewMemoryRecorder()}
+	p, err := httpchaos.New(httpchaos.Config{Upstream: u, Plan: faults.NewPlan(seed, fs), Recorder: r.rec, Tool: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.proxy = p
+	front := httptest.NewServer(p)
+	t.Cleanup(func() {
+		r.end(t)
+		front.Close()
+		if t.Failed() {
+			for _, e := range r.rec.Events() {
+				b, _ := json.Marshal(e)
+				t.Logf("transcript: %.300s", b)
+			}
+		}
+	})
+	r.url = front.URL + "/mcp"
+	return r
+}
+
+// end closes the session, once.
+func (r *rig) end(t *testing.T) reports.Verdict {
+	t.Helper()
+	if !r.ended {
+		r.ended = true
+		if err := r.proxy.Close("the test ended"); err != nil {
+			t.Errorf("closing the proxy: %v", err)
+		}
+	}
+	return reports.JudgeSession(r.rec.Events())
+}
+
+// dial connects an mcp-go client through the proxy and initializes it.
+func (r *rig) dial(t *testing.T, protocol string, opts ...transport.StreamableHTTPCOption) *client.Client {
+	t.Helper()
+	tr, err := transport.NewStreamableHTTP(r.url, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var copts []client.ClientOption
+	if protocol != "" {
+		copts = append(copts, client.WithProtocolVersion(protocol))
+	}
+	c := client.NewClient(tr, copts...)
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatalf("starting the client: %v", err)
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ClientInfo = mcp.Implementation{Name: "httpchaos-test", Version: "0"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		t.Fatalf("initializing through the proxy: %v", err)
+	}
+	return c
+}
+
+func call(c *client.Client, timeout time.Duration, name string, args map[string]any, token mcp.ProgressToken) (*mcp.CallToolResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	if token != nil {
+		req.Params.Meta = &mcp.Meta{ProgressToken: token}
+	}
+	return c.CallTool(ctx, req)
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// messages lists the transcript's message events as "type dir kind method".
+func messages(events []wire.Event, types ...string) []string {
+	var out []string
+	for _, e := range events {
+		for _, typ := range types {
+			if e.Type == typ && e.Kind != "" {
+				out = append(out, e.Type+" "+e.Dir+" "+e.Kind+" "+e.Method)
+			}
+		}
+	}
+	return out
+}
+
+// With no fault the proxy is invisible: the real client and server do
+// what they do directly, every message is received and forwarded, and the
+// judge finds nothing.
+func TestPassThrough(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			r := startRig(t, 1)
+			c := r.dial(t, era.protocol)
+			res, err := call(c, testTimeout, "echo", map[string]any{"text": "hi"}, nil)
+			if err != nil || text(res) != "hi" {
+				t.Fatalf("echo through the proxy: %v, %+v", err, res)
+			}
+			var progress []float64
+			c.OnNotification(func(n mcp.JSONRPCNotification) {
+				if n.Method == "notifications/progress" {
+					progress = append(progress, n.Params.AdditionalFields["progress"].(float64))
+				}
+			})
+			if _, err := call(c, testTimeout, "slow", map[string]any{"ms": 100, "steps": 3}, "p1"); err != nil {
+				t.Fatalf("slow through the proxy: %v", err)
+			}
+			c.Close()
+			v := r.end(t)
+			if len(v.Findings) != 0 {
+				t.Errorf("findings on a clean run: %+v", v.Findings)
+			}
+			events := r.rec.Events()
+			received := messages(events, wire.EventReceived)
+			forwarded := 0
+			for _, e := range events {
+				if e.Type == wire.EventForwarded {
+					forwarded++
+				}
+				if e.Type == wire.EventDropped || e.Type == wire.EventError {
+					t.Errorf("unexpected %s event: %+v", e.Type, e)
+				}
+			}
+			if forwarded != len(received) {
+				t.Errorf("%d messages received, %d forwarded:\n%s", len(received), forwarded, strings.Join(received, "\n"))
+			}
+			// mcp-go's server queues a tool's notifications per session and
+			// may send the last after the response has ended the stream;
+			// those that made it are recorded, in the call's stream.
+			var notes int
+			for _, e := range events {
+				if e.Type == wire.EventReceived && e.Method == "notifications/progress" {
+					notes++
+					if e.Exchange == 0 {
+						t.Errorf("progress notification without its exchange: %+v", e)
+					}
+				}
+			}
+			if notes == 0 || notes != len(progress) {
+				t.Errorf("%d progress notifications recorded, the client got %d:\n%s", notes, len(progress), strings.Join(received, "\n"))
+			}
+		})
+	}
+}
+
+// drop on the answer of a tools/call: the client never gets it and gives
+// up; the server answered, so the judge blames nothing on it.
+func TestDropAnswer(t *testing.T) {
+	r := startRig(t, 1, "drop:on=s2c:response:tools/call")
+	c := r.dial(t, mcp.ProtocolVersion20251125)
+	start := time.Now()
+	if _, err := call(c, 500*time.Millisecond, "echo", map[string]any{"text": "hi"}, nil); err == nil {
+		t.Fatal("the call succeeded, want it lost")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the client waited %v", d)
+	}
+	c.Close()
+	v := r.end(t)
+	if len(v.Findings) != 0 {
+		t.Errorf("findings: %+v", v.Findings)
+	}
+	var dropped []string
+	for _, e := range r.rec.Events() {
+		if e.Type == wire.EventDropped {
+			dropped = append(dropped, e.Detail)
+		}
+	}
+	if diff := cmp.Diff([]string{"dropped by fault drop#1"}, dropped); diff != "" {
+		t.Errorf("dropped (-want +got):\n%s", diff)
+	}
+}
+
+// eof cuts the client's connection: after it sent a tools/call (the
+// server still answers, into the record), or before a progress event of
+// the call's stream. Either way the client fails the call promptly, and
+// the judge blames nothing on the server, which answered.
+func TestEOFCutsTheConnection(t *testing.T) {
+	for _, tc := range []struct {
+		name, spec string
+		want       []string
+	}{
+		{"after the request", "eof:on=c2s:request:tools/call", []string{
+			"connection cut by fault eof#1",
+			"dropped s2c response: the client's connection was cut by fault eof#1",
+		}},
+		{"before an event", "eof:on=s2c:notification:notifications/progress,position=before", []string{
+			"dropped s2c notification: the client's stream was cut by fault eof#1 before this message",
+			"connection cut by fault eof#1",
+			"dropped s2c response: the client's stream was cut by fault eof#1",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := startRig(t, 1, tc.spec)
+			c := r.dial(t, mcp.ProtocolVersion20251125)
+			start := time.Now()
+			if _, err := call(c, testTimeout, "slow", map[string]any{"ms": 200, "steps": 2}, "p1"); err == nil {
+				t.Fatal("the call succeeded, want it cut")
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("the client took %v to see the cut", d)
+			}
+			c.Close()
+			// The server's answer reaches the record after the cut.
+			r.waitFor(t, func(e wire.Event) bool { return e.Type == wire.EventDropped && strings.Contains(e.Detail, "cut by fault") && r.kindOf(e.Of) == "response" })
+			v := r.end(t)
+			if len(v.Findings) != 0 {
+				t.Errorf("findings: %+v", v.Findings)
+			}
+			var got []string
+			for _, e := range r.rec.Events() {
+				switch {
+				case e.Type == wire.EventHTTP && strings.HasPrefix(e.Detail, "connection cut"):
+					got = append(got, e.Detail)
+				case e.Type == wire.EventDropped:
+					kind := r.kindOf(e.Of)
+					// How many more notifications the server sent after the
+					// cut is its timing.
+					if kind != "notification" || strings.HasSuffix(e.Detail, "before this message") {
+						got = append(got, "dropped "+e.Dir+" "+kind+": "+e.Detail)
+					}
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// kindOf is the kind of the message event seq.
+func (r *rig) kindOf(seq int64) string {
+	for _, e := range r.rec.Events() {
+		if e.Seq == seq {
+			return e.Kind
+		}
+	}
+	return ""
+}
+
+// waitFor waits until an event satisfies ok.
+func (r *rig) waitFor(t *testing.T, ok func(wire.Event) bool) {
+	t.Helper()
+	deadline := time.Now().Add(testTimeout)
+	for time.Now().Before(deadline) {
+		for _, e := range r.rec.Events() {
+			if ok(e) {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("the event awaited was not recorded within %v", testTimeout)
+}
+
+// server-request mid-call: a roots/list request reaches the real client
+// in the tool call's stream, the client answers it by POST, and the proxy
+// swallows the answer so the server never sees an answer to a request it
+// did not send.
+func TestServerRequestIntoTheStream(t *testing.T) {
+	r := startRig(t, 1, "server-request:method=roots/list,on=s2c:notification:notifications/progress")
+	c := r.dial(t, mcp.ProtocolVersion20251125)
+	if _, err := call(c, testTimeout, "slow", map[string]any{"ms": 300, "steps": 3}, "p1"); err != nil {
+		t.Fatalf("slow: %v", err)
+	}
+	c.Close()
+	v := r.end(t)
+	if len(v.Findings) != 0 {
+		t.Errorf("findings: %+v", v.Findings)
+	}
+	var got []string
+	for _, e := range r.rec.Events() {
+		switch {
+		case e.Type == wire.EventInjected:
+			got = append(got, "injected "+e.Dir+" "+e.Method)
+		case e.Type == wire.EventDropped:
+			got = append(got, "dropped: "+e.Detail)
+		}
+	}
+	want := []string{"injected s2c roots/list", "dropped: the answer to a request injected by fault server-request#1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// A fault with no HTTP meaning is refused before the proxy starts.
+func TestRefusesFaultsWithoutAnHTTPMeaning(t *testing.T) {
+	f, err := faults.Parse("half-close")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse("http://127.0.0.1:1/mcp")
+	_, err = httpchaos.New(httpchaos.Config{Upstream: u, Plan: faults.NewPlan(1, []*faults.Fault{f})})
+	if err == nil || !strings.Contains(err.Error(), "half-close has no meaning on HTTP") {
+		t.Fatalf("New = %v, want the half-close refused", err)
+	}
+}

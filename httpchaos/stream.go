@@ -1,0 +1,262 @@
+package httpchaos
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// stream is an event stream open toward the client. Its relay loop and the
+// faults that inject into it from other exchanges write through it.
+type stream struct {
+	x  *exchange
+	mu sync.Mutex
+	// broken is the error of the first failed write: nothing more goes.
+	broken error
+}
+
+func (s *stream) write(b []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.broken != nil {
+		return s.broken
+	}
+	if err := s.x.write(b); err != nil {
+		s.broken = err
+		return err
+	}
+	return nil
+}
+
+// relayStream relays an event stream event by event, never buffering it
+// whole: each message is framed, judged by the plan, and flushed on.
+func (x *exchange) relayStream(resp *http.Response) {
+	p := x.p
+	x.w.Header().Del("Content-Length")
+	x.w.WriteHeader(resp.StatusCode)
+	st := &stream{x: x}
+	if err := st.write(nil); err != nil {
+		return
+	}
+	x.mu.Lock()
+	x.stream, x.answered = st, true
+	pending := x.pending
+	x.pending = nil
+	x.mu.Unlock()
+	p.mu.Lock()
+	p.streams[x.n] = st
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		delete(p.streams, x.n)
+		p.mu.Unlock()
+	}()
+	for _, l := range pending {
+		x.injectInto(st, l.label, l.inj, l.cause)
+	}
+	er := newEventReader(resp.Body, p.cfg.MaxBody)
+	for {
+		if !p.gates[wire.ToClient].wait(x.ctx) {
+			p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "stream ended: the session ended while this direction was stalled"})
+			return
+		}
+		ev, err := er.next()
+		if err != nil {
+			if len(ev.raw) > 0 {
+				// An event the server did not finish: the client gets the
+				// same bytes, and the record keeps them.
+				_ = st.write(ev.raw)
+				e := wire.Event{Type: wire.EventHTTP, Exchange: x.n, EventID: ev.id, Detail: "an unfinished event at the stream's end, passed on"}
+				e.SetRaw(ev.raw)
+				p.record(e)
+			}
+			p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "stream ended: " + x.streamEnd(err)})
+			return
+		}
+		if err := x.relayEvent(st, er, &ev); err != nil {
+			p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "stream ended: writing to the client failed: " + err.Error()})
+			return
+		}
+	}
+}
+
+func (x *exchange) streamEnd(err error) string {
+	switch {
+	case errors.Is(err, io.EOF):
+		return "the server closed it"
+	case x.ctx.Err() != nil:
+		return ended(x)
+	case errors.Is(err, errEventTooLong):
+		return err.Error()
+	}
+	return "reading it failed: " + err.Error()
+}
+
+// relayEvent relays one event. A write error means the client is gone.
+func (x *exchange) relayEvent(st *stream, er *eventReader, ev *event) error {
+	p := x.p
+	if !ev.isMessage() {
+		raw := ev.raw
+		detail := "an event without a message"
+		if ev.name == "endpoint" {
+			raw, detail = x.rewriteEndpoint(ev)
+		}
+		e := wire.Event{Type: wire.EventHTTP, Exchange: x.n, EventID: ev.id, Detail: detail}
+		e.SetRaw(ev.raw)
+		p.record(e)
+		return st.write(raw)
+	}
+	m := wire.Classify(ev.data)
+	seq := x.recordMessage(wire.EventReceived, wire.ToClient, &m, ev.id, "", 0)
+	if p.plan.Empty() {
+		if err := st.write(ev.raw); err != nil {
+			x.recordRef(wire.EventDropped, wire.ToClient, seq, "writing to the client failed: "+err.Error())
+			return err
+		}
+		x.recordRef(wire.EventForwarded, wire.ToClient, seq, "")
+		return nil
+	}
+	step := p.plan.Receive(wire.ToClient, &m)
+	o := x.apply(p.plan.Decide(faults.Before, step), wire.ToClient, seq, false)
+	raw, note := ev.raw, ""
+	if step.Rewritten != nil {
+		raw, note = formatEvent(ev.id, step.Rewritten), step.RewriteNote
+	}
+	switch {
+	case o.cutBy != "":
+		why := "the client's stream was cut by fault " + o.cutBy
+		x.recordRef(wire.EventDropped, wire.ToClient, seq, why+" before this message")
+		x.cut(o.cutBy, func() { x.swallowEvents(er, why) })
+	case o.dropped != "":
+		x.recordRef(wire.EventDropped, wire.ToClient, seq, o.dropped)
+	case o.replaceBy != "":
+		x.recordRef(wire.EventDropped, wire.ToClient, seq, "replaced by fault "+o.replaceBy)
+		x.injectInto(st, o.replaceBy, faults.Injection{Dir: wire.ToClient, Raw: o.replace}, seq)
+	default:
+		var err error
+		if o.fragment != nil {
+			err = x.writePieces(st, raw, o.fragment)
+		} else {
+			err = st.write(raw)
+		}
+		if err != nil {
+			x.recordRef(wire.EventDropped, wire.ToClient, seq, "writing to the client failed: "+err.Error())
+			return err
+		}
+		x.forwarded(wire.ToClient, raw, seq, note)
+		for range o.copies {
+			if err := st.write(raw); err != nil {
+				return err
+			}
+			x.forwarded(wire.ToClient, raw, seq, note)
+		}
+	}
+	for _, l := range o.after {
+		x.injectInto(st, l.label, l.inj, seq)
+	}
+	if after := x.apply(p.plan.Decide(faults.After, step), wire.ToClient, seq, true); after.cutBy != "" {
+		why := "the client's stream was cut by fault " + after.cutBy
+		x.cut(after.cutBy, func() { x.swallowEvents(er, why) })
+	}
+	return st.broken
+}
+
+// writePieces writes an event in the pieces a fragment fault cut, flushing
+// each and pausing between them.
+func (x *exchange) writePieces(st *stream, raw []byte, f *faults.Fragment) error {
+	prev := 0
+	for _, cut := range append(append([]int(nil), f.Cuts...), len(raw)) {
+		if cut <= prev || cut > len(raw) {
+			continue
+		}
+		if prev > 0 && !sleep(x.ctx, f.Gap) {
+			return x.ctx.Err()
+		}
+		if err := st.write(raw[prev:cut]); err != nil {
+			return err
+		}
+		prev = cut
+	}
+	return nil
+}
+
+// rewriteEndpoint points the legacy transport's endpoint event at the
+// proxy: a relative endpoint already resolves against it; an absolute one
+// naming the upstream's host is given the proxy's.
+func (x *exchange) rewriteEndpoint(ev *event) ([]byte, string) {
+	u, err := url.Parse(string(ev.data))
+	if err != nil || !u.IsAbs() || u.Host != x.p.cfg.Upstream.Host {
+		return ev.raw, "the legacy transport's endpoint event, passed on"
+	}
+	u.Scheme, u.Host = "http", x.r.Host
+	if x.r.TLS != nil {
+		u.Scheme = "https"
+	}
+	out := []byte("event: endpoint\n")
+	if ev.id != "" {
+		out = append([]byte("id: "+ev.id+"\n"), out...)
+	}
+	out = append(out, "data: "+u.String()+"\n\n"...)
+	return out, "the legacy transport's endpoint event, rewritten to point at the proxy: " + u.String()
+}
+
+// injectInto writes a message toward the client into st as an event.
+func (x *exchange) injectInto(st *stream, label string, inj faults.Injection, cause int64) {
+	if inj.Gap > 0 && !sleep(x.ctx, inj.Gap) {
+		return
+	}
+	m := wire.Classify(inj.Raw)
+	if m.Kind == wire.Request && isInjectID(m.ID) {
+		// Before the write: the answer can come back before it returns.
+		x.p.mu.Lock()
+		x.p.injectedBy[m.ID] = label
+		x.p.mu.Unlock()
+	}
+	if err := st.write(formatEvent("", inj.Raw)); err != nil {
+		return
+	}
+	st.x.recordMessage(wire.EventInjected, wire.ToClient, &m, "", label, cause)
+}
+
+// injectPending settles the injections toward the client that waited for
+// this exchange's stream, now that its response holds none: they go into
+// another open stream (the GET stream) or are recorded as skipped.
+func (x *exchange) injectPending(why string) {
+	x.mu.Lock()
+	pending := x.pending
+	x.pending, x.answered = nil, true
+	x.mu.Unlock()
+	for _, l := range pending {
+		x.p.injectElsewhere(x, l, why)
+	}
+}
+
+// injectElsewhere writes an injection toward the client into any open
+// stream but from's, or records why it could not be.
+func (p *Proxy) injectElsewhere(from *exchange, l labelled, why string) {
+	p.mu.Lock()
+	var target *stream
+	for n, st := range p.streams {
+		if n != from.n && (target == nil || n < target.x.n) {
+			target = st
+		}
+	}
+	p.mu.Unlock()
+	if target == nil {
+		p.record(wire.Event{Type: wire.EventFault, Fault: l.label, Of: l.cause, Exchange: from.n,
+			Detail: "skipped: no event stream is open toward the client to carry the message (" + why + ")"})
+		return
+	}
+	target.x.injectInto(target, l.label, l.inj, l.cause)
+}
+
+func isInjectID(id string) bool { return len(id) > len(wire.InjectIDPrefix) && id[:len(wire.InjectIDPrefix)] == wire.InjectIDPrefix }
+
+// injectTimeout bounds an injected request toward the server.
+const injectTimeout = 30 * time.Second
