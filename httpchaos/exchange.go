@@ -20,11 +20,11 @@ import (
 // exchange is one HTTP request the client sent through the proxy, and the
 // upstream's response to it.
 type exchange struct {
-	p    *Proxy
-	n    int64
-	w    http.ResponseWriter
-	r    *http.Request
-	ctx  context.Context
+	p   *Proxy
+	n   int64
+	w   http.ResponseWriter
+	r   *http.Request
+	ctx context.Context
 	// up is the context of the upstream request: it ends with ctx, unless
 	// a fault cut the client's connection and the server's answer is still
 	// to be read into the record (detach).

@@ -267,7 +267,9 @@ func TestEOFCutsTheConnection(t *testing.T) {
 			}
 			c.Close()
 			// The server's answer reaches the record after the cut.
-			r.waitFor(t, func(e wire.Event) bool { return e.Type == wire.EventDropped && strings.Contains(e.Detail, "cut by fault") && r.kindOf(e.Of) == "response" })
+			r.waitFor(t, func(e wire.Event) bool {
+				return e.Type == wire.EventDropped && strings.Contains(e.Detail, "cut by fault") && r.kindOf(e.Of) == "response"
+			})
 			v := r.end(t)
 			if len(v.Findings) != 0 {
 				t.Errorf("findings: %+v", v.Findings)

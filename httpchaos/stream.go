@@ -256,7 +256,9 @@ func (p *Proxy) injectElsewhere(from *exchange, l labelled, why string) {
 	target.x.injectInto(target, l.label, l.inj, l.cause)
 }
 
-func isInjectID(id string) bool { return len(id) > len(wire.InjectIDPrefix) && id[:len(wire.InjectIDPrefix)] == wire.InjectIDPrefix }
+func isInjectID(id string) bool {
+	return len(id) > len(wire.InjectIDPrefix) && id[:len(wire.InjectIDPrefix)] == wire.InjectIDPrefix
+}
 
 // injectTimeout bounds an injected request toward the server.
 const injectTimeout = 30 * time.Second
