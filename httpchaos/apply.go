@@ -19,7 +19,7 @@ var httpMeaning = map[string]string{
 	"drop":           "withholds the message: a request's POST stays unanswered, an event is left out of its stream",
 	"duplicate":      "writes a server's event again into its stream (a client's POST is not sent twice: skipped)",
 	"corrupt":        "sends the mangled message in place of the original",
-	"eof":            "cuts the connection or event stream carrying the message, before it",
+	"eof":            "cuts the client's connection or event stream carrying the message, after it (by default) or before it; what the server still sends on it is read into the record",
 	"stall":          "stops reading the direction: the upstream's streams are not read, the client's POSTs not sent on",
 	"burst":          "injects notifications: toward the client into an open event stream, toward the server as POSTs",
 	"list-changed":   "injects a list_changed notification into an open event stream",

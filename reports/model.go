@@ -78,6 +78,8 @@ type Tool struct {
 // Target is what was tested.
 type Target struct {
 	Command []string `json:"command"`
+	// URL is the upstream of an HTTP session (mcpchaos proxy).
+	URL string `json:"url,omitempty"`
 }
 
 // ScenarioResult is one scenario's session, judged.

@@ -29,6 +29,8 @@ Usage:
   mcpchaos test-client [flags] -- CLIENT    run a client program against faults (it must launch
                                            $MCPCHAOS_SERVER_COMMAND), judge its hangs and crashes
   mcpchaos wrap [flags] -- CMD [ARGS...]   relay a stdio MCP session to CMD, injecting faults
+  mcpchaos proxy --upstream URL [flags]    relay MCP over HTTP (streamable HTTP, legacy SSE)
+                                           to URL, injecting faults
   mcpchaos judge TRANSCRIPT.jsonl...       judge stored transcripts again, offline
   mcpchaos serve                           serve the bundled example MCP server on stdio
   mcpchaos faults                          list the faults, their parameters and the trigger keys
@@ -47,6 +49,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "wrap":
 		return runWrap(args[1:], stdin, stdout, stderr)
+	case "proxy":
+		return runProxy(args[1:], stdout, stderr)
 	case "test":
 		return runTest(args[1:], stdout, stderr)
 	case "test-client":

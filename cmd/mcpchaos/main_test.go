@@ -70,6 +70,11 @@ func TestUsageErrors(t *testing.T) {
 		{"missing command", []string{"wrap", "--transcript", transcript, "--", "mcpchaos-no-such-server"}, `cannot start "mcpchaos-no-such-server": command not found (is it installed and on PATH?)`},
 		{"not executable", []string{"wrap", "--", notExecutable}, "permission denied (is the file executable?)"},
 		{"bad grace", []string{"wrap", "--grace", "-1s", "--", "cat"}, "--grace must be positive"},
+		{"proxy without upstream", []string{"proxy"}, "no --upstream"},
+		{"proxy with a bad upstream", []string{"proxy", "--upstream", "localhost:3000"}, `--upstream "localhost:3000" is not an http:// or https:// URL`},
+		{"proxy on a remote address", []string{"proxy", "--upstream", "http://127.0.0.1:1/mcp", "--listen", "0.0.0.0:8931"}, "is not a loopback address"},
+		{"proxy with a stdio-only fault", []string{"proxy", "--upstream", "http://127.0.0.1:1/mcp", "--fault", "half-close"}, "fault half-close has no meaning on HTTP"},
+		{"proxy to nothing", []string{"proxy", "--upstream", "http://127.0.0.1:1/mcp", "--transcript", transcript}, "cannot be reached"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/chaos"
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/httpchaos"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/suite"
 	"github.com/mcpchaos/mcpchaos/wire"
@@ -260,6 +261,11 @@ func runFaults(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(&b, "      %s\n", p.Usage())
 		}
 		fmt.Fprintf(&b, "      fires %s the triggering message unless position= says otherwise\n", fam.Phase)
+		if m := httpchaos.Meaning(fam.Name); m != "" {
+			fmt.Fprintf(&b, "      transports: stdio, http (mcpchaos proxy: %s)\n", m)
+		} else {
+			b.WriteString("      transports: stdio only\n")
+		}
 		fmt.Fprintf(&b, "      example: --fault '%s'\n", fam.Example)
 	}
 	b.WriteString("\nTrigger keys, accepted by every fault:\n")
