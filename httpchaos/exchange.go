@@ -37,6 +37,9 @@ type exchange struct {
 	line     string
 	// session is the Mcp-Session-Id the request carried.
 	session string
+	// request is the seq of the request the client POSTed, 0 for any
+	// other message: an HTTP error status answers it.
+	request int64
 
 	mu sync.Mutex
 	// stream is set once the response is an event stream being relayed;
@@ -104,6 +107,9 @@ func (x *exchange) post() {
 	}
 	m := wire.Classify(body)
 	seq := x.recordMessage(wire.EventReceived, wire.ToServer, &m, "", "", 0)
+	if m.Kind == wire.Request {
+		x.request = seq
+	}
 	p.mu.Lock()
 	p.lastHeaders = x.r.Header.Clone()
 	label, injected := p.injectedBy[m.ID]
@@ -276,8 +282,13 @@ func (x *exchange) respond(resp *http.Response) {
 	p := x.p
 	ct := resp.Header.Get("Content-Type")
 	media, _, _ := mime.ParseMediaType(ct)
-	p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: resp.StatusCode,
-		MCPSession: resp.Header.Get("Mcp-Session-Id"), Detail: "response: " + orNone(ct)})
+	head := wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: resp.StatusCode,
+		MCPSession: resp.Header.Get("Mcp-Session-Id"), Detail: "response: " + orNone(ct)}
+	if resp.StatusCode >= 400 && x.request != 0 {
+		head.Of = x.request
+		head.Detail += "; the error status answers the request"
+	}
+	p.record(head)
 	copyHeaders(x.w.Header(), resp.Header)
 	switch {
 	case media == "text/event-stream":

@@ -362,3 +362,68 @@ func TestRefusesFaultsWithoutAnHTTPMeaning(t *testing.T) {
 		t.Fatalf("New = %v, want the half-close refused", err)
 	}
 }
+
+// The legacy HTTP+SSE transport through the proxy: the endpoint event the
+// server sends names its own host, so the proxy rewrites it to its own;
+// the client then POSTs through the proxy, and the answers come on the
+// GET stream, recorded with the exchange that carried them.
+func TestLegacySSE(t *testing.T) {
+	upstream := httptest.NewUnstartedServer(nil)
+	upstream.Start()
+	defer upstream.Close()
+	upstream.Config.Handler = server.NewSSEServer(everything.New(), server.WithBaseURL(upstream.URL))
+	u, _ := url.Parse(upstream.URL + "/sse")
+	rec := chaos.NewMemoryRecorder()
+	p, err := httpchaos.New(httpchaos.Config{Upstream: u, Recorder: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := httptest.NewServer(p)
+	defer front.Close()
+
+	c, err := client.NewSSEMCPClient(front.URL + "/sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ClientInfo = mcp.Implementation{Name: "legacy", Version: "0"}
+	req.Params.ProtocolVersion = mcp.ProtocolVersion20241105
+	if _, err := c.Initialize(ctx, req); err != nil {
+		t.Fatalf("initialize over legacy SSE through the proxy: %v", err)
+	}
+	res, err := call(c, testTimeout, "echo", map[string]any{"text": "legacy"}, nil)
+	if err != nil || text(res) != "legacy" {
+		t.Fatalf("echo: %v %+v", err, res)
+	}
+	c.Close()
+	if err := p.Close("the test ended"); err != nil {
+		t.Error(err)
+	}
+	events := rec.Events()
+	var rewrote bool
+	for _, e := range events {
+		if e.Type == wire.EventHTTP && strings.HasPrefix(e.Detail, "the legacy transport's endpoint event, rewritten to point at the proxy: "+front.URL+"/message?sessionId=") {
+			rewrote = true
+		}
+	}
+	if !rewrote {
+		t.Error("the endpoint event was not rewritten to the proxy")
+	}
+	got := messages(events, wire.EventReceived)
+	want := []string{
+		"received c2s request initialize", "received s2c response ",
+		"received c2s notification notifications/initialized",
+		"received c2s request tools/call", "received s2c response ",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+	if v := reports.JudgeSession(events); len(v.Findings) != 0 {
+		t.Errorf("findings: %+v", v.Findings)
+	}
+}

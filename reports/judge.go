@@ -208,6 +208,12 @@ func (j *Judger) add(e *wire.Event) {
 		}
 	case wire.EventFault:
 		j.fault(e)
+	case wire.EventHTTP:
+		// An error status with Of names the request of its exchange that
+		// it answered (mcpchaos proxy).
+		if e.Status >= 400 && e.Of != 0 && j.p.name == "server" {
+			j.tr.rejected(e.Of)
+		}
 	case wire.EventPipeClosed:
 		j.pc.pipeClosed(j, e)
 		if cl != nil {

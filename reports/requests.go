@@ -53,6 +53,26 @@ type openReq struct {
 	lastProgress *Evidence
 }
 
+// rejected settles the request received at seq, which an HTTP error status
+// answered: a server that refuses a POST (400 for a method it does not
+// know in this era, 404 for an expired session) has answered it, in the
+// transport's terms, though no JSON-RPC response names its id.
+func (t *tracker) rejected(seq int64) string {
+	if f := t.pending[seq]; f != nil {
+		t.unpend(seq, f)
+		return f.method
+	}
+	for _, list := range t.open {
+		for _, r := range list {
+			if r.recv.Seq == seq {
+				t.closeOpen(r)
+				return r.method
+			}
+		}
+	}
+	return ""
+}
+
 // probeInfo is a liveness probe mcpchaos sent to the peer.
 type probeInfo struct {
 	method string
@@ -72,6 +92,9 @@ const answeredCap = 1 << 16
 type answeredEntry struct {
 	id, method string
 	seq, t     int64
+	// eventID is the SSE event id that carried the answer (HTTP): the same
+	// event again is a replay on resumption, not a second answer.
+	eventID string
 	// cancelled is set for a request the client cancelled before any
 	// answer: one late answer is then allowed (the race the spec expects).
 	cancelled bool
@@ -571,13 +594,13 @@ func (t *tracker) answer(j *Judger, e *wire.Event) string {
 		// reuses an id in flight gets its answers in order, or loses one.
 		r := list[0]
 		t.closeOpen(r)
-		t.answers.put(answeredEntry{id: id, method: r.method, seq: e.Seq, t: e.T})
+		t.answers.put(answeredEntry{id: id, method: r.method, seq: e.Seq, t: e.T, eventID: e.EventID})
 		return r.method
 	}
 	if seq, ok := t.pendingIDs[id]; ok {
 		f := t.pending[seq]
 		t.unpend(seq, f)
-		t.answers.put(answeredEntry{id: id, method: f.method, seq: e.Seq, t: e.T})
+		t.answers.put(answeredEntry{id: id, method: f.method, seq: e.Seq, t: e.T, eventID: e.EventID})
 		return f.method
 	}
 	if id == "null" && e.Kind == "error" && t.invalidDelivered > 0 {
@@ -591,6 +614,11 @@ func (t *tracker) answer(j *Judger, e *wire.Event) string {
 		return ""
 	}
 	if a := t.answers.get(id); a != nil {
+		if e.EventID != "" && e.EventID == a.eventID {
+			// The event that carried the answer, sent again on a stream
+			// the client resumed (Last-Event-ID): the same answer.
+			return ""
+		}
 		if a.cancelled {
 			a.cancelled, a.seq, a.t = false, e.Seq, e.T
 			return ""

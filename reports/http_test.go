@@ -1,0 +1,90 @@
+package reports
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// httpSession is a transcript as mcpchaos proxy writes it: no process,
+// messages with their exchange and event ids, http events for the heads.
+func httpSession() *tb {
+	b := &tb{}
+	seed := testSeed
+	b.add(wire.Event{Type: wire.EventSession, Seed: &seed, URL: "http://127.0.0.1:3000/mcp", Scenario: "proxy", DeadlineMS: 5000})
+	return b
+}
+
+func (b *tb) post(exchange int64, raw string) int64 {
+	b.add(wire.Event{Type: wire.EventHTTP, Exchange: exchange, HTTP: "POST /mcp"})
+	m := wire.Classify([]byte(raw))
+	e := wire.Event{Type: wire.EventReceived, Exchange: exchange}
+	e.SetMessage(wire.ToServer, &m)
+	seq := b.add(e)
+	b.add(wire.Event{Type: wire.EventForwarded, Dir: "c2s", Of: seq, Exchange: exchange})
+	return seq
+}
+
+func (b *tb) event(exchange int64, eventID, raw string, delivered bool) int64 {
+	m := wire.Classify([]byte(raw))
+	e := wire.Event{Type: wire.EventReceived, Exchange: exchange, EventID: eventID}
+	e.SetMessage(wire.ToClient, &m)
+	seq := b.add(e)
+	if delivered {
+		b.add(wire.Event{Type: wire.EventForwarded, Dir: "s2c", Of: seq, Exchange: exchange})
+	} else {
+		b.add(wire.Event{Type: wire.EventDropped, Dir: "s2c", Of: seq, Exchange: exchange, Detail: "the client's stream was cut by fault eof#1 before this message"})
+	}
+	return seq
+}
+
+func TestJudgeHTTPSessions(t *testing.T) {
+	answer := func(id int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[]}}`, id) }
+	for _, tc := range []struct {
+		name  string
+		build func(b *tb)
+		want  []string // rule of each finding
+	}{
+		{"a 400 to server/discover answers it: the client falls back to initialize", func(b *tb) {
+			seq := b.post(1, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`)
+			b.at(10).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 400, Of: seq, Detail: "response: application/json; the error status answers the request"})
+			b.post(2, `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{}}`)
+			b.at(20).event(2, "", `{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`, true)
+		}, nil},
+		{"a 400 without the request named answers nothing", func(b *tb) {
+			b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)
+			b.at(10).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 400})
+		}, []string{RuleUnanswered}},
+		{"an answer replayed on resumption under its event id is one answer", func(b *tb) {
+			b.post(1, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo"}}`)
+			b.at(10).event(1, "ev-9", answer(4), false)
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "GET /mcp", Detail: "Last-Event-ID: ev-8"})
+			b.at(1000).event(2, "ev-9", answer(4), true)
+		}, nil},
+		{"a second answer under another event id is a duplicate", func(b *tb) {
+			b.post(1, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo"}}`)
+			b.at(10).event(1, "ev-9", answer(4), true)
+			b.at(20).event(1, "ev-10", answer(4), true)
+		}, []string{RuleDuplicateResponse}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := httpSession()
+			tc.build(b)
+			b.at(10000).end("the proxy got interrupt")
+			v := JudgeSession(b.evs)
+			var got []string
+			for _, f := range v.Findings {
+				got = append(got, f.Rule)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("rules (-want +got):\n%s\nverdict %+v", diff, v)
+			}
+			if len(v.Indeterminate) != 0 {
+				t.Errorf("indeterminate: %q", v.Indeterminate)
+			}
+		})
+	}
+}
