@@ -330,6 +330,9 @@ func TestServerRequestIntoTheStream(t *testing.T) {
 	if _, err := call(c, testTimeout, "slow", map[string]any{"ms": 300, "steps": 3}, "p1"); err != nil {
 		t.Fatalf("slow: %v", err)
 	}
+	// The client answers the injected request on its own time, perhaps
+	// after the call it came in has returned.
+	r.waitFor(t, func(e wire.Event) bool { return e.Type == wire.EventDropped })
 	c.Close()
 	v := r.end(t)
 	if len(v.Findings) != 0 {
