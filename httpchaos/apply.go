@@ -190,11 +190,9 @@ func (p *Proxy) post(from *exchange, l labelled) {
 		return
 	}
 	m := wire.Classify(l.inj.Raw)
+	p.injecting(&m, l.label)
 	p.mu.Lock()
 	h := p.lastHeaders.Clone()
-	if m.Kind == wire.Request && isInjectID(m.ID) {
-		p.injectedBy[m.ID] = l.label
-	}
 	p.mu.Unlock()
 	if h == nil {
 		h = http.Header{}
@@ -254,11 +252,8 @@ func (x *exchange) swallowEvents(er *eventReader, why string) {
 func (x *exchange) dropUnread(data []byte, eventID, why string) {
 	m := wire.Classify(data)
 	seq := x.recordMessage(wire.EventReceived, wire.ToClient, &m, eventID, "", 0)
-	if m.IsAnswer() && isInjectID(m.ID) {
-		x.p.mu.Lock()
-		label := x.p.injectedBy[m.ID]
-		x.p.mu.Unlock()
-		why = "the answer to a request injected by fault " + label
+	if m.IsAnswer() && strings.HasPrefix(m.ID, wire.InjectIDPrefix) {
+		why = "the answer to a request injected " + x.p.injector(m.ID)
 	}
 	x.recordRef(wire.EventDropped, wire.ToClient, seq, why)
 }

@@ -112,16 +112,10 @@ func (x *exchange) post() {
 	}
 	p.mu.Lock()
 	p.lastHeaders = x.r.Header.Clone()
-	label, injected := p.injectedBy[m.ID]
 	p.mu.Unlock()
 	if m.IsAnswer() && strings.HasPrefix(m.ID, wire.InjectIDPrefix) {
 		// The server never asked: it must not see the answer.
-		if !injected {
-			label = "of mcpchaos"
-		} else {
-			label = "by fault " + label
-		}
-		x.recordRef(wire.EventDropped, wire.ToServer, seq, "the answer to a request injected "+label)
+		x.recordRef(wire.EventDropped, wire.ToServer, seq, "the answer to a request injected "+p.injector(m.ID))
 		x.w.WriteHeader(http.StatusAccepted)
 		p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: http.StatusAccepted, Detail: "answered by mcpchaos, not the upstream"})
 		return
@@ -151,11 +145,9 @@ func (x *exchange) post() {
 		x.recordRef(wire.EventDropped, wire.ToServer, seq, "replaced by fault "+o.replaceBy)
 		rm := wire.Classify(o.replace)
 		raw, note = o.replace, ""
-		seq = x.recordMessage(wire.EventInjected, wire.ToServer, &rm, "", o.replaceBy, seq)
-		_ = seq
+		x.recordMessage(wire.EventInjected, wire.ToServer, &rm, "", o.replaceBy, seq)
 	}
-	if !p.gates[wire.ToServer].wait(x.ctx) {
-		x.recordRef(wire.EventDropped, wire.ToServer, seq, "the session ended while this direction was stalled")
+	if !x.passStall(wire.ToServer, seq) {
 		return
 	}
 	req, err := x.upstreamRequest(x.r.Method, raw, x.r.Header)
@@ -184,6 +176,16 @@ func (x *exchange) closeBody(resp *http.Response) {
 	if !x.detached {
 		resp.Body.Close()
 	}
+}
+
+// passStall waits while a stall holds dir; when the exchange or session
+// ends first, the message of event seq is recorded as never delivered.
+func (x *exchange) passStall(dir wire.Direction, seq int64) bool {
+	if x.p.gates[dir].wait(x.ctx) {
+		return true
+	}
+	x.recordRef(wire.EventDropped, dir, seq, "the session ended while this direction was stalled")
+	return false
 }
 
 // withheld answers the client as the server would had a dropped message
@@ -252,7 +254,7 @@ func (x *exchange) cut(label string, rest func()) {
 	if rest != nil && x.upStop != nil && x.upStop() && x.p.enter() {
 		x.detached = true
 		go func() {
-			defer x.p.active.Done()
+			defer x.p.leave()
 			defer x.upCancel()
 			rest()
 		}()
@@ -362,8 +364,7 @@ func (x *exchange) relayJSON(resp *http.Response) {
 		x.recordMessage(wire.EventInjected, wire.ToClient, &rm, "", o.replaceBy, seq)
 		raw = o.replace
 	}
-	if !p.gates[wire.ToClient].wait(x.ctx) {
-		x.recordRef(wire.EventDropped, wire.ToClient, seq, "the session ended while this direction was stalled")
+	if !x.passStall(wire.ToClient, seq) {
 		return
 	}
 	x.w.Header().Set("Content-Length", strconv.Itoa(len(raw)))

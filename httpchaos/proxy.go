@@ -73,6 +73,9 @@ type Proxy struct {
 	injectedBy  map[string]string // injected request id -> fault label
 
 	exchanges atomic.Int64
+	// running counts the exchanges still being served, and readers of cut
+	// exchanges still recording what the server sends.
+	running atomic.Int64
 	// gates hold a direction stalled until a time (stall).
 	gates [3]gate
 }
@@ -161,7 +164,7 @@ func (p *Proxy) Close(why string) error {
 	select {
 	case <-done:
 	case <-time.After(closeWait):
-		err = fmt.Errorf("%d exchange(s) still running %s after the session ended", p.open(), closeWait)
+		err = fmt.Errorf("%d exchange(s) still running %s after the session ended", p.running.Load(), closeWait)
 		p.record(wire.Event{Type: wire.EventError, Detail: err.Error()})
 	}
 	p.upstream.CloseIdleConnections()
@@ -172,13 +175,7 @@ func (p *Proxy) Close(why string) error {
 	return err
 }
 
-func (p *Proxy) open() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.streams)
-}
-
-// enter registers an exchange, unless the session has ended.
+// enter registers an exchange, unless the session has ended; leave ends it.
 func (p *Proxy) enter() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -186,7 +183,37 @@ func (p *Proxy) enter() bool {
 		return false
 	}
 	p.active.Add(1)
+	p.running.Add(1)
 	return true
+}
+
+func (p *Proxy) leave() {
+	p.running.Add(-1)
+	p.active.Done()
+}
+
+// injecting notes the fault that injects m, when m is a request whose
+// answer the proxy must swallow.
+func (p *Proxy) injecting(m *wire.Message, label string) {
+	if m.Kind != wire.Request || !strings.HasPrefix(m.ID, wire.InjectIDPrefix) {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.injectedBy[m.ID] = label
+}
+
+// injector says who injected the request an answer with id answers, and
+// forgets it: the map holds only requests still unanswered.
+func (p *Proxy) injector(id string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	label, ok := p.injectedBy[id]
+	if !ok {
+		return "of mcpchaos"
+	}
+	delete(p.injectedBy, id)
+	return "by fault " + label
 }
 
 // ServeHTTP relays one exchange between the client and the upstream.
@@ -195,7 +222,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "mcpchaos proxy: the session has ended", http.StatusServiceUnavailable)
 		return
 	}
-	defer p.active.Done()
+	defer p.leave()
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	stop := context.AfterFunc(p.ctx, cancel)
@@ -284,18 +311,7 @@ func (g *gate) wait(ctx context.Context) bool {
 		<-ctx.Done()
 		return false
 	}
-	d := time.Until(until)
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return sleep(ctx, time.Until(until))
 }
 
 // sleep waits d or until ctx ends; false when ctx ended first.

@@ -212,12 +212,8 @@ func (x *exchange) injectInto(st *stream, label string, inj faults.Injection, ca
 		return
 	}
 	m := wire.Classify(inj.Raw)
-	if m.Kind == wire.Request && isInjectID(m.ID) {
-		// Before the write: the answer can come back before it returns.
-		x.p.mu.Lock()
-		x.p.injectedBy[m.ID] = label
-		x.p.mu.Unlock()
-	}
+	// Before the write: the answer can come back before it returns.
+	x.p.injecting(&m, label)
 	if err := st.write(formatEvent("", inj.Raw)); err != nil {
 		return
 	}
@@ -254,10 +250,6 @@ func (p *Proxy) injectElsewhere(from *exchange, l labelled, why string) {
 		return
 	}
 	target.x.injectInto(target, l.label, l.inj, l.cause)
-}
-
-func isInjectID(id string) bool {
-	return len(id) > len(wire.InjectIDPrefix) && id[:len(wire.InjectIDPrefix)] == wire.InjectIDPrefix
 }
 
 // injectTimeout bounds an injected request toward the server.
