@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpchaos/mcpchaos/examples/servers/internal/mcptest"
+	"github.com/mcpchaos/mcpchaos/internal/leakcheck"
 )
 
 // wait bounds every wait in these tests.
@@ -479,32 +478,7 @@ func TestWriteLineHook(t *testing.T) {
 // every Serve, handler and reader started here must have ended.
 func TestMain(m *testing.M) {
 	mcptest.RunServerIfAsked(stdioServer)
-	code := m.Run()
-	if code == 0 {
-		if leaks := lingering(2 * time.Second); leaks != "" {
-			fmt.Fprintf(os.Stderr, "goroutines left behind:\n\n%s\n", leaks)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-func lingering(patience time.Duration) string {
-	deadline := time.Now().Add(patience)
-	for {
-		buf := make([]byte, 1<<20)
-		stacks := strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n")[1:] // the first is ours
-		var leaks []string
-		for _, s := range stacks {
-			if strings.Contains(s, "examples/servers/internal/") {
-				leaks = append(leaks, s)
-			}
-		}
-		if len(leaks) == 0 || time.Now().After(deadline) {
-			return strings.Join(leaks, "\n\n")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	leakcheck.Main(m, 2*time.Second, "examples/servers/internal/")
 }
 
 // ReadLines replaces how stdin is read: every line it passes on is handled,
