@@ -18,7 +18,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpchaos/mcpchaos/chaos"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/httpchaos"
 	"github.com/mcpchaos/mcpchaos/reports"
@@ -77,12 +76,9 @@ func runProxy(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "proxy: --scenario given %d times; one session runs one scenario (add faults with --fault)", len(f.scenarios))
 	}
 	if len(f.scenarios) == 1 {
-		got, err := faults.ResolveScenario(f.scenarios[0], presetScenarios())
+		got, err := relayScenario("proxy", f.scenarios[0], f.report != "")
 		if err != nil {
 			return usageError(stderr, "proxy: %v", err)
-		}
-		if !got.Workload.IsZero() {
-			return usageError(stderr, "proxy: scenario %s: workload: shapes the probe client of mcpchaos test; the proxy relays your client's own requests", got.Name)
 		}
 		sc = &got
 		f.faults = append(slices.Clone(got.Faults), f.faults...)
@@ -124,33 +120,20 @@ func runProxy(args []string, stdout, stderr io.Writer) int {
 	}
 	repro := suite.ShellQuote(argv)
 
-	var recorder *chaos.JSONLRecorder
-	if f.transcript != "" {
-		file, err := os.Create(f.transcript)
-		if err != nil {
-			ln.Close()
-			return usageError(stderr, "proxy: cannot create the transcript: %v", err)
-		}
-		defer file.Close()
-		recorder = chaos.NewJSONLRecorder(file)
-	} else if f.report != "" {
-		recorder = chaos.NewJSONLRecorder(io.Discard)
-	}
-	var judge *reports.Judger
-	if f.report != "" {
-		judge = reports.NewJudger()
-		recorder.OnEvent = judge.Add
+	rec, err := openSessionRecord(f.transcript, f.report != "")
+	if err != nil {
+		ln.Close()
+		return usageError(stderr, "proxy: %v", err)
 	}
 	cfg := httpchaos.Config{Upstream: up, Plan: faults.NewPlan(f.seed, parsed), Tool: "mcpchaos " + version,
 		Scenario: name, Repro: repro, Deadline: f.deadline}
-	if recorder != nil {
-		cfg.Recorder = recorder
-		stop := recorder.FlushEvery(transcriptFlush)
-		defer stop()
+	if rec.recorder != nil {
+		cfg.Recorder = rec.recorder
 	}
 	proxy, err := httpchaos.New(cfg)
 	if err != nil {
 		ln.Close()
+		rec.discard()
 		return usageError(stderr, "proxy: %v", err)
 	}
 	srv := &http.Server{Handler: proxy, ReadHeaderTimeout: 10 * time.Second}
@@ -187,36 +170,14 @@ func runProxy(args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(ctx)
-	if recorder != nil {
-		if err := recorder.Flush(); err != nil {
-			fmt.Fprintf(stderr, "mcpchaos proxy: %v\n", err)
-			return exitUsage
-		}
+	if err := rec.finish(); err != nil {
+		fmt.Fprintf(stderr, "mcpchaos proxy: %v\n", err)
+		return exitUsage
 	}
-	if judge == nil {
+	if rec.judge == nil {
 		return exitOK
 	}
-	v := judge.Verdict()
-	if sc != nil {
-		suite.ApplyExpectation(*sc, f.seed, repro, &v)
-	}
-	report := &reports.Report{
-		Schema: reports.Schema, Tool: reports.Tool{Name: "mcpchaos", Version: version},
-		Target: reports.Target{URL: f.upstream}, Seed: f.seed, Findings: v.Findings, Outcome: "pass",
-		Scenarios: []reports.ScenarioResult{{Name: name, Seed: f.seed, Findings: len(v.Findings),
-			Indeterminate: v.Indeterminate, Notes: v.Notes, Transcript: f.transcript,
-			Outcome: reports.ScenarioOutcome(v.Findings, v.Indeterminate)}},
-	}
-	if reports.Failing(v.Findings) {
-		report.Outcome = reports.OutcomeFail
-	}
-	if err := writeReport(f.report, report); err != nil {
-		return usageError(stderr, "proxy: %v", err)
-	}
-	if !f.quiet {
-		fmt.Fprintf(stderr, "mcpchaos proxy: %d finding(s); report in %s\n", len(v.Findings), f.report)
-	}
-	return report.ExitCode(false)
+	return rec.report("proxy", f.report, reports.Target{URL: f.upstream}, name, f.seed, sc, repro, f.quiet, stderr)
 }
 
 // checkListen refuses an address other than loopback unless allowed: the
@@ -254,13 +215,4 @@ func reachable(u *url.URL) error {
 		return err
 	}
 	return c.Close()
-}
-
-// presetScenarios are the built-in scenarios --scenario NAME can select.
-func presetScenarios() []faults.Scenario {
-	var all []faults.Scenario
-	for _, p := range faults.Presets() {
-		all = append(all, p.Scenario)
-	}
-	return all
 }

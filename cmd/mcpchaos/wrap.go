@@ -83,19 +83,9 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return usageError(stderr, "wrap: --scenario given %d times; one session runs one scenario (add faults with --fault)", len(f.scenarios))
 	}
 	if len(f.scenarios) == 1 {
-		var all []faults.Scenario
-		for _, p := range faults.Presets() {
-			all = append(all, p.Scenario)
-		}
-		got, err := faults.ResolveScenario(f.scenarios[0], all)
+		got, err := relayScenario("wrap", f.scenarios[0], f.report != "")
 		if err != nil {
 			return usageError(stderr, "wrap: %v", err)
-		}
-		if !got.Workload.IsZero() {
-			return usageError(stderr, "wrap: scenario %s: workload: shapes the probe client of mcpchaos test; wrap relays your client's own requests (remove workload:, or run it with mcpchaos test)", got.Name)
-		}
-		if len(got.Findings) > 0 && f.report == "" {
-			return usageError(stderr, "wrap: scenario %s: findings: are checked when the session is judged; add --report FILE", got.Name)
 		}
 		sc = &got
 		f.faults = append(slices.Clone(got.Faults), f.faults...)
@@ -170,29 +160,12 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Repro:    f.repro,
 		Deadline: f.deadline,
 	}
-	var transcript *os.File
-	var recorder *chaos.JSONLRecorder
-	if f.transcript != "" {
-		var err error
-		if transcript, err = os.Create(f.transcript); err != nil {
-			return usageError(stderr, "wrap: cannot create the transcript: %v", err)
-		}
-		defer transcript.Close()
-		recorder = chaos.NewJSONLRecorder(transcript)
-	} else if f.report != "" {
-		recorder = chaos.NewJSONLRecorder(io.Discard)
+	rec, err := openSessionRecord(f.transcript, f.report != "")
+	if err != nil {
+		return usageError(stderr, "wrap: %v", err)
 	}
-	var judge *reports.Judger
-	if f.report != "" {
-		// The streaming judge keeps what open requests need, not every
-		// event, so a long session stays bounded.
-		judge = reports.NewJudger()
-		recorder.OnEvent = judge.Add
-	}
-	if recorder != nil {
-		cfg.Recorder = recorder
-		stopFlushing := recorder.FlushEvery(transcriptFlush)
-		defer stopFlushing()
+	if rec.recorder != nil {
+		cfg.Recorder = rec.recorder
 	}
 
 	// Registered before the session starts, so that no SIGTERM finds us
@@ -205,9 +178,7 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer cancel(nil)
 	session, err := chaos.Start(ctx, cfg, stdin, stdout)
 	if err != nil {
-		if transcript != nil {
-			os.Remove(f.transcript)
-		}
+		rec.discard()
 		return usageError(stderr, "wrap: %v", err)
 	}
 	go session.Interrupts(sigs, cancel)
@@ -216,36 +187,14 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer stopProbes()
 	}
 	session.Wait()
-	if recorder != nil {
-		if err := recorder.Flush(); err != nil {
-			fmt.Fprintf(stderr, "mcpchaos wrap: %v\n", err)
-			return exitUsage
-		}
+	if err := rec.finish(); err != nil {
+		fmt.Fprintf(stderr, "mcpchaos wrap: %v\n", err)
+		return exitUsage
 	}
-	if judge == nil {
+	if rec.judge == nil {
 		return exitOK
 	}
-	v := judge.Verdict()
-	if sc != nil {
-		suite.ApplyExpectation(*sc, f.seed, f.repro, &v)
-	}
-	report := &reports.Report{
-		Schema: reports.Schema, Tool: reports.Tool{Name: "mcpchaos", Version: version},
-		Target: reports.Target{Command: command}, Seed: f.seed, Findings: v.Findings, Outcome: "pass",
-		Scenarios: []reports.ScenarioResult{{Name: "wrap", Seed: f.seed, Findings: len(v.Findings),
-			Indeterminate: v.Indeterminate, Notes: v.Notes, Transcript: f.transcript,
-			Outcome: reports.ScenarioOutcome(v.Findings, v.Indeterminate)}},
-	}
-	if reports.Failing(v.Findings) {
-		report.Outcome = reports.OutcomeFail
-	}
-	if err := writeReport(f.report, report); err != nil {
-		return usageError(stderr, "wrap: %v", err)
-	}
-	if !f.quiet {
-		fmt.Fprintf(stderr, "mcpchaos wrap: %d finding(s); report in %s\n", len(v.Findings), f.report)
-	}
-	return report.ExitCode(false)
+	return rec.report("wrap", f.report, reports.Target{Command: command}, "wrap", f.seed, sc, f.repro, f.quiet, stderr)
 }
 
 // faultsList prints what `mcpchaos faults` shows.
