@@ -85,59 +85,37 @@ func (s *session) handle(dir wire.Direction, f frame) {
 	if step.Rewritten != nil {
 		raw = step.Rewritten
 	}
-	if o.rewrite != nil {
-		raw, note = o.rewrite, "rewritten by fault "+o.rewriteBy
+	if o.Rewrite != nil {
+		raw, note = o.Rewrite, "rewritten by fault "+o.RewriteBy
 	}
 	switch {
-	case o.dropped != "":
-		s.recordRef(wire.EventDropped, dir, seq, o.dropped)
-	case o.replaceBy != "":
-		s.recordRef(wire.EventDropped, dir, seq, "replaced by fault "+o.replaceBy)
-		s.inject(o.replaceBy, faults.Injection{Dir: dir, Raw: o.replace}, seq)
-	case o.hold != nil && s.hold(o.holdBy, o.hold, dir, raw, seq, o.copies):
+	case o.Dropped != "":
+		s.recordRef(wire.EventDropped, dir, seq, o.Dropped)
+	case o.ReplaceBy != "":
+		s.recordRef(wire.EventDropped, dir, seq, "replaced by fault "+o.ReplaceBy)
+		s.inject(o.ReplaceBy, faults.Injection{Dir: dir, Raw: o.Replace}, seq)
+	case o.Hold != nil && s.hold(o.HoldBy, o.Hold, dir, raw, seq, o.Copies):
 		// Held back by reorder; released later (shape.go).
 	case s.holdWith(dir, &m, seq):
 		// More progress for a token whose progress is held until its answer.
 	default:
-		if o.fragment != nil {
-			s.forwardPieces(dir, raw, seq, o.fragment)
+		if o.Fragment != nil {
+			s.forwardPieces(dir, raw, seq, o.Fragment)
 		} else {
 			s.forwardAs(dir, raw, seq, note)
 		}
-		for range o.copies {
+		for range o.Copies {
 			s.forwardAs(dir, raw, seq, note)
 		}
 		s.releaseAfter(dir, &m, seq)
 	}
-	for _, inj := range o.after {
-		s.inject(inj.label, inj.Injection, seq)
+	for _, inj := range o.After {
+		s.inject(inj.Label, inj.Injection, seq)
 	}
 	if after := s.plan.Decide(faults.After, step); len(after) > 0 {
 		s.flush(dir) // "after forwarding" means the peer can read it
 		s.apply(after, dir, m.Raw, seq, true)
 	}
-}
-
-// outcome is what the faults fired before forwarding decided about the
-// triggering message itself.
-type outcome struct {
-	dropped   string // why it is not forwarded; "" forwards it
-	replace   []byte // written instead of it, by fault replaceBy
-	replaceBy string
-	copies    int    // extra copies to forward after it
-	rewrite   []byte // forwarded instead of it, by fault rewriteBy
-	rewriteBy string
-	// hold keeps it back (reorder, fault holdBy); fragment writes it in
-	// pieces; after are frames to inject once it has been dealt with.
-	hold     *faults.Hold
-	holdBy   string
-	fragment *faults.Fragment
-	after    []labelledInjection
-}
-
-type labelledInjection struct {
-	label string
-	faults.Injection
 }
 
 // handlePiece relays a piece of a line longer than MaxLine unclassified and
@@ -227,8 +205,8 @@ func (s *session) writeFailed(dir wire.Direction, lost []int64, err error) {
 // apply carries out what fired faults decided, in plan order. raw is the
 // triggering message, travelling in dir; forwarded says it has been forwarded
 // already, so its copies are written at once rather than after it.
-func (s *session) apply(firings []faults.Firing, dir wire.Direction, raw []byte, cause int64, forwarded bool) outcome {
-	var o outcome
+func (s *session) apply(firings []faults.Firing, dir wire.Direction, raw []byte, cause int64, forwarded bool) faults.Fate {
+	var o faults.Fate
 	for _, f := range firings {
 		e := f.Effect
 		if s.rec != nil {
@@ -254,31 +232,11 @@ func (s *session) apply(firings []faults.Firing, dir wire.Direction, raw []byte,
 		if e.Stall != nil {
 			s.stall(f.Label, e.Stall)
 		}
-		if e.Delay > 0 && !s.delay(dir, e.Delay) && !forwarded && o.dropped == "" {
-			o.dropped = "the session ended while fault " + f.Label + " delayed this message"
+		if e.Delay > 0 && !s.delay(dir, e.Delay) && !forwarded && o.Dropped == "" {
+			o.Dropped = "the session ended while fault " + f.Label + " delayed this message"
 		}
 		if !forwarded {
-			// The first fault to drop or replace the message decides its
-			// fate; later ones are recorded but change nothing.
-			decided := o.dropped != "" || o.replaceBy != ""
-			switch {
-			case e.Drop && !decided:
-				o.dropped = "dropped by fault " + f.Label
-			case e.Replace != nil && !decided:
-				o.replace, o.replaceBy = e.Replace, f.Label
-			case e.Rewrite != nil && o.rewriteBy == "":
-				o.rewrite, o.rewriteBy = e.Rewrite, f.Label
-			}
-			o.copies += e.Copies
-			if e.Hold != nil && o.hold == nil {
-				o.hold, o.holdBy = e.Hold, f.Label
-			}
-			if e.Fragment != nil && o.fragment == nil {
-				o.fragment = e.Fragment
-			}
-			for _, inj := range e.InjectAfter {
-				o.after = append(o.after, labelledInjection{f.Label, inj})
-			}
+			o.Add(f.Label, e)
 		} else {
 			for range e.Copies {
 				s.forward(dir, raw, cause)

@@ -67,15 +67,9 @@ func CheckPlan(plan *faults.Plan) error {
 // outcome is what the faults fired before forwarding decided about the
 // triggering message.
 type outcome struct {
-	dropped   string
-	replace   []byte
-	replaceBy string
-	rewrite   []byte
-	rewriteBy string
-	copies    int
-	cutBy     string
-	fragment  *faults.Fragment
-	after     []labelled
+	faults.Fate
+	// cutBy is the fault that cuts the client's connection (eof).
+	cutBy string
 }
 
 // apply carries out fired faults in plan order, recording each decision.
@@ -122,31 +116,16 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 		if e.Stall != nil {
 			p.gates[e.Stall.Dir].set(e.Stall.For)
 		}
-		if e.Delay > 0 && !sleep(x.ctx, e.Delay) && !forwarded && o.dropped == "" {
-			o.dropped = "the session ended while fault " + f.Label + " delayed this message"
+		if e.Delay > 0 && !sleep(x.ctx, e.Delay) && !forwarded && o.Dropped == "" {
+			o.Dropped = "the session ended while fault " + f.Label + " delayed this message"
 		}
 		if e.CloseServerInput && o.cutBy == "" {
 			o.cutBy = f.Label
 		}
 		if !forwarded {
-			decided := o.dropped != "" || o.replaceBy != ""
-			switch {
-			case e.Drop && !decided:
-				o.dropped = "dropped by fault " + f.Label
-			case e.Replace != nil && !decided:
-				o.replace, o.replaceBy = e.Replace, f.Label
-			case e.Rewrite != nil && o.rewriteBy == "":
-				o.rewrite, o.rewriteBy = e.Rewrite, f.Label
-			}
-			if dir == wire.ToClient {
-				o.copies += e.Copies
-			}
-			if e.Fragment != nil && o.fragment == nil && dir == wire.ToClient {
-				o.fragment = e.Fragment
-			}
-			for _, inj := range e.InjectAfter {
-				o.after = append(o.after, labelled{f.Label, inj, cause})
-			}
+			// Copies of a client's POST were skipped above, and a fragment
+			// only shapes the writes of an event stream.
+			o.Add(f.Label, e)
 		} else {
 			for _, inj := range e.InjectAfter {
 				x.inject(labelled{f.Label, inj, cause})

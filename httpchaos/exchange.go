@@ -129,23 +129,23 @@ func (x *exchange) post() {
 		if step.Rewritten != nil {
 			raw, note = step.Rewritten, step.RewriteNote
 		}
-		if o.rewrite != nil {
-			raw, note = o.rewrite, "rewritten by fault "+o.rewriteBy
+		if o.Rewrite != nil {
+			raw, note = o.Rewrite, "rewritten by fault "+o.RewriteBy
 		}
 	}
 	switch {
 	case o.cutBy != "":
 		x.recordRef(wire.EventDropped, wire.ToServer, seq, "the client's connection was cut by fault "+o.cutBy+" before the message was sent on")
 		x.cut(o.cutBy, nil)
-	case o.dropped != "":
-		x.recordRef(wire.EventDropped, wire.ToServer, seq, o.dropped)
+	case o.Dropped != "":
+		x.recordRef(wire.EventDropped, wire.ToServer, seq, o.Dropped)
 		x.withheld(&m)
 		return
-	case o.replaceBy != "":
-		x.recordRef(wire.EventDropped, wire.ToServer, seq, "replaced by fault "+o.replaceBy)
-		rm := wire.Classify(o.replace)
-		raw, note = o.replace, ""
-		x.recordMessage(wire.EventInjected, wire.ToServer, &rm, "", o.replaceBy, seq)
+	case o.ReplaceBy != "":
+		x.recordRef(wire.EventDropped, wire.ToServer, seq, "replaced by fault "+o.ReplaceBy)
+		rm := wire.Classify(o.Replace)
+		raw, note = o.Replace, ""
+		x.recordMessage(wire.EventInjected, wire.ToServer, &rm, "", o.ReplaceBy, seq)
 	}
 	if !x.passStall(wire.ToServer, seq) {
 		return
@@ -155,7 +155,7 @@ func (x *exchange) post() {
 		x.badGateway(seq, err)
 		return
 	}
-	if o.replaceBy == "" {
+	if o.ReplaceBy == "" {
 		x.forwarded(wire.ToServer, raw, seq, note)
 	}
 	resp, err := p.upstream.Do(req)
@@ -353,16 +353,16 @@ func (x *exchange) relayJSON(resp *http.Response) {
 	case o.cutBy != "":
 		x.recordRef(wire.EventDropped, wire.ToClient, seq, "the client's connection was cut by fault "+o.cutBy+" before this answer")
 		x.cut(o.cutBy, nil)
-	case o.dropped != "":
-		x.recordRef(wire.EventDropped, wire.ToClient, seq, o.dropped)
+	case o.Dropped != "":
+		x.recordRef(wire.EventDropped, wire.ToClient, seq, o.Dropped)
 		<-x.ctx.Done()
 		p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "ended unanswered: " + ended(x)})
 		return
-	case o.replaceBy != "":
-		x.recordRef(wire.EventDropped, wire.ToClient, seq, "replaced by fault "+o.replaceBy)
-		rm := wire.Classify(o.replace)
-		x.recordMessage(wire.EventInjected, wire.ToClient, &rm, "", o.replaceBy, seq)
-		raw = o.replace
+	case o.ReplaceBy != "":
+		x.recordRef(wire.EventDropped, wire.ToClient, seq, "replaced by fault "+o.ReplaceBy)
+		rm := wire.Classify(o.Replace)
+		x.recordMessage(wire.EventInjected, wire.ToClient, &rm, "", o.ReplaceBy, seq)
+		raw = o.Replace
 	}
 	if !x.passStall(wire.ToClient, seq) {
 		return
@@ -373,7 +373,7 @@ func (x *exchange) relayJSON(resp *http.Response) {
 		x.recordRef(wire.EventDropped, wire.ToClient, seq, "writing to the client failed: "+err.Error())
 		return
 	}
-	if o.replaceBy == "" {
+	if o.ReplaceBy == "" {
 		x.forwarded(wire.ToClient, raw, seq, note)
 	}
 	x.injectPending("the answer came as a JSON body, not an event stream")

@@ -133,15 +133,15 @@ func (x *exchange) relayEvent(st *stream, er *eventReader, ev *event) error {
 		why := "the client's stream was cut by fault " + o.cutBy
 		x.recordRef(wire.EventDropped, wire.ToClient, seq, why+" before this message")
 		x.cut(o.cutBy, func() { x.swallowEvents(er, why) })
-	case o.dropped != "":
-		x.recordRef(wire.EventDropped, wire.ToClient, seq, o.dropped)
-	case o.replaceBy != "":
-		x.recordRef(wire.EventDropped, wire.ToClient, seq, "replaced by fault "+o.replaceBy)
-		x.injectInto(st, o.replaceBy, faults.Injection{Dir: wire.ToClient, Raw: o.replace}, seq)
+	case o.Dropped != "":
+		x.recordRef(wire.EventDropped, wire.ToClient, seq, o.Dropped)
+	case o.ReplaceBy != "":
+		x.recordRef(wire.EventDropped, wire.ToClient, seq, "replaced by fault "+o.ReplaceBy)
+		x.injectInto(st, o.ReplaceBy, faults.Injection{Dir: wire.ToClient, Raw: o.Replace}, seq)
 	default:
 		var err error
-		if o.fragment != nil {
-			err = x.writePieces(st, raw, o.fragment)
+		if o.Fragment != nil {
+			err = x.writePieces(st, raw, o.Fragment)
 		} else {
 			err = st.write(raw)
 		}
@@ -150,15 +150,15 @@ func (x *exchange) relayEvent(st *stream, er *eventReader, ev *event) error {
 			return err
 		}
 		x.forwarded(wire.ToClient, raw, seq, note)
-		for range o.copies {
+		for range o.Copies {
 			if err := st.write(raw); err != nil {
 				return err
 			}
 			x.forwarded(wire.ToClient, raw, seq, note)
 		}
 	}
-	for _, l := range o.after {
-		x.injectInto(st, l.label, l.inj, seq)
+	for _, l := range o.After {
+		x.injectInto(st, l.Label, l.Injection, seq)
 	}
 	if after := x.apply(p.plan.Decide(faults.After, step), wire.ToClient, seq, true); after.cutBy != "" {
 		why := "the client's stream was cut by fault " + after.cutBy
