@@ -190,23 +190,10 @@ func TestUnresponsiveServer(t *testing.T) {
 // tool call; it exits when its stdin closes.
 func hangingCallsServer(t *testing.T) func(f *fake) {
 	return func(f *fake) {
-		for {
-			line, ok := f.next()
-			if !ok {
-				return
-			}
-			m := parse(t, line)
-			switch m.Method {
-			case "server/discover":
-				f.send(methodNotFound(m.ID))
-			case "initialize":
-				f.send(result(m.ID, initializeResult))
-			case "tools/list":
-				f.send(result(m.ID, `{"tools":[{"name":"a"},{"name":"b"},{"name":"c"}]}`))
-			case "ping":
-				f.send(result(m.ID, `{}`))
-			}
-		}
+		f.serve(t, func(m msg, _ string) bool {
+			f.stateful(m, `[{"name":"a"},{"name":"b"},{"name":"c"}]`)
+			return true
+		})
 	}
 }
 

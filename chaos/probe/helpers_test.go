@@ -151,6 +151,36 @@ func (f *fake) next() (string, bool) {
 	return line, true
 }
 
+// serve runs handle on each line the probe writes, parsed, until the
+// probe's output ends or handle returns false.
+func (f *fake) serve(t *testing.T, handle func(m msg, line string) bool) {
+	for {
+		line, ok := f.next()
+		if !ok || !handle(parse(t, line), line) {
+			return
+		}
+	}
+}
+
+// stateful answers what the stateful fakes answer alike: server/discover
+// refused (so the probe falls back to the handshake), initialize, ping,
+// and tools/list with tools (a JSON array). It says whether it answered m.
+func (f *fake) stateful(m msg, tools string) bool {
+	switch m.Method {
+	case "server/discover":
+		f.send(methodNotFound(m.ID))
+	case "initialize":
+		f.send(result(m.ID, initializeResult))
+	case "tools/list":
+		f.send(result(m.ID, `{"tools":`+tools+`}`))
+	case "ping":
+		f.send(result(m.ID, `{}`))
+	default:
+		return false
+	}
+	return true
+}
+
 func (f *fake) send(line string) {
 	_, _ = io.WriteString(f.out, line+"\n")
 }

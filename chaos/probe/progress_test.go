@@ -15,47 +15,35 @@ import (
 // many steps and never answers.
 func slowToolServer(t *testing.T, step time.Duration, steps, stopAfter int) func(f *fake) {
 	return func(f *fake) {
-		for {
-			line, ok := f.next()
-			if !ok {
-				return
+		f.serve(t, func(m msg, line string) bool {
+			if f.stateful(m, `[{"name":"slow","inputSchema":{"type":"object"}}]`) || m.Method != "tools/call" {
+				return true
 			}
-			m := parse(t, line)
-			switch m.Method {
-			case "server/discover":
-				f.send(methodNotFound(m.ID))
-			case "initialize":
-				f.send(result(m.ID, initializeResult))
-			case "tools/list":
-				f.send(result(m.ID, `{"tools":[{"name":"slow","inputSchema":{"type":"object"}}]}`))
-			case "ping":
-				f.send(result(m.ID, `{}`))
-			case "tools/call":
-				var call struct {
-					Params struct {
-						Meta struct {
-							ProgressToken json.RawMessage `json:"progressToken"`
-						} `json:"_meta"`
-					} `json:"params"`
-				}
-				_ = json.Unmarshal([]byte(line), &call)
-				id := m.ID
-				go func() {
-					for i := 1; i <= steps; i++ {
-						select {
-						case <-time.After(step):
-						case <-f.release:
-							return
-						}
-						if stopAfter > 0 && i > stopAfter {
-							return
-						}
-						f.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%d,"total":%d}}`, call.Params.Meta.ProgressToken, i, steps))
+			var call struct {
+				Params struct {
+					Meta struct {
+						ProgressToken json.RawMessage `json:"progressToken"`
+					} `json:"_meta"`
+				} `json:"params"`
+			}
+			_ = json.Unmarshal([]byte(line), &call)
+			id := m.ID
+			go func() {
+				for i := 1; i <= steps; i++ {
+					select {
+					case <-time.After(step):
+					case <-f.release:
+						return
 					}
-					f.send(result(id, `{"content":[]}`))
-				}()
-			}
-		}
+					if stopAfter > 0 && i > stopAfter {
+						return
+					}
+					f.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%d,"total":%d}}`, call.Params.Meta.ProgressToken, i, steps))
+				}
+				f.send(result(id, `{"content":[]}`))
+			}()
+			return true
+		})
 	}
 }
 

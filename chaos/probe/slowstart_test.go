@@ -12,12 +12,7 @@ import (
 // loaded machine); once it has, it refuses initialize on that connection.
 func slowDiscoverServer(t *testing.T, delay time.Duration) func(f *fake) {
 	return func(f *fake) {
-		for {
-			line, ok := f.next()
-			if !ok {
-				return
-			}
-			m := parse(t, line)
+		f.serve(t, func(m msg, _ string) bool {
 			switch m.Method {
 			case "server/discover":
 				time.Sleep(delay)
@@ -29,7 +24,8 @@ func slowDiscoverServer(t *testing.T, delay time.Duration) func(f *fake) {
 			case "tools/call":
 				f.send(result(m.ID, `{"content":[],"resultType":"complete"}`))
 			}
-		}
+			return true
+		})
 	}
 }
 
