@@ -25,7 +25,7 @@ var httpMeaning = map[string]string{
 	"list-changed":   "injects a list_changed notification into an open event stream",
 	"server-request": "injects a server-to-client request into an open event stream; the client's answer is swallowed",
 	"cancel":         "injects notifications/cancelled: toward the server as a POST",
-	"early-request":  "POSTs a request before the client's initialize",
+	"early-request":  "POSTs a request, with the session id initialize gave, before the client's notifications/initialized goes on",
 	"id-type":        "sends the request on with its id's type changed; the answer is translated back",
 	"id-collision":   "sends the request on with the id of another in flight; the answer is translated back",
 	"oversize":       "pads the message under _meta",

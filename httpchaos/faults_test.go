@@ -1,0 +1,96 @@
+package httpchaos_test
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpchaos/mcpchaos/httpchaos"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// Every fault mcpchaos proxy claims works on HTTP, each against mcp-go's
+// streamable HTTP server and client (well-behaved peers): the fault fires
+// (not skipped), the client's calls end within their deadline either way,
+// no goroutine outlives the session (TestMain), and the judge finds what
+// the specification says of the server, which is nothing.
+func TestEveryHTTPFaultAgainstMCPGo(t *testing.T) {
+	specs := map[string]string{
+		"delay":          "delay:on=s2c:response:tools/call,for=50ms",
+		"drop":           "drop:on=s2c:notification:notifications/progress",
+		"duplicate":      "duplicate:on=s2c:notification:notifications/progress",
+		"corrupt":        "corrupt:on=s2c:notification:notifications/progress",
+		"oversize":       "oversize:on=s2c:notification:notifications/progress,size=64KiB",
+		"eof":            "eof:on=c2s:request:tools/call",
+		"stall":          "stall:on=s2c:notification:notifications/progress,for=200ms",
+		"burst":          "burst:on=s2c:notification:notifications/progress,count=5",
+		"list-changed":   "list-changed:on=s2c:notification:notifications/progress",
+		"server-request": "server-request:method=ping,on=s2c:notification:notifications/progress",
+		"cancel":         "cancel:on=c2s:request:tools/call",
+		"early-request":  "early-request",
+		"id-type":        "id-type:on=c2s:request:tools/call",
+		"id-collision":   "id-collision:on=c2s:request:tools/call",
+		"fragment":       "fragment:on=s2c:notification:notifications/progress",
+	}
+	var claimed []string
+	for f := range specs {
+		claimed = append(claimed, f)
+	}
+	if diff := cmp.Diff(httpchaos.Families(), claimed, cmp.Transformer("sorted", sortedCopy)); diff != "" {
+		t.Fatalf("families claimed on HTTP without a case here (-claimed +tested):\n%s", diff)
+	}
+	for _, family := range httpchaos.Families() {
+		t.Run(family, func(t *testing.T) {
+			r := startRig(t, 1, specs[family])
+			c := r.dial(t, mcp.ProtocolVersion20251125)
+			// Two calls in flight at once, each reporting progress, so that
+			// every trigger above has its moment.
+			var wg sync.WaitGroup
+			for _, token := range []string{"p1", "p2"} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					start := time.Now()
+					_, _ = call(c, 3*time.Second, "slow", map[string]any{"ms": 300, "steps": 3}, token)
+					if d := time.Since(start); d > 4*time.Second {
+						t.Errorf("a call took %v, past its deadline", d)
+					}
+				}()
+			}
+			wg.Wait()
+			c.Close()
+			v := r.end(t)
+			var fired []string
+			for _, e := range r.rec.Events() {
+				if e.Type == wire.EventFault && e.Action == family && !strings.HasPrefix(e.Detail, "skipped") {
+					fired = append(fired, e.Detail)
+				}
+			}
+			t.Logf("fired %q; indeterminate %q; notes %q", fired, v.Indeterminate, v.Notes)
+			if len(fired) == 0 {
+				t.Errorf("%s never fired", specs[family])
+			}
+			if len(v.Findings) != 0 {
+				for _, f := range v.Findings {
+					t.Errorf("finding on a well-behaved server: %s %s: %s", f.Kind, f.Rule, f.Message)
+				}
+			}
+		})
+	}
+}
+
+func sortedCopy(in []string) []string {
+	out := append([]string(nil), in...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
