@@ -116,6 +116,9 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 		if e.Stall != nil {
 			p.gates[e.Stall.Dir].set(e.Stall.For)
 		}
+		if e.Delay > 0 {
+			x.flush() // the delay holds this message, not those before it
+		}
 		if e.Delay > 0 && !sleep(x.ctx, e.Delay) && !forwarded && o.Dropped == "" {
 			o.Dropped = "the session ended while fault " + f.Label + " delayed this message"
 		}

@@ -246,10 +246,28 @@ func (x *exchange) upstreamContext() context.Context {
 	return x.up
 }
 
+// flush sends on what the exchange's event stream has queued, if it has one.
+func (x *exchange) flush() {
+	x.mu.Lock()
+	st := x.stream
+	x.mu.Unlock()
+	if st != nil {
+		st.flush()
+	}
+}
+
 // cut ends the client's connection now, as fault label decided; what the
 // server still sends on this exchange is read into the record (dropped),
 // so the judge sees the server answer although the client never can.
 func (x *exchange) cut(label string, rest func()) {
+	x.mu.Lock()
+	st := x.stream
+	x.mu.Unlock()
+	if st != nil {
+		st.flush() // what went on before the cut reaches the client
+		// The reader of the rest writes nothing: the handler is gone.
+		st.end(errCut)
+	}
 	x.p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "connection cut by fault " + label})
 	if rest != nil && x.upStop != nil && x.upStop() && x.p.enter() {
 		x.detached = true
@@ -383,11 +401,19 @@ func (x *exchange) relayJSON(resp *http.Response) {
 }
 
 // write writes to the client with a deadline, flushing.
-func (x *exchange) write(b []byte) error {
+func (x *exchange) write(b []byte) error { return x.send(b, true) }
+
+// send writes to the client with a deadline, flushing when asked: the
+// relay of a stream leaves the flush to the moment it would wait on the
+// server (see flushBeforeRead), so a burst of events costs one.
+func (x *exchange) send(b []byte, flush bool) error {
 	rc := http.NewResponseController(x.w)
 	_ = rc.SetWriteDeadline(time.Now().Add(x.p.cfg.WriteTimeout))
 	if _, err := x.w.Write(b); err != nil {
 		return err
+	}
+	if !flush {
+		return nil
 	}
 	if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err

@@ -302,6 +302,13 @@ func (g *gate) set(d time.Duration) {
 	}
 }
 
+// closed says the gate holds its direction now.
+func (g *gate) closed() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.forever || time.Now().Before(g.until)
+}
+
 // wait holds until the gate opens; false when ctx ended first.
 func (g *gate) wait(ctx context.Context) bool {
 	g.mu.Lock()

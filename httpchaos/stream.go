@@ -21,17 +21,56 @@ type stream struct {
 	broken error
 }
 
-func (s *stream) write(b []byte) error {
+// write writes b and flushes it, and what was queued before it, to the
+// client.
+func (s *stream) write(b []byte) error { return s.send(b, true) }
+
+// queue writes b without flushing: the relay loop flushes before it waits
+// on the server.
+func (s *stream) queue(b []byte) error { return s.send(b, false) }
+
+func (s *stream) flush() { _ = s.send(nil, true) }
+
+// errStreamEnded is the write error of a stream whose relay has returned.
+var errStreamEnded = errors.New("the stream has ended")
+
+// errCut is the write error of a stream a fault cut.
+var errCut = errors.New("the stream was cut by a fault")
+
+// end stops all writes to the stream: its handler is returning.
+func (s *stream) end(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.broken == nil {
+		s.broken = err
+	}
+}
+
+func (s *stream) send(b []byte, flush bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.broken != nil {
 		return s.broken
 	}
-	if err := s.x.write(b); err != nil {
+	if err := s.x.send(b, flush); err != nil {
 		s.broken = err
 		return err
 	}
 	return nil
+}
+
+// flushBeforeRead flushes the stream whenever the relay is about to read
+// from the server, the one moment it may block: nothing it queued waits
+// on the server's next event, and events that came together leave
+// together.
+type flushBeforeRead struct {
+	r  io.Reader
+	st *stream
+}
+
+func (f flushBeforeRead) Read(p []byte) (int, error) {
+	f.st.flush()
+	return f.r.Read(p)
 }
 
 // relayStream relays an event stream event by event, never buffering it
@@ -56,12 +95,18 @@ func (x *exchange) relayStream(resp *http.Response) {
 		p.mu.Lock()
 		delete(p.streams, x.n)
 		p.mu.Unlock()
+		// An injection that found the stream before it left the map must
+		// not write once the handler has returned.
+		st.end(errStreamEnded)
 	}()
 	for _, l := range pending {
 		x.injectInto(st, l.label, l.inj, l.cause)
 	}
-	er := newEventReader(resp.Body, p.cfg.MaxBody)
+	er := newEventReader(flushBeforeRead{resp.Body, st}, p.cfg.MaxBody)
 	for {
+		if p.gates[wire.ToClient].closed() {
+			st.flush() // a stall holds what comes after, not what came before
+		}
 		if !p.gates[wire.ToClient].wait(x.ctx) {
 			p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "stream ended: the session ended while this direction was stalled"})
 			return
@@ -110,12 +155,12 @@ func (x *exchange) relayEvent(st *stream, er *eventReader, ev *event) error {
 		e := wire.Event{Type: wire.EventHTTP, Exchange: x.n, EventID: ev.id, Detail: detail}
 		e.SetRaw(ev.raw)
 		p.record(e)
-		return st.write(raw)
+		return st.queue(raw)
 	}
 	m := wire.Classify(ev.data)
 	seq := x.recordMessage(wire.EventReceived, wire.ToClient, &m, ev.id, "", 0)
 	if p.plan.Empty() {
-		if err := st.write(ev.raw); err != nil {
+		if err := st.queue(ev.raw); err != nil {
 			x.recordRef(wire.EventDropped, wire.ToClient, seq, "writing to the client failed: "+err.Error())
 			return err
 		}
@@ -143,7 +188,7 @@ func (x *exchange) relayEvent(st *stream, er *eventReader, ev *event) error {
 		if o.Fragment != nil {
 			err = x.writePieces(st, raw, o.Fragment)
 		} else {
-			err = st.write(raw)
+			err = st.queue(raw)
 		}
 		if err != nil {
 			x.recordRef(wire.EventDropped, wire.ToClient, seq, "writing to the client failed: "+err.Error())
@@ -151,7 +196,7 @@ func (x *exchange) relayEvent(st *stream, er *eventReader, ev *event) error {
 		}
 		x.forwarded(wire.ToClient, raw, seq, note)
 		for range o.Copies {
-			if err := st.write(raw); err != nil {
+			if err := st.queue(raw); err != nil {
 				return err
 			}
 			x.forwarded(wire.ToClient, raw, seq, note)

@@ -1,0 +1,99 @@
+package httpchaos_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/chaos"
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/httpchaos"
+)
+
+// benchUpstream answers every POST with one JSON-RPC answer, as a JSON
+// body, or as an event stream of events-1 progress notifications and the
+// answer: the cost measured is the proxy's, not a server's.
+func benchUpstream(events int) http.Handler {
+	answer := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}`
+	var stream bytes.Buffer
+	for i := 1; i < events; i++ {
+		fmt.Fprintf(&stream, "id: %d\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":%d}}\n\n", i, i)
+	}
+	fmt.Fprintf(&stream, "id: %d\ndata: %s\n\n", events, answer)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if events == 0 {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, answer)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(stream.Bytes())
+	})
+}
+
+// BenchmarkProxy compares requests through the proxy (with the transcript
+// streamed to a discarding recorder, as --report does, and an empty or a
+// never-firing fault plan) with the same requests sent to the server
+// directly: requests per second and p50/p99 latency.
+func BenchmarkProxy(b *testing.B) {
+	never, err := faults.Parse("drop:on=c2s:request:never/this")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, shape := range []struct {
+		name   string
+		events int
+	}{{"json", 0}, {"sse-1000", 1000}} {
+		upstream := httptest.NewServer(benchUpstream(shape.events))
+		for _, via := range []string{"direct", "proxy", "proxy+plan"} {
+			b.Run(shape.name+"/"+via, func(b *testing.B) {
+				target := upstream.URL + "/mcp"
+				if via != "direct" {
+					u, _ := url.Parse(target)
+					var fs []*faults.Fault
+					if via == "proxy+plan" {
+						fs = append(fs, never)
+					}
+					p, err := httpchaos.New(httpchaos.Config{Upstream: u, Plan: faults.NewPlan(1, fs), Recorder: chaos.NewJSONLRecorder(io.Discard)})
+					if err != nil {
+						b.Fatal(err)
+					}
+					front := httptest.NewServer(p)
+					defer front.Close()
+					defer p.Close("")
+					target = front.URL + "/mcp"
+				}
+				body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`
+				lat := make([]time.Duration, 0, b.N)
+				b.ResetTimer()
+				for range b.N {
+					start := time.Now()
+					resp, err := http.Post(target, "application/json", strings.NewReader(body))
+					if err != nil {
+						b.Fatal(err)
+					}
+					n, _ := io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if n == 0 {
+						b.Fatal("empty answer")
+					}
+					lat = append(lat, time.Since(start))
+				}
+				b.StopTimer()
+				slices.Sort(lat)
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+				b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+			})
+		}
+		upstream.Close()
+	}
+}
