@@ -87,9 +87,17 @@ func (e *endWriter) fail(err error) ([]int64, error) {
 }
 
 // close reports whether this call closed the pipe.
-func (e *endWriter) close() bool {
+func (e *endWriter) close() bool { return e.closeRecorded(nil) }
+
+// closeRecorded is close with record run after the pipe is ours to close
+// and before it closes: the peer may act on the EOF at once (exit, end its
+// output), and the record must show the close before what it caused.
+func (e *endWriter) closeRecorded(record func()) bool {
 	if e.closed.Swap(true) {
 		return false
+	}
+	if record != nil {
+		record()
 	}
 	if e.closer != nil {
 		_ = e.closer()

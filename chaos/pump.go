@@ -251,8 +251,9 @@ func (s *session) apply(firings []faults.Firing, dir wire.Direction, raw []byte,
 		for _, inj := range e.Inject {
 			s.inject(f.Label, inj, cause)
 		}
-		if e.CloseServerInput && s.writers[wire.ToServer].close() {
+		if e.CloseServerInput && s.writers[wire.ToServer].closeRecorded(func() {
 			s.recordPipe(wire.PipeServerInput, "early EOF from fault "+f.Label, true)
+		}) {
 			s.shutdown("fault " + f.Label + " closed the server's stdin")
 		}
 		if e.HalfClose != 0 {
@@ -347,8 +348,9 @@ func (s *session) halfClose(label string, dir wire.Direction) {
 		}
 		return
 	}
-	_ = c()
+	// Recorded first: the read that the close ends records its own EOF.
 	s.recordPipe(sourcePipe(dir), "half-closed by fault "+label, true)
+	_ = c()
 }
 
 func (s *session) source(dir wire.Direction) io.Reader {

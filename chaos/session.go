@@ -226,9 +226,9 @@ func (s *session) run(ctx context.Context) *Result {
 			// EOF, as a direct pipe would, rather than leave it waiting.
 			s2cRunning = false
 			s.flush(wire.ToClient)
-			if s.writers[wire.ToClient].close() {
+			s.writers[wire.ToClient].closeRecorded(func() {
 				s.recordPipe(wire.PipeClientOutput, "nothing more can come from the server: its output ended", true)
-			}
+			})
 		case <-ctx.Done():
 			res.Reason = "interrupted"
 			if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
@@ -257,9 +257,9 @@ func (s *session) run(ctx context.Context) *Result {
 	s.recordExit(res)
 
 	s.writers[wire.ToServer].close()
-	if s.writers[wire.ToClient].close() {
+	s.writers[wire.ToClient].closeRecorded(func() {
 		s.recordPipe(wire.PipeClientOutput, "the server exited", true)
-	}
+	})
 	if c2sRunning {
 		// Closing a pollable pipe wakes the pump at once. A blocking stdin
 		// (a terminal, an inherited blocking pipe) cannot be woken; its pump
@@ -340,9 +340,9 @@ func (s *session) ladder(why string) {
 	// nor on SIGTERM: continue it first, and again before each rung in case
 	// a later fault stopped it anew.
 	s.resume("the shutdown ladder starts: " + why)
-	if s.writers[wire.ToServer].close() {
+	s.writers[wire.ToServer].closeRecorded(func() {
 		s.recordPipe(wire.PipeServerInput, why, true)
-	}
+	})
 	wait := func() bool {
 		t := time.NewTimer(s.cfg.Grace)
 		defer t.Stop()
