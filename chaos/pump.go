@@ -385,15 +385,9 @@ func sender(dir wire.Direction) string {
 
 // probe writes a liveness probe toward dir's receiver.
 func (s *session) probe(dir wire.Direction, why string) {
-	n := s.probes.Add(1)
-	id := fmt.Sprintf("%s%d\"", wire.ProbeIDPrefix, n)
-	method, params := "ping", ""
-	if wire.Era(s.era.Load()) == wire.Stateless {
-		method, params = "server/discover", statelessProbeParams
-	}
-	raw := []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `"` + params + "}\n")
+	pr := wire.NewProbe(s.probes.Add(1), wire.Era(s.era.Load()))
 	w := s.writers[dir]
-	lost, err := w.put(raw, 0)
+	lost, err := w.put(pr.Raw, 0)
 	if err == nil {
 		lost, err = w.flush()
 	}
@@ -401,12 +395,7 @@ func (s *session) probe(dir wire.Direction, why string) {
 		s.writeFailed(dir, lost, err)
 		why += "; not delivered: " + err.Error()
 	}
-	e := wire.Event{Type: wire.EventProbe, Dir: dir.String(), ID: id, Method: method, Detail: why}
-	e.SetRaw(raw)
+	e := wire.Event{Type: wire.EventProbe, Dir: dir.String(), ID: pr.ID, Method: pr.Method, Detail: why}
+	e.SetRaw(pr.Raw)
 	s.record(e)
 }
-
-// statelessProbeParams is the _meta every 2026-07-28 request must carry.
-const statelessProbeParams = `,"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
-	`"io.modelcontextprotocol/clientInfo":{"name":"mcpchaos-liveness-probe","version":"1"},` +
-	`"io.modelcontextprotocol/clientCapabilities":{}}}`

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/internal/mcpheader"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -181,6 +182,7 @@ func (p *Proxy) post(from *exchange, l labelled) {
 	}
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json, text/event-stream")
+	mcpheader.Mirror(h, l.inj.Raw, h.Get("MCP-Protocol-Version"))
 	// The injected exchange lives past the one that fired it, within the
 	// session: an early-request fired on initialize is answered after.
 	ctx, cancel := context.WithTimeout(p.ctx, injectTimeout)

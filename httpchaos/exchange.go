@@ -112,7 +112,13 @@ func (x *exchange) post() {
 	}
 	p.mu.Lock()
 	p.lastHeaders = x.r.Header.Clone()
+	p.lastPost = x.r.URL
 	p.mu.Unlock()
+	if m.Era != wire.EraUnknown {
+		// The latest word wins, as on stdio: a client may try
+		// server/discover and fall back to initialize.
+		p.era.Store(uint32(m.Era))
+	}
 	if m.IsAnswer() && strings.HasPrefix(m.ID, wire.InjectIDPrefix) {
 		// The server never asked: it must not see the answer.
 		x.recordRef(wire.EventDropped, wire.ToServer, seq, "the answer to a request injected "+p.injector(m.ID))

@@ -49,6 +49,9 @@ type Config struct {
 	// Session facts recorded for the judge, as on stdio.
 	Tool, Scenario, Role, Repro, Expect string
 	Deadline, MaxDeadline               time.Duration
+	// Grace is the shutdown ladder's wait, when the run stops the server
+	// (test --url -- CMD).
+	Grace time.Duration
 }
 
 // Proxy is one proxy session: from New to Close, every exchange it serves
@@ -70,9 +73,16 @@ type Proxy struct {
 	// injected request toward the server goes with them (session id,
 	// protocol version, authorization).
 	lastHeaders http.Header
-	injectedBy  map[string]string // injected request id -> fault label
+	// lastPost is where the client's latest POST went (the legacy
+	// transport's message endpoint, with its session query).
+	lastPost   *url.URL
+	injectedBy map[string]string // injected request id -> fault label
 
 	exchanges atomic.Int64
+	// era is the wire.Era the client's messages last spoke; probes counts
+	// the liveness probes sent.
+	era    atomic.Uint32
+	probes atomic.Int64
 	// running counts the exchanges still being served, and readers of cut
 	// exchanges still recording what the server sends.
 	running atomic.Int64
@@ -138,7 +148,7 @@ func (p *Proxy) recordStart() {
 	seed := p.plan.Seed()
 	e := wire.Event{Type: wire.EventSession, Tool: p.cfg.Tool, Scenario: p.cfg.Scenario, Role: p.cfg.Role,
 		Repro: p.cfg.Repro, Expect: p.cfg.Expect, DeadlineMS: p.cfg.Deadline.Milliseconds(),
-		MaxDeadlineMS: p.cfg.MaxDeadline.Milliseconds(), URL: p.cfg.Upstream.String(), Seed: &seed,
+		MaxDeadlineMS: p.cfg.MaxDeadline.Milliseconds(), GraceMS: p.cfg.Grace.Milliseconds(), URL: p.cfg.Upstream.String(), Seed: &seed,
 		WallStartUnixNano: time.Now().UnixNano() - p.rec.Now()*1000}
 	for _, f := range p.plan.Faults() {
 		e.Faults = append(e.Faults, f.Spec)

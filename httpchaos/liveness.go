@@ -1,0 +1,57 @@
+package httpchaos
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/mcpchaos/mcpchaos/internal/mcpheader"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// Probe sends the server a liveness probe (ping, or server/discover in the
+// stateless era) on an exchange of its own, with the headers of the client's
+// latest POST, and records it and its answer, which the client never sees.
+// It is what the stdio relay's probe is: asked when a request passes its
+// deadline, the answer tells a server that stopped serving from a handler
+// that is merely slow. It returns once the answer came or the probe failed,
+// bounded by the session and injectTimeout.
+func (p *Proxy) Probe(why string) {
+	if !p.enter() {
+		return
+	}
+	defer p.leave()
+	pr := wire.NewProbe(p.probes.Add(1), wire.Era(p.era.Load()))
+	p.mu.Lock()
+	h, target := p.lastHeaders.Clone(), p.lastPost
+	p.mu.Unlock()
+	if target == nil {
+		target = p.cfg.Upstream
+	}
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json, text/event-stream")
+	mcpheader.Mirror(h, pr.Raw, h.Get("MCP-Protocol-Version"))
+	ctx, cancel := context.WithTimeout(p.ctx, injectTimeout)
+	defer cancel()
+	x := &exchange{p: p, n: p.exchanges.Add(1), ctx: ctx, line: "POST " + target.RequestURI() + " (liveness probe of mcpchaos)"}
+	x.r = &http.Request{Method: http.MethodPost, URL: target, Header: h}
+	p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, HTTP: x.line, MCPSession: h.Get("Mcp-Session-Id")})
+	e := wire.Event{Type: wire.EventProbe, Exchange: x.n, Dir: wire.ToServer.String(), ID: pr.ID, Method: pr.Method, Detail: why}
+	e.SetRaw(pr.Raw)
+	req, err := x.upstreamRequest(http.MethodPost, pr.Raw, h)
+	if err != nil {
+		e.Detail += "; not delivered: " + err.Error()
+		p.record(e)
+		return
+	}
+	p.record(e)
+	resp, err := p.upstream.Do(req)
+	if err != nil {
+		p.record(wire.Event{Type: wire.EventError, Exchange: x.n, Detail: "the liveness probe could not reach the upstream: " + err.Error()})
+		return
+	}
+	p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: resp.StatusCode, Detail: "response: " + orNone(resp.Header.Get("Content-Type"))})
+	x.swallow(resp, "the answer to a liveness probe of mcpchaos")
+}
