@@ -295,6 +295,13 @@ func (s *session) awaitOrClose(done <-chan error, src *os.File) {
 }
 
 func (s *session) awaitDone(done <-chan struct{}, src *os.File) {
+	awaitDone(done, src)
+}
+
+// awaitDone waits for the reader of src to finish, closing src under it
+// if it has not within drainTimeout: a grandchild holding the pipe open
+// must not hold the run.
+func awaitDone(done <-chan struct{}, src *os.File) {
 	t := time.NewTimer(drainTimeout)
 	defer t.Stop()
 	select {
@@ -371,17 +378,23 @@ func (s *session) ladder(why string) {
 // drainStderr reads the server's stderr to its end, so the server can never
 // block on it, recording each line and passing it through.
 func (s *session) drainStderr() {
-	lr := newLineReader(s.proc.Stderr, 64<<10)
+	drainLog(s.proc.Stderr, s.rec, s.cfg.Stderr, "")
+}
+
+// drainLog records each line of a log stream as a stderr event; pipe
+// names it when it is not stderr.
+func drainLog(r io.Reader, rec Recorder, pass io.Writer, pipe string) {
+	lr := newLineReader(r, 64<<10)
 	for {
 		f, err := lr.next()
 		if len(f.raw) > 0 {
-			if s.rec != nil {
-				e := wire.Event{Type: wire.EventStderr}
+			if rec != nil {
+				e := wire.Event{Type: wire.EventStderr, Pipe: pipe}
 				e.SetRaw(f.raw)
-				s.rec.Record(e)
+				rec.Record(e)
 			}
-			if s.cfg.Stderr != nil {
-				_, _ = s.cfg.Stderr.Write(f.raw)
+			if pass != nil {
+				_, _ = pass.Write(f.raw)
 			}
 		}
 		if err != nil {

@@ -1,0 +1,161 @@
+//go:build unix
+
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"syscall"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// ServedConfig says how to run a server that is reached over the network
+// (an HTTP MCP server) rather than through its stdio.
+type ServedConfig struct {
+	Command []string
+	// Env is the child's environment; nil means ours.
+	Env      []string
+	Recorder Recorder
+	// Grace is each wait of the shutdown ladder (default 3s).
+	Grace time.Duration
+	// Stderr, if set, receives a copy of the server's stderr.
+	Stderr io.Writer
+}
+
+// Served is a network server under test: its own process group, its stderr
+// drained into the record (crash signatures are judged from it), and a
+// shutdown ladder of SIGTERM then SIGKILL, since such a server has no stdin
+// whose end asks it to stop.
+type Served struct {
+	cfg        ServedConfig
+	proc       *Process
+	stderrDone chan struct{}
+	stdoutDone chan struct{}
+	stopped    chan struct{}
+}
+
+// StartServed starts cfg.Command and records its start.
+func StartServed(cfg ServedConfig) (*Served, error) {
+	if cfg.Grace <= 0 {
+		cfg.Grace = 3 * time.Second
+	}
+	proc, err := StartProcess(cfg.Command, cfg.Env)
+	if err != nil {
+		return nil, err
+	}
+	s := &Served{cfg: cfg, proc: proc, stderrDone: make(chan struct{}), stdoutDone: make(chan struct{}), stopped: make(chan struct{})}
+	s.record(wire.Event{Type: wire.EventProcessStarted, PID: proc.PID(), Command: cfg.Command})
+	go func() {
+		defer close(s.stderrDone)
+		drainLog(proc.Stderr, cfg.Recorder, cfg.Stderr, "")
+	}()
+	// Its stdout carries no messages, only logs (a traceback printed there
+	// is as much a crash signature): recorded the same way, named.
+	go func() {
+		defer close(s.stdoutDone)
+		drainLog(proc.Stdout, cfg.Recorder, cfg.Stderr, wire.PipeServerOutput)
+	}()
+	return s, nil
+}
+
+func (s *Served) record(e wire.Event) {
+	if s.cfg.Recorder != nil {
+		s.cfg.Recorder.Record(e)
+	}
+}
+
+// Done is closed once the server has exited.
+func (s *Served) Done() <-chan struct{} { return s.proc.Done() }
+
+// ErrExited is wrapped by WaitListening's error when the server exited
+// before it listened.
+var ErrExited = errors.New("the server exited")
+
+// WaitListening waits, up to timeout, until addr (host:port) accepts a TCP
+// connection: a server started a moment ago is not listening yet. It fails
+// at once if the server exits first.
+func (s *Served) WaitListening(ctx context.Context, addr string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	wait := 20 * time.Millisecond
+	for {
+		d := net.Dialer{Timeout: time.Second}
+		conn, err := d.DialContext(ctx, "tcp", addr)
+		if err == nil {
+			conn.Close()
+			return nil
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-s.proc.Done():
+			t.Stop()
+			code, sig := s.proc.Exit()
+			how := sig
+			if code != nil {
+				how = fmt.Sprintf("status %d", *code)
+			}
+			return fmt.Errorf("%w (%s) before it listened on %s", ErrExited, how, addr)
+		case <-ctx.Done():
+			t.Stop()
+			if context.Cause(ctx) == context.DeadlineExceeded {
+				return fmt.Errorf("nothing listened on %s within %s of starting the server (is the URL's port the one it serves on?)", addr, timeout)
+			}
+			return ctx.Err()
+		case <-t.C:
+		}
+		wait = min(wait*2, 250*time.Millisecond)
+	}
+}
+
+// Stop ends the server, unless it has already exited: SIGTERM, then SIGKILL
+// if it is still running after Grace; then whatever is left in its group is
+// killed, its stderr drained, and its exit recorded. why says what ended
+// the session. Stop returns once the server is gone; calling it again does
+// nothing.
+func (s *Served) Stop(why string) {
+	select {
+	case <-s.stopped:
+		return
+	default:
+	}
+	defer close(s.stopped)
+	wait := func() bool {
+		t := time.NewTimer(s.cfg.Grace)
+		defer t.Stop()
+		select {
+		case <-s.proc.Done():
+			return true
+		case <-t.C:
+			return false
+		}
+	}
+	var signalled bool
+	select {
+	case <-s.proc.Done():
+	default:
+		signalled = true
+		s.signal(syscall.SIGTERM, "the server is stopped: "+why)
+		if !wait() {
+			s.signal(syscall.SIGKILL, fmt.Sprintf("the server did not exit within %s of SIGTERM", s.cfg.Grace))
+			<-s.proc.Done()
+		}
+	}
+	if s.proc.SignalGroup(syscall.SIGKILL) {
+		s.record(wire.Event{Type: wire.EventSignal, Signal: "SIGKILL", PID: s.proc.PID(), Detail: wire.GroupCleanupDetail, ByUs: true})
+	}
+	awaitDone(s.stderrDone, s.proc.Stderr)
+	awaitDone(s.stdoutDone, s.proc.Stdout)
+	s.proc.CloseStdin()
+	code, sig := s.proc.Exit()
+	s.record(wire.Event{Type: wire.EventProcessExited, PID: s.proc.PID(), ExitCode: code, Signal: sig, ByUs: signalled && sig != ""})
+}
+
+func (s *Served) signal(sig syscall.Signal, why string) {
+	s.record(wire.Event{Type: wire.EventSignal, Signal: SignalName(sig), PID: s.proc.PID(), Detail: why, ByUs: true})
+	s.proc.SignalGroup(sig)
+}
