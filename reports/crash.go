@@ -86,7 +86,8 @@ func (j *Judger) survived(cs *crashSig) bool {
 	if a := j.lastAnswer; a != nil && a.Seq > cs.lastSeq {
 		return true
 	}
-	return pc.toldToStop() && pc.stdinClose.Seq > cs.lastSeq
+	stop, ok := pc.stoppedWhileServing(j)
+	return ok && stop.Seq > cs.lastSeq
 }
 
 // isEPIPE reports whether a signature is a write failing on a closed pipe.

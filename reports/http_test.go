@@ -69,6 +69,41 @@ func TestJudgeHTTPSessions(t *testing.T) {
 			b.at(10).event(1, "ev-9", answer(4), true)
 			b.at(20).event(1, "ev-10", answer(4), true)
 		}, []string{RuleDuplicateResponse}},
+		// test --url -- CMD: the run starts the server and stops it with
+		// SIGTERM, since an HTTP server has no stdin to close.
+		{"an HTTP server SIGTERM ends is no zombie, and no crash with status 143", func(b *tb) {
+			b.add(wire.Event{Type: wire.EventProcessStarted, PID: 7})
+			b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)
+			b.at(10).event(1, "", `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`, true)
+			b.at(100).add(wire.Event{Type: wire.EventSignal, Signal: "SIGTERM", PID: 7, ByUs: true, Detail: "the server is stopped: the probe client ended its session"})
+			code := 143
+			b.at(150).add(wire.Event{Type: wire.EventProcessExited, PID: 7, ExitCode: &code})
+		}, nil},
+		{"an HTTP server that needs SIGKILL is a zombie, a warning", func(b *tb) {
+			b.add(wire.Event{Type: wire.EventProcessStarted, PID: 7})
+			b.at(100).add(wire.Event{Type: wire.EventSignal, Signal: "SIGTERM", PID: 7, ByUs: true, Detail: "the server is stopped: the probe client ended its session"})
+			b.at(3100).add(wire.Event{Type: wire.EventSignal, Signal: "SIGKILL", PID: 7, ByUs: true, Detail: "the server did not exit within 3s of SIGTERM"})
+			b.at(3110).add(wire.Event{Type: wire.EventProcessExited, PID: 7, Signal: "SIGKILL", ByUs: true})
+		}, []string{RuleHTTPShutdownSIGKILL}},
+		{"a traceback the HTTP server survived until SIGTERM is a handled exception", func(b *tb) {
+			b.add(wire.Event{Type: wire.EventProcessStarted, PID: 7})
+			b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)
+			b.at(10).event(1, "", `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`, true)
+			for _, l := range []string{"Traceback (most recent call last):", `  File "x.py", line 1, in f`, "anyio.ClosedResourceError"} {
+				e := wire.Event{Type: wire.EventStderr}
+				e.SetRaw([]byte(l + "\n"))
+				b.at(20).add(e)
+			}
+			b.at(100).add(wire.Event{Type: wire.EventSignal, Signal: "SIGTERM", PID: 7, ByUs: true, Detail: "the server is stopped"})
+			code := 0
+			b.at(150).add(wire.Event{Type: wire.EventProcessExited, PID: 7, ExitCode: &code})
+		}, nil},
+		{"an HTTP server that dies mid-call loses the call and crashed", func(b *tb) {
+			b.add(wire.Event{Type: wire.EventProcessStarted, PID: 7})
+			b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`)
+			code := 1
+			b.at(50).add(wire.Event{Type: wire.EventProcessExited, PID: 7, ExitCode: &code})
+		}, []string{RuleLostResponse, RuleCrashExit}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := httpSession()

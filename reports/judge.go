@@ -94,9 +94,12 @@ type Judger struct {
 
 	// session facts
 	seenAny, haveSession bool
-	scenario, repro      string
-	seed                 uint64
-	deadlineUS, graceUS  int64
+	// http marks a session relayed over HTTP (mcpchaos proxy, test --url):
+	// the server has no stdin, and SIGTERM is how it is asked to stop.
+	http                bool
+	scenario, repro     string
+	seed                uint64
+	deadlineUS, graceUS int64
 	// maxDeadlineUS caps how far progress pushes a deadline back.
 	maxDeadlineUS int64
 
@@ -263,6 +266,7 @@ func (j *Judger) session(e *wire.Event) {
 	}
 	j.haveSession = true
 	j.scenario, j.repro, j.faults = e.Scenario, e.Repro, e.Faults
+	j.http = e.URL != ""
 	if e.Seed != nil {
 		j.seed = *e.Seed
 	}
@@ -407,6 +411,7 @@ func (j *Judger) Verdict() Verdict {
 		fs = append(fs, j.tr.answerFindings(j)...)
 		fs = append(fs, j.cr.findings(j)...)
 		fs = append(fs, j.pc.zombie(j)...)
+		fs = append(fs, j.pc.httpZombie(j)...)
 		fs = append(fs, j.pr.findings(j)...)
 	}
 	for i := range fs {

@@ -218,3 +218,44 @@ func (pc *processFacts) zombie(j *Judger) []Finding {
 	msg := fmt.Sprintf("the %s did not exit within %s of its stdin closing (%s); %s", j.p.name, grace, pc.stdinDetail, how)
 	return []Finding{NewFinding(rule, msg, ev)}
 }
+
+// httpZombie checks an HTTP server the run started (test --url -- CMD):
+// stopped with SIGTERM once the session ended, it must exit within the
+// grace period rather than need SIGKILL.
+func (pc *processFacts) httpZombie(j *Judger) []Finding {
+	t := pc.ladderTerm
+	if !j.http || !j.p.process || t == nil {
+		return nil
+	}
+	grace := fmtDur(j.graceUS)
+	ev := []Evidence{*t}
+	var how string
+	switch {
+	case pc.ladderKill != nil:
+		ev = append(ev, *pc.ladderKill)
+		how = "SIGKILL ended it"
+		if pc.exit == nil {
+			how = "it had not exited when the transcript ends, even after SIGKILL"
+		}
+	case pc.exit == nil && j.endT()-t.TUS >= j.graceUS:
+		how = fmt.Sprintf("it had not exited when the transcript ends, %s after SIGTERM", fmtDur(j.endT()-t.TUS))
+	default:
+		return nil
+	}
+	if pc.exit != nil {
+		ev = append(ev, *pc.exit)
+	}
+	msg := fmt.Sprintf("the HTTP %s did not exit within %s of SIGTERM (%s); %s", j.p.name, grace, t.Excerpt, how)
+	return []Finding{NewFinding(RuleHTTPShutdownSIGKILL, msg, ev)}
+}
+
+// stoppedWhileServing reports whether the peer was asked to stop while it
+// still ran: its stdin closing (stdio), or the ladder's SIGTERM (HTTP,
+// where nothing else asks), and returns that moment.
+func (pc *processFacts) stoppedWhileServing(j *Judger) (*Evidence, bool) {
+	if j.http {
+		t := pc.ladderTerm
+		return t, t != nil && (pc.exit == nil || t.Seq < pc.exit.Seq)
+	}
+	return pc.stdinClose, pc.toldToStop()
+}

@@ -38,6 +38,7 @@ const (
 	RuleExitStatusAtShutdown = "exit-status-at-shutdown"
 	RuleShutdownSIGTERM      = "shutdown-needed-sigterm"
 	RuleShutdownSIGKILL      = "shutdown-needed-sigkill"
+	RuleHTTPShutdownSIGKILL  = "http-shutdown-needed-sigkill"
 	RuleNotMCP               = "not-an-mcp-message"
 	RuleSchema               = "schema"
 	RuleClientHang           = "client-hang"
@@ -81,7 +82,7 @@ var Rules = []Rule{
 		"an unhandled exception, panic or runtime fatal error on stderr is the peer failing, whichever way it then exits; a traceback after which the peer went on serving (it answered requests after it, or was still serving when its stdin closed) and exited cleanly is a handled exception, and one printed after mcpchaos closed its output (half-close) is noted: with its output gone, its exit is what is judged",
 		"the peer's runtime; " + specStdio + " (stderr)"},
 	{RuleCrashExit, KindCrash, SeverityError,
-		"a stdio server runs until its stdin closes; exiting with a non-zero status, or dying of a signal nobody sent, while its input was still open is a failure",
+		"a server runs until it is told to stop (a stdio server by its stdin closing, an HTTP server by SIGTERM); exiting with a non-zero status, or dying of a signal nobody sent, before that is a failure",
 		specLifecycle + " › Shutdown › stdio"},
 	{RuleExitStatusAtShutdown, KindCrash, SeverityWarning,
 		"it exited with a non-zero status after its stdin closed: the stdio shutdown asks only that it exit, but the status tells whoever runs it that it failed",
@@ -95,6 +96,9 @@ var Rules = []Rule{
 	{RuleShutdownSIGKILL, KindZombie, SeverityError,
 		"the server outlived its stdin closing and SIGTERM; SIGKILL is the specification's last resort, and whatever the server had not written is lost",
 		specLifecycle + " › Shutdown › stdio, step 3"},
+	{RuleHTTPShutdownSIGKILL, KindZombie, SeverityWarning,
+		"an HTTP server is stopped with SIGTERM once its clients are gone; one still running after the grace period had to be killed, losing whatever it had not finished (the specification defines no HTTP shutdown, hence a warning)",
+		"MCP 2025-11-25, Basic › Transports › Streamable HTTP (no shutdown is defined); POSIX SIGTERM"},
 	{RuleNotMCP, KindProtocolViolation, SeverityError,
 		"every line on the transport is one JSON-RPC message: nothing else on stdout (logging belongs on stderr), no embedded newline, UTF-8, \"jsonrpc\": \"2.0\"",
 		specStdio + " (\"MUST NOT write anything to its stdout that is not a valid MCP message\")"},
