@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"encoding/json"
 	"strconv"
 	"sync"
 	"time"
@@ -90,6 +91,9 @@ type Plan struct {
 	// era is the latest era the client's messages said: a client may try
 	// server/discover and fall back to initialize.
 	era wire.Era
+	// meta is the _meta of the client's latest stateless request, which
+	// injections toward the server carry (statelessmeta.go).
+	meta json.RawMessage
 	// injected counts the requests faults injected, for their ids.
 	injected uint64
 
@@ -165,6 +169,9 @@ func (p *Plan) Receive(dir wire.Direction, m *wire.Message) *Step {
 	s := &Step{Dir: dir, Message: m, ordinal: p.ordinals[dir], global: p.global}
 	if dir == wire.ToServer && m.Era != wire.EraUnknown {
 		p.era = m.Era
+		if meta := clientMeta(m); meta != nil {
+			p.meta = meta
+		}
 	}
 	seen := m
 	raw, note := p.ids.translate(dir, m)
@@ -234,6 +241,10 @@ func (p *Plan) Decide(phase Phase, s *Step) []Firing {
 		}
 		c := &FireContext{Dir: s.Dir, Message: s.Message, Answers: s.Answers, Draws: draws, Phase: phase, Era: p.era, plan: p, label: p.labels[i]}
 		effect := f.Action.Fire(c)
+		if p.era == wire.Stateless && p.meta != nil {
+			metaInjections(effect.Inject, p.meta)
+			metaInjections(effect.InjectAfter, p.meta)
+		}
 		if !effect.Skipped {
 			p.state[i].fired++
 		}
