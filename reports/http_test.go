@@ -69,6 +69,17 @@ func TestJudgeHTTPSessions(t *testing.T) {
 			b.at(10).event(1, "ev-9", answer(4), true)
 			b.at(20).event(1, "ev-10", answer(4), true)
 		}, []string{RuleDuplicateResponse}},
+		{"an HTTP error refusing a notification may carry an error with id null", func(b *tb) {
+			b.post(1, `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+			b.at(10).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 400, Detail: "response: application/json"})
+			b.at(11).event(1, "", `{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"missing _meta"}}`, true)
+		}, nil},
+		{"an error with id null on a 200 stream answers nothing", func(b *tb) {
+			b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)
+			b.at(10).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 200, Detail: "response: text/event-stream"})
+			b.at(11).event(1, "", `{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"?"}}`, true)
+			b.at(12).event(1, "", `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`, true)
+		}, []string{RuleUnknownResponse}},
 		// test --url -- CMD: the run starts the server and stops it with
 		// SIGTERM, since an HTTP server has no stdin to close.
 		{"an HTTP server SIGTERM ends is no zombie, and no crash with status 143", func(b *tb) {

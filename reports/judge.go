@@ -214,8 +214,13 @@ func (j *Judger) add(e *wire.Event) {
 	case wire.EventHTTP:
 		// An error status with Of names the request of its exchange that
 		// it answered (mcpchaos proxy).
-		if e.Status >= 400 && e.Of != 0 && j.p.name == "server" {
-			j.tr.rejected(e.Of)
+		if e.Status >= 400 && j.p.name == "server" {
+			if e.Of != 0 {
+				j.tr.rejected(e.Of)
+			}
+			if e.Exchange != 0 {
+				j.tr.errorStatus(e.Exchange)
+			}
 		}
 	case wire.EventPipeClosed:
 		j.pc.pipeClosed(j, e)

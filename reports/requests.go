@@ -57,6 +57,17 @@ type openReq struct {
 // answered: a server that refuses a POST (400 for a method it does not
 // know in this era, 404 for an expired session) has answered it, in the
 // transport's terms, though no JSON-RPC response names its id.
+// errorStatus notes an HTTP exchange answered with an error status, whose
+// body may hold an error with id null.
+func (t *tracker) errorStatus(exchange int64) {
+	if t.errorExchanges == nil {
+		t.errorExchanges = map[int64]bool{}
+	}
+	if len(t.errorExchanges) < maxSuspects {
+		t.errorExchanges[exchange] = true
+	}
+}
+
 func (t *tracker) rejected(seq int64) string {
 	if f := t.pending[seq]; f != nil {
 		t.unpend(seq, f)
@@ -172,6 +183,9 @@ type tracker struct {
 	// error with id null has answered yet: JSON-RPC answers a parse error
 	// with id null.
 	invalidDelivered int
+	// errorExchanges are HTTP exchanges the server answered with an error
+	// status whose body has not yet shown an error with id null.
+	errorExchanges map[int64]bool
 	// lastFwd is the frame forwarded last and the seq it was received as: a
 	// duplicate fault forwards copies right after the original, and the
 	// peer may answer each copy.
@@ -605,6 +619,13 @@ func (t *tracker) answer(j *Judger, e *wire.Event) string {
 	}
 	if id == "null" && e.Kind == "error" && t.invalidDelivered > 0 {
 		t.invalidDelivered--
+		return ""
+	}
+	if id == "null" && e.Kind == "error" && e.Exchange != 0 && t.errorExchanges[e.Exchange] {
+		// The body of an HTTP error status refusing a notification or a
+		// response: "MAY comprise a JSON-RPC error response that has no
+		// id" (Streamable HTTP, Sending Messages to the Server).
+		delete(t.errorExchanges, e.Exchange)
 		return ""
 	}
 	if t.tolerated[id] > 0 {
