@@ -1,0 +1,230 @@
+package httpconn_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpchaos/mcpchaos/chaos/probe"
+	"github.com/mcpchaos/mcpchaos/examples/everything"
+	"github.com/mcpchaos/mcpchaos/httpconn"
+	"github.com/mcpchaos/mcpchaos/internal/leakcheck"
+)
+
+func TestMain(m *testing.M) {
+	leakcheck.Main(m, 5*time.Second, "mcpchaos/httpconn.", "github.com/mark3labs/mcp-go")
+}
+
+func dial(t *testing.T, rawURL string, h http.Header) *httpconn.Conn {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := httpconn.Dial(httpconn.Config{URL: u, Header: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// The probe client, which speaks line-delimited JSON-RPC, drives mcp-go's
+// streamable HTTP server in both eras and its legacy HTTP+SSE server
+// through a Conn as it drives a stdio server: every tool answered.
+func TestProbeOverHTTP(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", server.NewStreamableHTTPServer(everything.New()))
+	front := httptest.NewUnstartedServer(mux)
+	front.Start()
+	sse := server.NewSSEServer(everything.New(), server.WithBaseURL(front.URL))
+	mux.Handle("/sse", sse.SSEHandler())
+	mux.Handle("/message", sse.MessageHandler())
+	defer front.Close()
+	defer sse.Shutdown(context.Background())
+	for _, tc := range []struct {
+		name, path, era, wantEra string
+	}{
+		{"streamable HTTP, stateless", "/mcp", "", probe.EraStateless},
+		{"streamable HTTP, handshake", "/mcp", probe.EraStateful, probe.EraStateful},
+		{"legacy HTTP+SSE", "/sse", probe.EraStateful, probe.EraStateful},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dial(t, front.URL+tc.path, nil)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			out, err := probe.Run(ctx, probe.Config{Era: tc.era, Deadline: 5 * time.Second}, c.Reader(), c.Writer())
+			if err != nil {
+				t.Fatalf("probe: %v", err)
+			}
+			if out.Era != tc.wantEra || len(out.Tools) == 0 {
+				t.Errorf("era %q, tools %v", out.Era, out.Tools)
+			}
+			for _, r := range out.Requests {
+				if !r.Answered || r.Error != "" {
+					t.Errorf("%s %s: answered %v, error %q", r.Method, r.Tool, r.Answered, r.Error)
+				}
+			}
+		})
+	}
+}
+
+// script is a scripted streamable HTTP server: each POST is answered by
+// the test's handler for its body's method.
+type script struct {
+	mu       sync.Mutex
+	requests []string // "METHOD path headers..." as they came
+}
+
+func (s *script) log(r *http.Request, extra string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, strings.TrimSpace(r.Method+" "+extra))
+}
+
+// readLines reads n lines from r, or fails after a while.
+func readLines(t *testing.T, r io.Reader, n int) []string {
+	t.Helper()
+	got := make(chan []string, 1)
+	go func() {
+		var lines []string
+		sc := bufio.NewScanner(r)
+		for len(lines) < n && sc.Scan() {
+			lines = append(lines, sc.Text())
+		}
+		got <- lines
+	}()
+	select {
+	case lines := <-got:
+		return lines
+	case <-time.After(10 * time.Second):
+		t.Fatalf("fewer than %d lines came", n)
+		return nil
+	}
+}
+
+func TestScriptedResponses(t *testing.T) {
+	s := &script{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodDelete:
+			s.log(r, "session="+r.Header.Get("Mcp-Session-Id"))
+			return
+		case http.MethodGet:
+			s.log(r, "last-event-id="+r.Header.Get("Last-Event-ID"))
+			if r.Header.Get("Last-Event-ID") == "" {
+				w.WriteHeader(http.StatusMethodNotAllowed)
+				return
+			}
+			// The replay of what the cut stream did not deliver.
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "id: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n\n")
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		method := between(string(body), `"method":"`, `"`)
+		s.log(r, method+" session="+r.Header.Get("Mcp-Session-Id")+" version="+r.Header.Get("MCP-Protocol-Version"))
+		switch method {
+		case "initialize":
+			w.Header().Set("Mcp-Session-Id", "s-1")
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`)
+		case "notifications/initialized":
+			w.WriteHeader(http.StatusAccepted)
+		case "tools/list":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `[{"jsonrpc":"2.0","method":"notifications/message","params":{}},`+"\n"+`{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}]`)
+		case "tools/call":
+			// A progress event with an id, then the stream is cut
+			// before the result: the client resumes from id 1.
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "retry: 10\nid: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n")
+		case "ping":
+			http.Error(w, "upstream exploded\nTraceback ...", http.StatusInternalServerError)
+		}
+	}))
+	defer srv.Close()
+	c := dial(t, srv.URL+"/mcp", http.Header{"Authorization": {"Bearer t"}})
+	w := c.Writer()
+	send := func(msg string) {
+		if _, err := io.WriteString(w, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+	got := readLines(t, c.Reader(), 1)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	got = append(got, readLines(t, c.Reader(), 2)...)
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x"}}`)
+	got = append(got, readLines(t, c.Reader(), 2)...)
+	send(`{"jsonrpc":"2.0","id":4,"method":"ping"}`)
+	got = append(got, readLines(t, c.Reader(), 1)...)
+	w.Close()
+	rest, _ := io.ReadAll(c.Reader()) // EOF once the POSTs in flight are done
+	c.Reader().Close()
+	want := []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}`,
+		`{"jsonrpc":"2.0","id":3,"result":{}}`,
+		`{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"HTTP 500 Internal Server Error: upstream exploded Traceback ..."}}`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	if len(rest) != 0 {
+		t.Errorf("after the close: %q", rest)
+	}
+	s.mu.Lock()
+	requests := slices.Clone(s.requests)
+	s.mu.Unlock()
+	// The GET stream opens after initialized; its 405 is not retried.
+	slices.Sort(requests)
+	wantRequests := []string{
+		"DELETE session=s-1",
+		"GET last-event-id=",
+		"GET last-event-id=1",
+		"POST initialize session= version=",
+		"POST notifications/initialized session=s-1 version=2025-11-25",
+		"POST ping session=s-1 version=2025-11-25",
+		"POST tools/call session=s-1 version=2025-11-25",
+		"POST tools/list session=s-1 version=2025-11-25",
+	}
+	if diff := cmp.Diff(wantRequests, requests); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+}
+
+func between(s, from, to string) string {
+	_, after, ok := strings.Cut(s, from)
+	if !ok {
+		return ""
+	}
+	v, _, _ := strings.Cut(after, to)
+	return v
+}
+
+func TestDialRefusesABadURL(t *testing.T) {
+	for _, raw := range []string{"ftp://x/mcp", "/mcp"} {
+		u, _ := url.Parse(raw)
+		if _, err := httpconn.Dial(httpconn.Config{URL: u}); err == nil {
+			t.Errorf("Dial(%s) succeeded", raw)
+		}
+	}
+	if _, err := httpconn.Dial(httpconn.Config{}); err == nil {
+		t.Error("Dial without a URL succeeded")
+	}
+}
