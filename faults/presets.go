@@ -12,6 +12,9 @@ import (
 const (
 	ForServer = "test"
 	ForClient = "test-client"
+	// ForHTTPServer is test --url: its own matrix, and the presets of test
+	// that have an HTTP meaning.
+	ForHTTPServer = "test --url"
 )
 
 // Preset is a built-in scenario, selectable by name with --scenario.
@@ -125,6 +128,9 @@ func Presets() []Preset {
 	for _, s := range ClientScenarios() {
 		out = append(out, Preset{Scenario: s, For: ForClient, Default: true})
 	}
+	for _, s := range HTTPServerScenarios() {
+		out = append(out, Preset{Scenario: s, For: ForHTTPServer, Default: true})
+	}
 	return append(out, extraPresets...)
 }
 
@@ -133,7 +139,7 @@ func Presets() []Preset {
 func PresetsFor(command string) []Scenario {
 	var out []Scenario
 	for _, p := range Presets() {
-		if p.For == command {
+		if p.For == command || command == ForHTTPServer && p.For == ForServer {
 			out = append(out, p.Scenario)
 		}
 	}

@@ -104,6 +104,41 @@ func ServerScenarios() []Scenario {
 	}
 }
 
+// HTTPServerScenarios is the default matrix for probing an HTTP server
+// (test --url): the moments of ServerScenarios that HTTP has, in HTTP's
+// terms. The client's connection or stream is what ends, not a pipe: a
+// server must go on serving, answer on a resumed stream if it offers
+// resumption, and never crash on a write to a stream its client left.
+func HTTPServerScenarios() []Scenario {
+	return []Scenario{
+		{
+			Name:   "stall-streams",
+			Doc:    "zero buffering: the server's response streams are not read for 2s once a tool call is in flight; servers that write while holding a lock, or time out writes, misbehave (bug classes 2, 7)",
+			Faults: []string{"stall:on=c2s:request:tools/call,dir=s2c,for=2s"},
+		},
+		{
+			Name:   "burst-posts",
+			Doc:    "100 client notifications (roots/list_changed), each its own POST, right after a tool call is forwarded; servers that queue notifications on a bounded or unbuffered channel hang, servers that answer them break the protocol (bug classes 2, 6)",
+			Faults: []string{"burst:on=c2s:request:tools/call,dir=c2s,method=notifications/roots/list_changed,count=100,position=after"},
+		},
+		{
+			Name:   "cut-before-result",
+			Doc:    "the client's connection carrying a tool result is cut just before the result: the server's write to a stream its client left must not crash it (ClosedResourceError), and a server that offers resumption replays the result on the client's GET with Last-Event-ID (bug classes 3, 5)",
+			Faults: []string{"eof:on=s2c:response:tools/call,position=before"},
+		},
+		{
+			Name:   "cut-inflight",
+			Doc:    "the connection of a tool call is cut while 3 calls are in flight: the handlers still running must neither crash nor stop the others from being answered (bug classes 3, 5)",
+			Faults: []string{"eof:on=c2s:request:tools/call,inflight=3"},
+		},
+		{
+			Name:   "cancel-race",
+			Doc:    "notifications/cancelled for a tool call arrives just before its result leaves the server: a server may or may not answer a cancelled request, but must not fall over or answer twice (bug class 5)",
+			Faults: []string{"cancel:on=s2c:response:tools/call,position=before"},
+		},
+	}
+}
+
 // ClientScenarios is the default matrix for judging a client program
 // (test-client): the moments that broke real SDK clients.
 func ClientScenarios() []Scenario {

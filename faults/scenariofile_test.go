@@ -187,7 +187,7 @@ func TestPresets(t *testing.T) {
 		if p.Name == "" || p.Doc == "" || len(p.Faults) == 0 {
 			t.Errorf("preset %+v lacks a name, a doc or faults", p)
 		}
-		if p.For != ForServer && p.For != ForClient {
+		if p.For != ForServer && p.For != ForClient && p.For != ForHTTPServer {
 			t.Errorf("preset %s: For = %q", p.Name, p.For)
 		}
 		if _, dup := seen[p.Name]; dup {
@@ -197,7 +197,7 @@ func TestPresets(t *testing.T) {
 		if _, err := p.Parse(); err != nil {
 			t.Error(err)
 		}
-		if p.For == ForServer && p.Expect != "" {
+		if p.For != ForClient && p.Expect != "" {
 			t.Errorf("server preset %s sets Expect, which only test-client judges", p.Name)
 		}
 		if p.For == ForClient && (p.Expect == "" || !p.Workload.IsZero()) {

@@ -258,6 +258,7 @@ func runScenarios(args []string, stdout, stderr io.Writer) int {
 	}
 	list("Scenarios of mcpchaos test (--scenario NAME), each run against a fresh server after a no-fault baseline:\n", faults.ForServer)
 	list("\nScenarios of mcpchaos test-client (--scenario NAME), each a fresh run of the client program:\n", faults.ForClient)
+	list("\nScenarios of mcpchaos test --url (--scenario NAME), each through a fresh proxy session, against a fresh server when a command is given (the scenarios of mcpchaos test whose faults have an HTTP meaning run too):\n", faults.ForHTTPServer)
 	b.WriteString("\nBug classes (DESIGN.md) and the scenarios that expose them:\n")
 	for _, c := range faults.BugClasses {
 		if len(c.Presets) == 0 {
