@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -22,13 +24,28 @@ const (
 	DefaultDeadline    = 5 * time.Second
 	DefaultMaxDeadline = reports.DefaultMaxDeadline
 	DefaultGrace       = 3 * time.Second
+	// DefaultStartTimeout is long enough for npx or uvx to fetch a server
+	// before it listens.
+	DefaultStartTimeout = 30 * time.Second
 )
 
 // Options says how to run the matrix.
 type Options struct {
-	Command   []string
-	Scenarios []faults.Scenario
-	Seed      uint64
+	// Command is the stdio server to start, or with URL the HTTP server to
+	// start before each scenario (none: the server at URL is already up).
+	Command []string
+	// URL, if set, is the MCP endpoint of an HTTP server (streamable HTTP,
+	// or the legacy HTTP+SSE transport): the probe reaches it through the
+	// HTTP proxy rather than the stdio relay.
+	URL *url.URL
+	// Header is sent with every request the probe makes over HTTP
+	// (Authorization...).
+	Header http.Header
+	// StartTimeout bounds how long a started HTTP server may take to
+	// listen (default DefaultStartTimeout).
+	StartTimeout time.Duration
+	Scenarios    []faults.Scenario
+	Seed         uint64
 	// Deadline is how long a request may stay unanswered before it is
 	// probed and, if still unanswered, judged a hang.
 	Deadline time.Duration
@@ -89,11 +106,23 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 	if o.Parallel <= 0 {
 		o.Parallel = 1
 	}
-	if err := chaos.CheckCommand(o.Command); err != nil {
-		return nil, err
+	if o.URL == nil || len(o.Command) > 0 {
+		if err := chaos.CheckCommand(o.Command); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkServerScenarios(o.Scenarios); err != nil {
 		return nil, err
+	}
+	if o.URL != nil {
+		if err := checkHTTPScenarios(o.Scenarios); err != nil {
+			return nil, err
+		}
+		if len(o.Command) == 0 {
+			if err := CheckReachable(ctx, o.URL); err != nil {
+				return nil, &SetupError{Reason: "the HTTP server cannot be reached", Err: err}
+			}
+		}
 	}
 	if o.CaseDir != "" {
 		if err := os.MkdirAll(o.CaseDir, 0o755); err != nil {
@@ -110,6 +139,9 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 		Tool:   reports.Tool{Name: "mcpchaos", Version: o.Version},
 		Target: reports.Target{Command: o.Command},
 		Seed:   o.Seed,
+	}
+	if o.URL != nil {
+		report.Target.URL = o.URL.Redacted()
 	}
 
 	base, err := o.runScenario(ctx, faults.Baseline)
@@ -240,7 +272,8 @@ type scenarioRun struct {
 	save func(own []reports.Finding) error
 }
 
-// runScenario runs one scenario against a fresh server process.
+// runScenario runs one scenario: against a fresh server process through
+// the stdio relay, or, with a URL, through a fresh proxy.
 func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenarioRun, error) {
 	parsed, err := sc.Parse()
 	if err != nil {
@@ -252,63 +285,27 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 	if err != nil {
 		return nil, err
 	}
-	cfg := chaos.Config{
-		Command:  o.Command,
-		Plan:     faults.NewPlan(seed, parsed),
-		Recorder: log.rec,
-		Grace:    o.Grace,
-		Tool:     o.Tool,
-		Scenario: sc.Name,
-		Role:     "server",
-		Deadline: deadline,
+	st := setup{
+		sc: sc, seed: seed, plan: faults.NewPlan(seed, parsed), log: log,
+		deadline: deadline,
 		// Never below the deadline: a scenario may raise its deadline
 		// past the run's maximum.
-		MaxDeadline: max(o.MaxDeadline, deadline),
+		maxDeadline: max(o.MaxDeadline, deadline),
 	}
 	if o.Repro != nil {
-		cfg.Repro = o.Repro(sc.Selector(), seed)
+		st.repro = o.Repro(sc.Selector(), seed)
 	}
-	// The probe plays the client through a pair of pipes.
-	toServerR, toServerW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	fromServerR, fromServerW, err := os.Pipe()
-	if err != nil {
-		toServerR.Close()
-		toServerW.Close()
-		return nil, err
-	}
+	st.probe = o.probeConfig(sc, deadline, st.maxDeadline)
 	start := time.Now()
-	sess, err := chaos.Start(ctx, cfg, toServerR, fromServerW)
+	drive := o.driveStdio
+	if o.URL != nil {
+		drive = o.driveHTTP
+	}
+	d, err := drive(ctx, st)
 	if err != nil {
-		for _, f := range []*os.File{toServerR, toServerW, fromServerR, fromServerW} {
-			f.Close()
-		}
 		_, _ = log.finish()
 		return nil, err
 	}
-	pc := o.Probe
-	pc.Deadline, pc.MaxDeadline = deadline, cfg.MaxDeadline
-	if sc.Era != "" {
-		pc.Era = sc.Era
-	}
-	if pc.MinCalls == 0 {
-		pc.MinCalls = 3 // eof-inflight waits for three calls in flight
-	}
-	if sc.Workload.Calls > 0 {
-		pc.MinCalls = sc.Workload.Calls
-	}
-	if sc.Workload.Concurrency > 0 {
-		pc.Concurrency = sc.Workload.Concurrency
-	}
-	pc.Overdue = func(id, method string) {
-		sess.Probe(wire.ToServer, fmt.Sprintf("request %s (%s) unanswered after %s", id, method, deadline))
-	}
-	outcome, probeErr := probe.Run(ctx, pc, fromServerR, toServerW)
-	toServerW.Close() // in case the probe returned early: starts the shutdown ladder
-	sess.Wait()
-	fromServerR.Close()
 	took := time.Since(start)
 
 	verdict, err := log.finish()
@@ -318,8 +315,8 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 	if o.observe != nil {
 		o.observe(sc.Name, log.decisions.out)
 	}
-	run := &scenarioRun{probeErr: probeErr, stderr: log.stderr.list(), verdict: verdict, probe: outcome}
-	ApplyExpectation(sc, seed, cfg.Repro, &run.verdict)
+	run := &scenarioRun{probeErr: d.probeErr, stderr: log.stderr.list(), verdict: verdict, probe: d.outcome}
+	ApplyExpectation(sc, seed, st.repro, &run.verdict)
 	res := reports.ScenarioResult{
 		Name:          sc.Name,
 		Seed:          seed,
@@ -340,6 +337,88 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 	}
 	run.result = res
 	return run, nil
+}
+
+// setup is what one scenario run is given, whatever its transport.
+type setup struct {
+	sc                    faults.Scenario
+	seed                  uint64
+	plan                  *faults.Plan
+	log                   *sessionLog
+	deadline, maxDeadline time.Duration
+	repro                 string
+	probe                 probe.Config
+}
+
+// probeConfig shapes the probe client for one scenario.
+func (o Options) probeConfig(sc faults.Scenario, deadline, maxDeadline time.Duration) probe.Config {
+	pc := o.Probe
+	pc.Deadline, pc.MaxDeadline = deadline, maxDeadline
+	if sc.Era != "" {
+		pc.Era = sc.Era
+	}
+	if pc.MinCalls == 0 {
+		pc.MinCalls = 3 // eof-inflight waits for three calls in flight
+	}
+	if sc.Workload.Calls > 0 {
+		pc.MinCalls = sc.Workload.Calls
+	}
+	if sc.Workload.Concurrency > 0 {
+		pc.Concurrency = sc.Workload.Concurrency
+	}
+	return pc
+}
+
+// driven is what the probe made of a session: its outcome, and the error
+// that ended it early (the server never initialized...).
+type driven struct {
+	outcome  *probe.Outcome
+	probeErr error
+}
+
+// driveStdio runs the probe against a fresh server process through the
+// stdio relay. An error means the run could not start.
+func (o Options) driveStdio(ctx context.Context, st setup) (driven, error) {
+	cfg := chaos.Config{
+		Command:     o.Command,
+		Plan:        st.plan,
+		Recorder:    st.log.rec,
+		Grace:       o.Grace,
+		Tool:        o.Tool,
+		Scenario:    st.sc.Name,
+		Role:        "server",
+		Deadline:    st.deadline,
+		MaxDeadline: st.maxDeadline,
+		Repro:       st.repro,
+	}
+	// The probe plays the client through a pair of pipes.
+	toServerR, toServerW, err := os.Pipe()
+	if err != nil {
+		return driven{}, err
+	}
+	fromServerR, fromServerW, err := os.Pipe()
+	if err != nil {
+		toServerR.Close()
+		toServerW.Close()
+		return driven{}, err
+	}
+	sess, err := chaos.Start(ctx, cfg, toServerR, fromServerW)
+	if err != nil {
+		for _, f := range []*os.File{toServerR, toServerW, fromServerR, fromServerW} {
+			f.Close()
+		}
+		return driven{}, err
+	}
+	pc := st.probe
+	pc.Overdue = func(id, method string) {
+		sess.Probe(wire.ToServer, fmt.Sprintf("request %s (%s) unanswered after %s", id, method, st.deadline))
+	}
+	var d driven
+	d.outcome, d.probeErr = probe.Run(ctx, pc, fromServerR, toServerW)
+	toServerW.Close() // in case the probe returned early: starts the shutdown ladder
+	sess.Wait()
+	fromServerR.Close()
+	return d, nil
 }
 
 func writeTranscript(path string, events []wire.Event) error {

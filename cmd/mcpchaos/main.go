@@ -32,7 +32,7 @@ Usage:
   mcpchaos proxy --upstream URL [flags]    relay MCP over HTTP (streamable HTTP, legacy SSE)
                                            to URL, injecting faults
   mcpchaos judge TRANSCRIPT.jsonl...       judge stored transcripts again, offline
-  mcpchaos serve                           serve the bundled example MCP server on stdio
+  mcpchaos serve [--http ADDR]             serve the bundled example MCP server on stdio (or HTTP)
   mcpchaos faults                          list the faults, their parameters and the trigger keys
   mcpchaos scenarios                       list the built-in scenarios and the bug classes they expose
   mcpchaos version                         print the version

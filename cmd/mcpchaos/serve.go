@@ -3,32 +3,79 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/spf13/pflag"
 
 	"github.com/mcpchaos/mcpchaos/examples/everything"
 )
 
-// runServe serves the bundled example MCP server on stdin and stdout; it is
-// the default target of mcpchaos test.
+// runServe serves the bundled example MCP server on stdin and stdout, or
+// over HTTP with --http; it is the default target of mcpchaos test.
 func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-		io.WriteString(stdout, "Usage: mcpchaos serve\n\nServes the bundled example MCP server (echo, slow with progress, list_changed,\nroots, sample, elicit, ping_client, big) over stdio, in both protocol eras.\n")
-		return exitOK
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	addr := fs.String("http", "", "serve over HTTP on `ADDR` (host:port) instead of stdio: streamable HTTP at /mcp, the legacy HTTP+SSE transport at /sse")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprintf(stdout, "Usage: mcpchaos serve [--http ADDR]\n\nServes the bundled example MCP server (echo, slow with progress, list_changed,\nroots, sample, elicit, ping_client, big) over stdio, or HTTP, in both protocol eras.\n\n%s", fs.FlagUsages())
+			return exitOK
+		}
+		return usageError(stderr, "serve: %v (see mcpchaos serve --help)", err)
 	}
-	if len(args) > 0 {
-		return usageError(stderr, "serve takes no arguments yet")
+	if fs.NArg() > 0 {
+		return usageError(stderr, "serve: unexpected argument %q", fs.Arg(0))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	if *addr != "" {
+		return serveHTTP(ctx, *addr, stdout, stderr)
+	}
 	if err := everything.ServeStdio(ctx, stdin, stdout); err != nil && !errors.Is(err, context.Canceled) {
 		return usageError(stderr, "serve: %v", err)
 	}
 	if ctx.Err() != nil {
 		// mcp-go leaves a reader blocked on stdin after a signal; exit now.
 		os.Exit(exitOK)
+	}
+	return exitOK
+}
+
+// serveHTTP serves the example on mcp-go's streamable HTTP and SSE
+// transports until ctx ends (SIGTERM), then shuts down within 2s.
+func serveHTTP(ctx context.Context, addr string, stdout, stderr io.Writer) int {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return usageError(stderr, "serve: cannot listen on %s: %v", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", server.NewStreamableHTTPServer(everything.New()))
+	base := "http://" + ln.Addr().String()
+	sse := server.NewSSEServer(everything.New(), server.WithBaseURL(base))
+	mux.Handle("/sse", sse.SSEHandler())
+	mux.Handle("/message", sse.MessageHandler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "mcpchaos serve: listening on %s/mcp (streamable HTTP) and %s/sse (HTTP+SSE)\n", base, base)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return usageError(stderr, "serve: %v", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = sse.Shutdown(shutdown)
+	if err := srv.Shutdown(shutdown); err != nil {
+		srv.Close()
 	}
 	return exitOK
 }

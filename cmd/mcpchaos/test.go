@@ -30,16 +30,22 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 		skipTools []string
 		casesDir  string
 		maxWait   time.Duration
+		serverURL string
+		headers   []string
+		startWait time.Duration
 	)
 	m.register(fs, suite.DefaultDeadline, "how long a request may stay unanswered before it is a hang",
 		"shutdown ladder wait: stdin closed, wait, SIGTERM, wait, SIGKILL")
 	fs.DurationVar(&maxWait, "max-deadline", suite.DefaultMaxDeadline, "the longest a request that keeps sending progress notifications is waited for (each one restarts its --deadline)")
 	fs.StringArrayVar(&calls, "call", nil, "call this tool, as `NAME=JSON` arguments (repeatable; default: every tool, arguments from its schema; a saved case records the calls, and with --cases, --call replaces the calls each case recorded)")
 	fs.StringArrayVar(&skipTools, "skip-tool", nil, "never call the tool `NAME` (repeatable; a saved case records it, and with --cases, --skip-tool replaces the skipped tools each case recorded)")
+	fs.StringVar(&serverURL, "url", "", "probe the HTTP MCP server at `URL` (streamable HTTP, or the legacy HTTP+SSE transport at .../sse) through the HTTP proxy; with a command after --, start that server first for each scenario")
+	fs.StringArrayVar(&headers, "header", nil, "send this header with every request to the --url server, as `NAME:VALUE` (repeatable; for a token: --header 'Authorization: Bearer ...')")
+	fs.DurationVar(&startWait, "start-timeout", suite.DefaultStartTimeout, "with --url and a command, how long the server may take to listen")
 	fs.StringVar(&casesDir, "cases", "", "replay every regression case in `DIR` (against the server after --, else the command each case recorded; with the calls and skipped tools each case recorded, unless --call or --skip-tool is given) and say which still fail")
 	if err := fs.Parse(flagArgs); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(stdout, "Usage: mcpchaos test [flags] [-- CMD [ARGS...]]\n\nProbes the stdio MCP server CMD (default: the bundled example server) through a\nno-fault baseline and a matrix of fault scenarios, and judges what happened.\n\n%s", fs.FlagUsages())
+			fmt.Fprintf(stdout, "Usage: mcpchaos test [flags] [-- CMD [ARGS...]]\n       mcpchaos test --url URL [flags] [-- CMD [ARGS...]]\n\nProbes the stdio MCP server CMD (default: the bundled example server), or the\nHTTP MCP server at URL (started with CMD when given), through a no-fault\nbaseline and a matrix of fault scenarios, and judges what happened.\n\n%s", fs.FlagUsages())
 			return exitOK
 		}
 		return usageError(stderr, "test: %v (see mcpchaos test --help)", err)
@@ -52,6 +58,18 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 	}
 	if maxWait <= 0 {
 		return usageError(stderr, "test: --max-deadline must be positive")
+	}
+	if serverURL != "" {
+		if casesDir != "" {
+			return usageError(stderr, "test: --cases replays stdio cases; it does not take --url yet")
+		}
+		return runHTTPTest(fs, httpTest{url: serverURL, headers: headers, startWait: startWait, command: command,
+			calls: calls, skipTools: skipTools, maxWait: maxWait}, m, stdout, stderr)
+	}
+	for _, f := range []string{"header", "start-timeout"} {
+		if fs.Changed(f) {
+			return usageError(stderr, "test: --%s goes with --url, for an HTTP server", f)
+		}
 	}
 	if casesDir != "" {
 		return runCases(fs, casesDir, command, calls, skipTools, m, maxWait, stdout, stderr)

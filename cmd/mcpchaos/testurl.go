@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mcpchaos/mcpchaos/chaos/probe"
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/suite"
+)
+
+// httpTest is what test --url is given besides the matrix flags.
+type httpTest struct {
+	url       string
+	headers   []string
+	startWait time.Duration
+	command   []string
+	calls     []string
+	skipTools []string
+	maxWait   time.Duration
+}
+
+// runHTTPTest is test --url URL [-- CMD]: the matrix through the HTTP proxy.
+func runHTTPTest(fs *pflag.FlagSet, t httpTest, m matrixFlags, stdout, stderr io.Writer) int {
+	u, err := parseServerURL(t.url)
+	if err != nil {
+		return usageError(stderr, "test: --url %v", err)
+	}
+	header, err := parseHeaders(t.headers)
+	if err != nil {
+		return usageError(stderr, "test: %v", err)
+	}
+	if t.startWait <= 0 {
+		return usageError(stderr, "test: --start-timeout must be positive")
+	}
+	if fs.Changed("start-timeout") && len(t.command) == 0 {
+		return usageError(stderr, "test: --start-timeout is how long the server started from the command after -- may take to listen; there is no command")
+	}
+	selected, err := m.resolve(fs, faults.ForHTTPServer, faults.HTTPServerScenarios())
+	if err != nil {
+		return usageError(stderr, "test: %v", err)
+	}
+	probeCalls, err := parseCalls(t.calls)
+	if err != nil {
+		return usageError(stderr, "test: %v", err)
+	}
+	target := u.Redacted()
+	if len(t.command) > 0 {
+		target += ", served by " + suite.ShellQuote(t.command)
+	}
+	fmt.Fprintf(stdout, "mcpchaos test: seed %d, %d scenario(s) against %s\n", m.seed, len(selected), target)
+
+	targetArgs := append([]string{"--url", u.String()}, headerArgs(t.headers)...)
+	if fs.Changed("start-timeout") {
+		targetArgs = append(targetArgs, "--start-timeout", t.startWait.String())
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	report, err := suite.Run(ctx, suite.Options{
+		Command:       t.command,
+		URL:           u,
+		Header:        header,
+		StartTimeout:  t.startWait,
+		Scenarios:     selected,
+		Seed:          m.seed,
+		Deadline:      m.deadline,
+		MaxDeadline:   t.maxWait,
+		Grace:         m.grace,
+		Parallel:      m.parallel,
+		TranscriptDir: m.transcriptDir,
+		Probe:         probe.Config{Calls: probeCalls, SkipTools: t.skipTools},
+		Repro:         reproLine(t.command, len(t.command) == 0, m.deadline, t.maxWait, m.selectorArgs, append(targetArgs, workloadArgs(t.calls, t.skipTools)...)...),
+		Tool:          "mcpchaos " + version,
+		Version:       version,
+		CaseDir:       m.saveCase,
+	})
+	if err != nil {
+		return runFailed(stderr, "test", "server", err)
+	}
+	return m.finish(report, "test", stdout, stderr)
+}
+
+// parseServerURL checks an MCP endpoint URL given on the command line.
+func parseServerURL(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%q is not a URL: %v", s, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("%q: give the server's MCP endpoint as an http:// or https:// URL, as in http://127.0.0.1:3000/mcp", s)
+	case u.Host == "":
+		return nil, fmt.Errorf("%q has no host, as in http://127.0.0.1:3000/mcp", s)
+	}
+	return u, nil
+}
+
+// parseHeaders reads --header NAME:VALUE flags.
+func parseHeaders(specs []string) (http.Header, error) {
+	h := http.Header{}
+	for _, s := range specs {
+		name, value, ok := strings.Cut(s, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			return nil, fmt.Errorf("--header %q: write NAME:VALUE, as in --header 'Authorization: Bearer TOKEN'", s)
+		}
+		h.Add(name, strings.TrimSpace(value))
+	}
+	return h, nil
+}
+
+// sensitiveHeaders are left out of repro lines (which reports carry): the
+// line names the header, and whoever replays it puts the value back.
+var sensitiveHeaders = []string{"authorization", "cookie", "token", "secret", "key", "password"}
+
+// headerArgs are the --header flags of a repro line, secrets redacted.
+func headerArgs(specs []string) []string {
+	var out []string
+	for _, s := range specs {
+		name, _, _ := strings.Cut(s, ":")
+		lower := strings.ToLower(name)
+		for _, w := range sensitiveHeaders {
+			if strings.Contains(lower, w) {
+				s = strings.TrimSpace(name) + ": REDACTED"
+				break
+			}
+		}
+		out = append(out, "--header", s)
+	}
+	return out
+}

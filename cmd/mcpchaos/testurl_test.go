@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpchaos/mcpchaos/reports"
+)
+
+// freeAddr is a loopback address nothing listens on (for a moment).
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func TestTestURLUsageErrors(t *testing.T) {
+	addr := freeAddr(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"not a URL scheme", []string{"test", "--url", "localhost:3000/mcp"}, "give the server's MCP endpoint as an http:// or https:// URL"},
+		{"no host", []string{"test", "--url", "http:///mcp"}, "has no host"},
+		{"bad header", []string{"test", "--url", "http://" + addr + "/mcp", "--header", "Authorization"}, "--header \"Authorization\": write NAME:VALUE"},
+		{"header without --url", []string{"test", "--header", "A: b", "--", "cat"}, "--header goes with --url"},
+		{"start-timeout without a command", []string{"test", "--url", "http://" + addr + "/mcp", "--start-timeout", "5s"}, "there is no command"},
+		{"a stdio-only fault", []string{"test", "--url", "http://" + addr + "/mcp", "--fault", "half-close"}, "half-close"},
+		{"nothing listening", []string{"test", "--url", "http://" + addr + "/mcp"}, "nothing answers at http://" + addr + "/mcp"},
+		{"a server that never listens", []string{"test", "--url", "http://" + addr + "/mcp", "--start-timeout", "1s", "--", "sh", "-c", "echo starting >&2; exec sleep 30"},
+			"nothing listened on " + addr + " within 1s"},
+		{"a server that exits", []string{"test", "--url", "http://" + addr + "/mcp", "--", "sh", "-c", "echo no config >&2; exit 1"},
+			"the server exited (status 1) before it listened"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run(tc.args, nil, &stdout, &stderr); code != exitUsage {
+				t.Errorf("exit %d, want %d; stderr %q", code, exitUsage, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("stderr = %q, want it to contain %q", stderr.String(), tc.want)
+			}
+		})
+	}
+}
+
+// test --url -- CMD starts the bundled example server on HTTP for each
+// scenario, probes it through the proxy, stops it with SIGTERM, and finds
+// nothing; the report names the URL, and the stored transcripts judge the
+// same offline.
+func TestTestURLStartsTheServer(t *testing.T) {
+	t.Setenv("MCPCHAOS_TEST_MAIN", "1")
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
+	addr := freeAddr(t)
+	dir := t.TempDir()
+	reportPath := filepath.Join(dir, "report.json")
+	var stdout, stderr bytes.Buffer
+	args := []string{"test", "--url", "http://" + addr + "/mcp", "--seed", "3", "--report", reportPath,
+		"--transcript-dir", dir, "--", os.Args[0], "serve", "--http", addr}
+	if code := run(args, nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	f, err := os.Open(reportPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rep, err := reports.ReadReport(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Target.URL != "http://"+addr+"/mcp" || rep.Outcome != "pass" || len(rep.Scenarios) != 5 {
+		t.Errorf("report: target %+v, outcome %s, %d scenarios\n%s", rep.Target, rep.Outcome, len(rep.Scenarios), stdout.String())
+	}
+	for _, sc := range rep.Scenarios {
+		if sc.Outcome != "pass" {
+			t.Errorf("%s: %s (%v)", sc.Name, sc.Outcome, sc.Indeterminate)
+		}
+		var out, errb bytes.Buffer
+		if code := run([]string{"judge", sc.Transcript}, nil, &out, &errb); code != exitOK {
+			t.Errorf("judge %s: exit %d\n%s%s", sc.Name, code, out.String(), errb.String())
+		}
+	}
+	if want := []string{os.Args[0], "serve", "--http", addr}; !cmp.Equal(want, rep.Target.Command) {
+		t.Errorf("target command %q, want %q", rep.Target.Command, want)
+	}
+}

@@ -1,0 +1,143 @@
+package suite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/chaos"
+	"github.com/mcpchaos/mcpchaos/chaos/probe"
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/httpchaos"
+	"github.com/mcpchaos/mcpchaos/httpconn"
+)
+
+// driveHTTP runs the probe against an HTTP server through a fresh proxy on
+// a loopback port: the same plan, recorder and judge as on stdio, with the
+// proxy in the relay's place. With a command, the server is started first
+// and stopped after (SIGTERM, then SIGKILL), its stderr recorded for the
+// judge; without, the server at the URL serves every scenario.
+func (o Options) driveHTTP(ctx context.Context, st setup) (driven, error) {
+	px, err := httpchaos.New(httpchaos.Config{
+		Upstream: o.URL, Plan: st.plan, Recorder: st.log.rec,
+		Tool: o.Tool, Scenario: st.sc.Name, Role: "server", Repro: st.repro,
+		Deadline: st.deadline, MaxDeadline: st.maxDeadline, Grace: o.Grace,
+	})
+	if err != nil {
+		return driven{}, err
+	}
+	var served *chaos.Served
+	if len(o.Command) > 0 {
+		served, err = chaos.StartServed(chaos.ServedConfig{Command: o.Command, Recorder: st.log.rec, Grace: o.Grace})
+		if err != nil {
+			px.Close("the server could not be started")
+			return driven{}, err
+		}
+		if err := served.WaitListening(ctx, hostPort(o.URL), o.startTimeout()); err != nil {
+			served.Stop("it never listened")
+			px.Close("the server never listened")
+			return driven{}, &SetupError{Reason: "the HTTP server did not start", Err: err, Stderr: st.log.stderr.list()}
+		}
+	}
+	stop := func(why string) {
+		if served != nil {
+			served.Stop(why)
+		}
+		px.Close(why)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		stop("the proxy could not listen")
+		return driven{}, fmt.Errorf("the proxy cannot listen on a loopback port: %w", err)
+	}
+	srv := &http.Server{Handler: px, ReadHeaderTimeout: 10 * time.Second}
+	served2 := make(chan struct{})
+	go func() {
+		defer close(served2)
+		_ = srv.Serve(ln)
+	}()
+	// The client reaches the proxy at the upstream's own path and query.
+	front := *o.URL
+	front.Scheme, front.Host, front.User = "http", ln.Addr().String(), nil
+	pipe, err := httpconn.Dial(httpconn.Config{URL: &front, Header: o.Header})
+	if err != nil {
+		srv.Close()
+		<-served2
+		stop("the probe could not dial the proxy")
+		return driven{}, err
+	}
+	var probes sync.WaitGroup
+	pc := st.probe
+	pc.Overdue = func(id, method string) {
+		// Overdue must not block: the probe waits for its answer.
+		probes.Add(1)
+		go func() {
+			defer probes.Done()
+			px.Probe(fmt.Sprintf("request %s (%s) unanswered after %s", id, method, st.deadline))
+		}()
+	}
+	var d driven
+	d.outcome, d.probeErr = probe.Run(ctx, pc, pipe.Reader(), pipe.Writer())
+	// The server is stopped while the proxy still records, so its exit
+	// and last words are in the session; then the proxy ends it.
+	stop("the probe client ended its session")
+	probes.Wait()
+	srv.Close()
+	<-served2
+	return d, nil
+}
+
+func (o Options) startTimeout() time.Duration {
+	if o.StartTimeout > 0 {
+		return o.StartTimeout
+	}
+	return DefaultStartTimeout
+}
+
+// hostPort is the address u names, with the scheme's port when it names
+// none.
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	port := "80"
+	if u.Scheme == "https" {
+		port = "443"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// CheckReachable tells, before any scenario runs, whether something
+// listens at u: an HTTP server the run does not start must already be up.
+func CheckReachable(ctx context.Context, u *url.URL) error {
+	d := net.Dialer{Timeout: 5 * time.Second}
+	conn, err := d.DialContext(ctx, "tcp", hostPort(u))
+	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) {
+			err = op.Err
+		}
+		return fmt.Errorf("nothing answers at %s (%v): start the server first, or give its command after --", u.Redacted(), err)
+	}
+	return conn.Close()
+}
+
+// checkHTTPScenarios refuses a scenario with a fault that has no meaning
+// over HTTP, before anything runs.
+func checkHTTPScenarios(scs []faults.Scenario) error {
+	for _, sc := range scs {
+		parsed, err := sc.Parse()
+		if err != nil {
+			return err
+		}
+		if err := httpchaos.CheckPlan(faults.NewPlan(0, parsed)); err != nil {
+			return fmt.Errorf("%s: %w", named(sc), err)
+		}
+	}
+	return nil
+}
