@@ -64,6 +64,17 @@ func TestJudgeHTTPSessions(t *testing.T) {
 			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "GET /mcp", Detail: "Last-Event-ID: ev-8"})
 			b.at(1000).event(2, "ev-9", answer(4), true)
 		}, nil},
+		{"an answer the client already had, replayed on a resumed stream, is a duplicate", func(b *tb) {
+			// server-everything's event store replays every stream's
+			// events after the Last-Event-ID, not only the cut one's.
+			b.post(1, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo"}}`)
+			b.at(5).event(1, "ev-3", answer(3), true)
+			b.post(2, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo"}}`)
+			b.at(10).event(2, "ev-4", answer(4), false)
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 3, HTTP: "GET /mcp", Detail: "Last-Event-ID: ev-2"})
+			b.at(1000).event(3, "ev-3", answer(3), true)
+			b.at(1000).event(3, "ev-4", answer(4), true)
+		}, []string{RuleDuplicateResponse}},
 		{"a second answer under another event id is a duplicate", func(b *tb) {
 			b.post(1, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo"}}`)
 			b.at(10).event(1, "ev-9", answer(4), true)

@@ -189,6 +189,9 @@ func (j *Judger) add(e *wire.Event) {
 			cl.forwarded(e)
 		}
 	case wire.EventDropped:
+		if e.Dir == j.p.out {
+			j.tr.answerDropped(e.Of)
+		}
 		j.tr.dropped(e)
 		if cl != nil {
 			cl.dropped(e)

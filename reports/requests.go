@@ -147,6 +147,7 @@ func (a *answeredRing) get(id string) *answeredEntry {
 type aggregate struct {
 	method   string
 	count    int
+	replayed int // duplicates that were replays of delivered events
 	ids      []string
 	req      *Request
 	evidence []Evidence
@@ -186,6 +187,9 @@ type tracker struct {
 	// errorExchanges are HTTP exchanges the server answered with an error
 	// status whose body has not yet shown an error with id null.
 	errorExchanges map[int64]bool
+	// droppedAnswers are the seqs of answers the relay did not deliver (a
+	// cut stream's rest): only those may come again on a resumed stream.
+	droppedAnswers map[int64]bool
 	// lastFwd is the frame forwarded last and the seq it was received as: a
 	// duplicate fault forwards copies right after the original, and the
 	// peer may answer each copy.
@@ -386,6 +390,17 @@ func (t *tracker) rewritten(seq int64, id string) {
 // dropped forgets a frame that never reached the peer. A request can be
 // dropped after it was recorded as forwarded (a write that failed with the
 // frame still buffered): then the peer never had it either.
+// answerDropped notes an answer from the peer that the relay did not
+// deliver.
+func (t *tracker) answerDropped(seq int64) {
+	if t.droppedAnswers == nil {
+		t.droppedAnswers = map[int64]bool{}
+	}
+	if len(t.droppedAnswers) < maxTolerated {
+		t.droppedAnswers[seq] = true
+	}
+}
+
 func (t *tracker) dropped(e *wire.Event) {
 	if f, ok := t.pending[e.Of]; ok {
 		t.unpend(e.Of, f)
@@ -635,9 +650,10 @@ func (t *tracker) answer(j *Judger, e *wire.Event) string {
 		return ""
 	}
 	if a := t.answers.get(id); a != nil {
-		if e.EventID != "" && e.EventID == a.eventID {
-			// The event that carried the answer, sent again on a stream
-			// the client resumed (Last-Event-ID): the same answer.
+		replay := e.EventID != "" && e.EventID == a.eventID
+		if replay && t.droppedAnswers[a.seq] {
+			// The event that carried the answer, which the client never
+			// got, sent again on the stream it resumed (Last-Event-ID).
 			return ""
 		}
 		if a.cancelled {
@@ -652,6 +668,9 @@ func (t *tracker) answer(j *Judger, e *wire.Event) string {
 		}
 		first := Evidence{Seq: a.seq, TUS: a.t, Type: wire.EventReceived, Dir: j.p.out,
 			Excerpt: fmt.Sprintf("the first answer to %s (id %s); see the transcript", a.method, id)}
+		if replay {
+			g.replayed++
+		}
 		g.add(id, first, evidenceOf(e))
 		return ""
 	}
@@ -700,6 +719,9 @@ func (t *tracker) answerFindings(j *Judger) []Finding {
 		msg := fmt.Sprintf("the %s answered %s (id %s) more than once", j.p.name, m, g.ids[0])
 		if g.count > 1 {
 			msg = fmt.Sprintf("the %s sent %d extra answers to %s requests (ids %s)", j.p.name, g.count, m, idList(g.ids, g.count))
+		}
+		if g.replayed > 0 {
+			msg += fmt.Sprintf("; %d of them replayed under the event id the client already had, on a resumed stream (Last-Event-ID): a resumption replays only what the cut stream did not deliver, never what went out on another stream", g.replayed)
 		}
 		f := NewFinding(RuleDuplicateResponse, msg, g.evidence)
 		f.Request = g.req
