@@ -163,6 +163,15 @@ func checkResult(method string, raw []byte) string {
 		}
 		return problem
 	case "tools/call":
+		if string(member(res, "resultType")) == `"input_required"` {
+			// The stateless revision's multi-round-trip answer: it asks
+			// the client for input (inputRequests), and the retried call
+			// carries the content.
+			if kindOf(member(res, "inputRequests")) != '{' {
+				return "is input_required with no inputRequests object"
+			}
+			return ""
+		}
 		sc := kindOf(member(res, "structuredContent"))
 		if kindOf(member(res, "content")) != '[' && (sc == 0 || sc == 'n') {
 			return "has no content array (nor structuredContent)"
