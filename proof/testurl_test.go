@@ -1,0 +1,106 @@
+package proof
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpchaos/mcpchaos/chaos/probe"
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/suite"
+)
+
+// freePort is a loopback port nothing listens on, for a server to take.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// test --url -- CMD on HTTP servers no one on this project wrote: each is
+// started for every scenario of the default HTTP matrix, probed through
+// the proxy, and stopped with SIGTERM. Every verdict was read against the
+// specification (docs/http.md, "Real servers").
+func TestURLMatrixOnRealServers(t *testing.T) {
+	dir := corpusDir(t)
+	for _, tc := range []struct {
+		name    string
+		command func(port int) []string
+		skip    []string
+		want    []found
+	}{
+		{
+			// Stateful only (2025-11-25), with an event store for
+			// resumption. Its event store (src/everything/transports/
+			// streamableHttp.ts) replays every stream's events after the
+			// Last-Event-ID, not only the cut stream's, and replays the
+			// SDK's priming events, stored as {}, as messages: the
+			// client gets answers it already had, and frames that are no
+			// JSON-RPC message. Found by cut-before-result.
+			name: "server-everything 2026.8.31 (npm)",
+			command: func(port int) []string {
+				return []string{"env", fmt.Sprintf("PORT=%d", port), "node",
+					filepath.Join(dir, "npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"}
+			},
+			// A 10 s operation; the matrix does not need it.
+			skip: []string{"trigger-long-running-operation"},
+			want: []found{
+				{"cut-before-result", reports.KindDuplicateResponse, ""},
+				{"cut-before-result", reports.KindProtocolViolation, ""},
+			},
+		},
+		{
+			// The stateless revision, with the stateful one beside it.
+			name: "python-sdk everything-server (mcp 2.3.0)",
+			command: func(port int) []string {
+				return []string{"env", "PYTHONPATH=" + filepath.Join(dir, "python-sdk/examples/servers/everything-server"),
+					filepath.Join(dir, "py/bin/python"), "-m", "mcp_everything_server", "--port", fmt.Sprint(port)}
+			},
+			want: []found{},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			port := freePort(t)
+			u, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			report, err := suite.Run(ctx, suite.Options{
+				Command:   tc.command(port),
+				URL:       u,
+				Scenarios: faults.HTTPServerScenarios(),
+				Seed:      1,
+				Deadline:  5 * time.Second,
+				Probe:     probe.Config{SkipTools: tc.skip},
+				Repro:     func(sc string, seed uint64) string { return fmt.Sprintf("--scenario %s --seed %d", sc, seed) },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			reports.WriteSummary(&b, report)
+			if diff := cmp.Diff(tc.want, summarize(report.Findings)); diff != "" {
+				t.Errorf("findings (-want +got):\n%s\n%s", diff, b.String())
+			}
+			if report.Baseline == nil || report.Baseline.Outcome != reports.OutcomePass {
+				t.Errorf("baseline: %+v\n%s", report.Baseline, b.String())
+			}
+			for _, sc := range report.Scenarios {
+				if len(sc.Indeterminate) > 0 {
+					t.Errorf("%s: indeterminate %q", sc.Name, sc.Indeterminate)
+				}
+			}
+		})
+	}
+}
