@@ -100,7 +100,7 @@ var Rules = []Rule{
 		"an HTTP server is stopped with SIGTERM once its clients are gone; one still running after the grace period had to be killed, losing whatever it had not finished (the specification defines no HTTP shutdown, hence a warning)",
 		"MCP 2025-11-25, Basic › Transports › Streamable HTTP (no shutdown is defined); POSIX SIGTERM"},
 	{RuleNotMCP, KindProtocolViolation, SeverityError,
-		"every line on the transport is one JSON-RPC message: nothing else on stdout (logging belongs on stderr), no embedded newline, UTF-8, \"jsonrpc\": \"2.0\"",
+		"every line on the transport (over HTTP, every JSON body and event's data) is one JSON-RPC message: nothing else on stdout (logging belongs on stderr), no embedded newline, UTF-8, \"jsonrpc\": \"2.0\"",
 		specStdio + " (\"MUST NOT write anything to its stdout that is not a valid MCP message\")"},
 	{RuleSchema, KindProtocolViolation, SeverityError,
 		"results and notifications have the shape the MCP schema gives them (initialize, tools/list, tools/call, notifications/progress are checked)",
