@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/internal/mcpheader"
+	"github.com/mcpchaos/mcpchaos/internal/sse"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -211,7 +212,7 @@ func (x *exchange) swallow(resp *http.Response, why string) {
 	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch media {
 	case "text/event-stream":
-		x.swallowEvents(newEventReader(resp.Body, x.p.cfg.MaxBody), why)
+		x.swallowEvents(sse.NewReader(resp.Body, x.p.cfg.MaxBody), why)
 	case "application/json":
 		if body, _ := readLimited(resp.Body, x.p.cfg.MaxBody); len(body) > 0 {
 			x.dropUnread(body, "", why)
@@ -221,14 +222,14 @@ func (x *exchange) swallow(resp *http.Response, why string) {
 
 // swallowEvents records the rest of an event stream the client will never
 // read.
-func (x *exchange) swallowEvents(er *eventReader, why string) {
+func (x *exchange) swallowEvents(er *sse.Reader, why string) {
 	for {
-		ev, err := er.next()
+		ev, err := er.Next()
 		if err != nil {
 			return
 		}
-		if ev.isMessage() {
-			x.dropUnread(ev.data, ev.id, why)
+		if ev.IsMessage() {
+			x.dropUnread(ev.Data, ev.ID, why)
 		}
 	}
 }

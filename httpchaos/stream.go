@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/internal/sse"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -102,7 +103,7 @@ func (x *exchange) relayStream(resp *http.Response) {
 	for _, l := range pending {
 		x.injectInto(st, l.label, l.inj, l.cause)
 	}
-	er := newEventReader(flushBeforeRead{resp.Body, st}, p.cfg.MaxBody)
+	er := sse.NewReader(flushBeforeRead{resp.Body, st}, p.cfg.MaxBody)
 	for {
 		if p.gates[wire.ToClient].closed() {
 			st.flush() // a stall holds what comes after, not what came before
@@ -111,14 +112,14 @@ func (x *exchange) relayStream(resp *http.Response) {
 			p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "stream ended: the session ended while this direction was stalled"})
 			return
 		}
-		ev, err := er.next()
+		ev, err := er.Next()
 		if err != nil {
-			if len(ev.raw) > 0 {
+			if len(ev.Raw) > 0 {
 				// An event the server did not finish: the client gets the
 				// same bytes, and the record keeps them.
-				_ = st.write(ev.raw)
-				e := wire.Event{Type: wire.EventHTTP, Exchange: x.n, EventID: ev.id, Detail: "an unfinished event at the stream's end, passed on"}
-				e.SetRaw(ev.raw)
+				_ = st.write(ev.Raw)
+				e := wire.Event{Type: wire.EventHTTP, Exchange: x.n, EventID: ev.ID, Detail: "an unfinished event at the stream's end, passed on"}
+				e.SetRaw(ev.Raw)
 				p.record(e)
 			}
 			p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "stream ended: " + x.streamEnd(err)})
@@ -137,30 +138,30 @@ func (x *exchange) streamEnd(err error) string {
 		return "the server closed it"
 	case x.ctx.Err() != nil:
 		return ended(x)
-	case errors.Is(err, errEventTooLong):
+	case errors.Is(err, sse.ErrTooLong):
 		return err.Error()
 	}
 	return "reading it failed: " + err.Error()
 }
 
 // relayEvent relays one event. A write error means the client is gone.
-func (x *exchange) relayEvent(st *stream, er *eventReader, ev *event) error {
+func (x *exchange) relayEvent(st *stream, er *sse.Reader, ev *sse.Event) error {
 	p := x.p
-	if !ev.isMessage() {
-		raw := ev.raw
+	if !ev.IsMessage() {
+		raw := ev.Raw
 		detail := "an event without a message"
-		if ev.name == "endpoint" {
+		if ev.Name == "endpoint" {
 			raw, detail = x.rewriteEndpoint(ev)
 		}
-		e := wire.Event{Type: wire.EventHTTP, Exchange: x.n, EventID: ev.id, Detail: detail}
-		e.SetRaw(ev.raw)
+		e := wire.Event{Type: wire.EventHTTP, Exchange: x.n, EventID: ev.ID, Detail: detail}
+		e.SetRaw(ev.Raw)
 		p.record(e)
 		return st.queue(raw)
 	}
-	m := wire.Classify(ev.data)
-	seq := x.recordMessage(wire.EventReceived, wire.ToClient, &m, ev.id, "", 0)
+	m := wire.Classify(ev.Data)
+	seq := x.recordMessage(wire.EventReceived, wire.ToClient, &m, ev.ID, "", 0)
 	if p.plan.Empty() {
-		if err := st.queue(ev.raw); err != nil {
+		if err := st.queue(ev.Raw); err != nil {
 			x.recordRef(wire.EventDropped, wire.ToClient, seq, "writing to the client failed: "+err.Error())
 			return err
 		}
@@ -169,9 +170,9 @@ func (x *exchange) relayEvent(st *stream, er *eventReader, ev *event) error {
 	}
 	step := p.plan.Receive(wire.ToClient, &m)
 	o := x.apply(p.plan.Decide(faults.Before, step), wire.ToClient, seq, false)
-	raw, note := ev.raw, ""
+	raw, note := ev.Raw, ""
 	if step.Rewritten != nil {
-		raw, note = formatEvent(ev.id, step.Rewritten), step.RewriteNote
+		raw, note = sse.Format(ev.ID, step.Rewritten), step.RewriteNote
 	}
 	switch {
 	case o.cutBy != "":
@@ -234,18 +235,18 @@ func (x *exchange) writePieces(st *stream, raw []byte, f *faults.Fragment) error
 // rewriteEndpoint points the legacy transport's endpoint event at the
 // proxy: a relative endpoint already resolves against it; an absolute one
 // naming the upstream's host is given the proxy's.
-func (x *exchange) rewriteEndpoint(ev *event) ([]byte, string) {
-	u, err := url.Parse(string(ev.data))
+func (x *exchange) rewriteEndpoint(ev *sse.Event) ([]byte, string) {
+	u, err := url.Parse(string(ev.Data))
 	if err != nil || !u.IsAbs() || u.Host != x.p.cfg.Upstream.Host {
-		return ev.raw, "the legacy transport's endpoint event, passed on"
+		return ev.Raw, "the legacy transport's endpoint event, passed on"
 	}
 	u.Scheme, u.Host = "http", x.r.Host
 	if x.r.TLS != nil {
 		u.Scheme = "https"
 	}
 	out := []byte("event: endpoint\n")
-	if ev.id != "" {
-		out = append([]byte("id: "+ev.id+"\n"), out...)
+	if ev.ID != "" {
+		out = append([]byte("id: "+ev.ID+"\n"), out...)
 	}
 	out = append(out, "data: "+u.String()+"\n\n"...)
 	return out, "the legacy transport's endpoint event, rewritten to point at the proxy: " + u.String()
@@ -259,7 +260,7 @@ func (x *exchange) injectInto(st *stream, label string, inj faults.Injection, ca
 	m := wire.Classify(inj.Raw)
 	// Before the write: the answer can come back before it returns.
 	x.p.injecting(&m, label)
-	if err := st.write(formatEvent("", inj.Raw)); err != nil {
+	if err := st.write(sse.Format("", inj.Raw)); err != nil {
 		return
 	}
 	st.x.recordMessage(wire.EventInjected, wire.ToClient, &m, "", label, cause)
