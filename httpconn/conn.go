@@ -318,11 +318,11 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-func retryOf(ms int) time.Duration {
-	if ms <= 0 {
+func retryOf(d time.Duration) time.Duration {
+	if d <= 0 {
 		return defaultRetry
 	}
-	return min(time.Duration(ms)*time.Millisecond, maxRetry)
+	return min(d, maxRetry)
 }
 
 // mediaType is a response's media type without parameters.

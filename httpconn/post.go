@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/sse"
 )
 
 // message is what the Conn needs to know of a message it sends.
@@ -220,20 +222,20 @@ func (c *Conn) readPostStream(body io.Reader, ids []string) {
 
 // readEvents delivers a stream's messages, striking the answers off
 // waiting (nil: none awaited), and returns the last event id and retry.
-func (c *Conn) readEvents(body io.Reader, waiting map[string]bool) (lastID string, retry int) {
-	er := newEventReader(body, maxMessage)
+func (c *Conn) readEvents(body io.Reader, waiting map[string]bool) (lastID string, retry time.Duration) {
+	er := sse.NewReader(body, maxMessage)
 	for {
-		ev, err := er.next()
+		ev, err := er.Next()
 		if err != nil {
 			return lastID, retry
 		}
-		if ev.hasID {
-			lastID = ev.id
+		if ev.ID != "" {
+			lastID = ev.ID
 		}
-		if ev.retryMS > 0 {
-			retry = ev.retryMS
+		if ev.Retry > 0 {
+			retry = ev.Retry
 		}
-		if !ev.isMessage() {
+		if !ev.IsMessage() {
 			continue
 		}
 		if waiting != nil {
@@ -241,11 +243,11 @@ func (c *Conn) readEvents(body io.Reader, waiting map[string]bool) (lastID strin
 				ID     json.RawMessage `json:"id"`
 				Method string          `json:"method"`
 			}
-			if json.Unmarshal(ev.data, &m) == nil && m.Method == "" {
+			if json.Unmarshal(ev.Data, &m) == nil && m.Method == "" {
 				delete(waiting, string(m.ID))
 			}
 		}
-		c.deliver(ev.data)
+		c.deliver(ev.Data)
 	}
 }
 
@@ -275,7 +277,7 @@ func (c *Conn) openGet() {
 	c.mu.Unlock()
 	c.goBackground(func() {
 		failures := 0
-		lastID, retry := "", 0
+		lastID, retry := "", time.Duration(0)
 		for failures < reconnects && c.getCtx.Err() == nil {
 			resp, err := c.get(c.getCtx, lastID)
 			if err != nil {
@@ -355,20 +357,20 @@ func (c *Conn) startLegacy() {
 		if resp.StatusCode != http.StatusOK || mediaType(resp) != "text/event-stream" {
 			return
 		}
-		er := newEventReader(resp.Body, maxMessage)
+		er := sse.NewReader(resp.Body, maxMessage)
 		for {
-			ev, err := er.next()
+			ev, err := er.Next()
 			if err != nil {
 				return
 			}
-			if ev.name == "endpoint" {
-				if u, err := c.cfg.URL.Parse(strings.TrimSpace(string(ev.data))); err == nil {
+			if ev.Name == "endpoint" {
+				if u, err := c.cfg.URL.Parse(strings.TrimSpace(string(ev.Data))); err == nil {
 					markReady(u)
 				}
 				continue
 			}
-			if ev.isMessage() {
-				c.deliver(ev.data)
+			if ev.IsMessage() {
+				c.deliver(ev.Data)
 			}
 		}
 	}) {
