@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Process is a child started in its own process group, with our ends of its
@@ -131,6 +132,19 @@ func (p *Process) PID() int { return p.cmd.Process.Pid }
 
 // Done is closed when the child has exited and been reaped.
 func (p *Process) Done() <-chan struct{} { return p.done }
+
+// waitExit waits up to d for the child to exit and reports whether it did:
+// each rung of a shutdown ladder.
+func (p *Process) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
 
 // Exit describes how the child ended; valid after Done.
 func (p *Process) Exit() (code *int, signal string) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sync"
 	"syscall"
 	"time"
 
@@ -36,7 +37,7 @@ type Served struct {
 	proc       *Process
 	stderrDone chan struct{}
 	stdoutDone chan struct{}
-	stopped    chan struct{}
+	stopOnce   sync.Once
 }
 
 // StartServed starts cfg.Command and records its start.
@@ -48,7 +49,7 @@ func StartServed(cfg ServedConfig) (*Served, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Served{cfg: cfg, proc: proc, stderrDone: make(chan struct{}), stdoutDone: make(chan struct{}), stopped: make(chan struct{})}
+	s := &Served{cfg: cfg, proc: proc, stderrDone: make(chan struct{}), stdoutDone: make(chan struct{})}
 	s.record(wire.Event{Type: wire.EventProcessStarted, PID: proc.PID(), Command: cfg.Command})
 	go func() {
 		defer close(s.stderrDone)
@@ -118,31 +119,20 @@ func (s *Served) WaitListening(ctx context.Context, addr string, timeout time.Du
 // the session. Stop returns once the server is gone; calling it again does
 // nothing.
 func (s *Served) Stop(why string) {
-	select {
-	case <-s.stopped:
-		return
-	default:
-	}
-	defer close(s.stopped)
-	wait := func() bool {
-		t := time.NewTimer(s.cfg.Grace)
-		defer t.Stop()
-		select {
-		case <-s.proc.Done():
-			return true
-		case <-t.C:
-			return false
-		}
-	}
+	s.stopOnce.Do(func() { s.stop(why) })
+}
+
+func (s *Served) stop(why string) {
 	var signalled bool
 	select {
 	case <-s.proc.Done():
 	default:
 		signalled = true
 		s.signal(syscall.SIGTERM, "the server is stopped: "+why)
-		if !wait() {
+		if !s.proc.waitExit(s.cfg.Grace) {
 			s.signal(syscall.SIGKILL, fmt.Sprintf("the server did not exit within %s of SIGTERM", s.cfg.Grace))
-			<-s.proc.Done()
+			<-s.proc.Done() // SIGKILL cannot be caught: the wait is the kernel's
+
 		}
 	}
 	if s.proc.SignalGroup(syscall.SIGKILL) {

@@ -350,16 +350,7 @@ func (s *session) ladder(why string) {
 	s.writers[wire.ToServer].closeRecorded(func() {
 		s.recordPipe(wire.PipeServerInput, why, true)
 	})
-	wait := func() bool {
-		t := time.NewTimer(s.cfg.Grace)
-		defer t.Stop()
-		select {
-		case <-s.proc.Done():
-			return true
-		case <-t.C:
-			return false
-		}
-	}
+	wait := func() bool { return s.proc.waitExit(s.cfg.Grace) }
 	if wait() {
 		return
 	}

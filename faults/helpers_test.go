@@ -131,14 +131,6 @@ func repeat(f frame, n int) []frame {
 	return out
 }
 
-// concat joins frame lists.
-func concat(parts ...[]frame) []frame {
-	var out []frame
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out
-}
 
 // cmpOpts compares the unexported action structs and patterns of this package.
 var cmpOpts = cmp.Options{

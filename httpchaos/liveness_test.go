@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -47,5 +46,4 @@ func TestProbeAsksTheServerInTheClientsEra(t *testing.T) {
 			}
 		})
 	}
-	_ = mcp.ProtocolVersion20251125
 }

@@ -65,15 +65,14 @@ type Conn struct {
 	wbuf   []byte
 	writes sync.Mutex
 
-	mu        sync.Mutex
-	session   string
-	version   string
-	closedW   bool
-	closedR   bool
-	getOpen   bool
-	lastGetID string
-	legacy    bool
-	endpoint  *url.URL
+	mu       sync.Mutex
+	session  string
+	version  string
+	closedW  bool
+	closedR  bool
+	getOpen  bool
+	legacy   bool
+	endpoint *url.URL
 	// endpointReady is closed once the legacy endpoint is known, or its
 	// stream failed (endpoint nil).
 	endpointReady chan struct{}

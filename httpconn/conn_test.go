@@ -90,6 +90,10 @@ type script struct {
 func (s *script) log(r *http.Request, extra string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if r.Header.Get("Authorization") != "Bearer t" {
+		// Config.Header goes with every request (test --url --header).
+		extra += " without the token"
+	}
 	s.requests = append(s.requests, strings.TrimSpace(r.Method+" "+extra))
 }
 

@@ -450,9 +450,7 @@ func (c *clientJudge) hang(j *Judger) (fs []Finding, killed bool) {
 		parts = append(parts, w)
 		ev = append(ev, pev...)
 	}
-	for _, s := range c.sigs {
-		ev = append(ev, s)
-	}
+	ev = append(ev, c.sigs...)
 	if pc.exit != nil {
 		ev = append(ev, *pc.exit)
 	}

@@ -184,13 +184,16 @@ func (j *Judger) add(e *wire.Event) {
 			cl.received(e)
 		}
 	case wire.EventForwarded:
+		if e.Dir == j.p.out {
+			j.tr.answerSettled(e.Of, true)
+		}
 		j.tr.forwarded(j, e)
 		if cl != nil {
 			cl.forwarded(e)
 		}
 	case wire.EventDropped:
 		if e.Dir == j.p.out {
-			j.tr.answerDropped(e.Of)
+			j.tr.answerSettled(e.Of, false)
 		}
 		j.tr.dropped(e)
 		if cl != nil {

@@ -63,9 +63,14 @@ func (t *tracker) errorStatus(exchange int64) {
 	if t.errorExchanges == nil {
 		t.errorExchanges = map[int64]bool{}
 	}
-	if len(t.errorExchanges) < maxSuspects {
-		t.errorExchanges[exchange] = true
+	// The body follows its head at once: only the latest exchanges
+	// matter, so the oldest goes when the window is full.
+	if len(t.errorOrder) >= maxSuspects {
+		delete(t.errorExchanges, t.errorOrder[0])
+		t.errorOrder = t.errorOrder[1:]
 	}
+	t.errorExchanges[exchange] = true
+	t.errorOrder = append(t.errorOrder, exchange)
 }
 
 func (t *tracker) rejected(seq int64) string {
@@ -106,6 +111,8 @@ type answeredEntry struct {
 	// eventID is the SSE event id that carried the answer (HTTP): the same
 	// event again is a replay on resumption, not a second answer.
 	eventID string
+	// undelivered says the relay did not deliver it (a cut stream's rest).
+	undelivered bool
 	// cancelled is set for a request the client cancelled before any
 	// answer: one late answer is then allowed (the race the spec expects).
 	cancelled bool
@@ -187,9 +194,12 @@ type tracker struct {
 	// errorExchanges are HTTP exchanges the server answered with an error
 	// status whose body has not yet shown an error with id null.
 	errorExchanges map[int64]bool
-	// droppedAnswers are the seqs of answers the relay did not deliver (a
-	// cut stream's rest): only those may come again on a resumed stream.
-	droppedAnswers map[int64]bool
+	errorOrder     []int64 // errorExchanges' keys, oldest first
+	// inTransit maps the seq of an answer carried by an SSE event to its
+	// id until the relay says whether it delivered it, so that an answer
+	// it did not deliver (a cut stream's rest) can be marked: only those
+	// may come again on a resumed stream.
+	inTransit map[int64]string
 	// lastFwd is the frame forwarded last and the seq it was received as: a
 	// duplicate fault forwards copies right after the original, and the
 	// peer may answer each copy.
@@ -390,14 +400,29 @@ func (t *tracker) rewritten(seq int64, id string) {
 // dropped forgets a frame that never reached the peer. A request can be
 // dropped after it was recorded as forwarded (a write that failed with the
 // frame still buffered): then the peer never had it either.
-// answerDropped notes an answer from the peer that the relay did not
-// deliver.
-func (t *tracker) answerDropped(seq int64) {
-	if t.droppedAnswers == nil {
-		t.droppedAnswers = map[int64]bool{}
+// answerSettled is the relay's word on the answer received as seq:
+// delivered, or not.
+func (t *tracker) answerSettled(seq int64, delivered bool) {
+	id, ok := t.inTransit[seq]
+	if !ok {
+		return
 	}
-	if len(t.droppedAnswers) < maxTolerated {
-		t.droppedAnswers[seq] = true
+	delete(t.inTransit, seq)
+	if a := t.answers.get(id); !delivered && a != nil && a.seq == seq {
+		a.undelivered = true
+	}
+}
+
+// inTransitAnswer notes an answer carried by an SSE event, until settled.
+func (t *tracker) inTransitAnswer(e *wire.Event, id string) {
+	if e.EventID == "" {
+		return
+	}
+	if t.inTransit == nil {
+		t.inTransit = map[int64]string{}
+	}
+	if len(t.inTransit) < maxTolerated {
+		t.inTransit[e.Seq] = id
 	}
 }
 
@@ -624,12 +649,14 @@ func (t *tracker) answer(j *Judger, e *wire.Event) string {
 		r := list[0]
 		t.closeOpen(r)
 		t.answers.put(answeredEntry{id: id, method: r.method, seq: e.Seq, t: e.T, eventID: e.EventID})
+		t.inTransitAnswer(e, id)
 		return r.method
 	}
 	if seq, ok := t.pendingIDs[id]; ok {
 		f := t.pending[seq]
 		t.unpend(seq, f)
 		t.answers.put(answeredEntry{id: id, method: f.method, seq: e.Seq, t: e.T, eventID: e.EventID})
+		t.inTransitAnswer(e, id)
 		return f.method
 	}
 	if id == "null" && e.Kind == "error" && t.invalidDelivered > 0 {
@@ -651,7 +678,7 @@ func (t *tracker) answer(j *Judger, e *wire.Event) string {
 	}
 	if a := t.answers.get(id); a != nil {
 		replay := e.EventID != "" && e.EventID == a.eventID
-		if replay && t.droppedAnswers[a.seq] {
+		if replay && a.undelivered {
 			// The event that carried the answer, which the client never
 			// got, sent again on the stream it resumed (Last-Event-ID).
 			return ""

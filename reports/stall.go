@@ -47,7 +47,6 @@ func (s *stalls) deadline(from, budget, endT int64) (d int64, forever bool) {
 		}
 		if w.start > t {
 			left -= w.start - t
-			t = w.start
 		}
 		if end == never {
 			return never, true

@@ -488,11 +488,7 @@ func splitPy(line string) (depth int, content string, sep bool, sepCol int) {
 	}
 	switch line[i] {
 	case '|':
-		c := line[i+1:]
-		if strings.HasPrefix(c, " ") {
-			c = c[1:]
-		}
-		return i, c, false, 0
+		return i, strings.TrimPrefix(line[i+1:], " "), false, 0
 	case '+':
 		rest := line[i:]
 		if strings.HasPrefix(rest, "+ ") {

@@ -56,9 +56,9 @@ func (o Options) driveHTTP(ctx context.Context, st setup) (driven, error) {
 		return driven{}, fmt.Errorf("the proxy cannot listen on a loopback port: %w", err)
 	}
 	srv := &http.Server{Handler: px, ReadHeaderTimeout: 10 * time.Second}
-	served2 := make(chan struct{})
+	proxyDone := make(chan struct{})
 	go func() {
-		defer close(served2)
+		defer close(proxyDone)
 		_ = srv.Serve(ln)
 	}()
 	// The client reaches the proxy at the upstream's own path and query.
@@ -67,7 +67,7 @@ func (o Options) driveHTTP(ctx context.Context, st setup) (driven, error) {
 	pipe, err := httpconn.Dial(httpconn.Config{URL: &front, Header: o.Header})
 	if err != nil {
 		srv.Close()
-		<-served2
+		<-proxyDone
 		stop("the probe could not dial the proxy")
 		return driven{}, err
 	}
@@ -88,7 +88,7 @@ func (o Options) driveHTTP(ctx context.Context, st setup) (driven, error) {
 	stop("the probe client ended its session")
 	probes.Wait()
 	srv.Close()
-	<-served2
+	<-proxyDone
 	return d, nil
 }
 
