@@ -131,7 +131,6 @@ func repeat(f frame, n int) []frame {
 	return out
 }
 
-
 // cmpOpts compares the unexported action structs and patterns of this package.
 var cmpOpts = cmp.Options{
 	cmp.AllowUnexported(Pattern{}, stall{}, burst{}, eof{}, halfClose{}, delay{}, drop{}, duplicate{}, corrupt{},
