@@ -103,6 +103,9 @@ func Start(ctx context.Context, cfg Config, clientIn io.Reader, clientOut io.Wri
 	if cfg.Grace <= 0 {
 		cfg.Grace = DefaultGrace
 	}
+	if err := CheckPlan(cfg.Plan); err != nil {
+		return nil, err
+	}
 	proc, err := StartProcess(cfg.Command, cfg.Env)
 	if err != nil {
 		return nil, err
@@ -392,4 +395,18 @@ func drainLog(r io.Reader, rec Recorder, pass io.Writer, pipe string) {
 			return
 		}
 	}
+}
+
+// CheckPlan refuses a plan holding a fault that exists only on HTTP: a
+// status, a reset connection or a session DELETE has no stdio meaning.
+func CheckPlan(plan *faults.Plan) error {
+	if plan == nil {
+		return nil
+	}
+	for _, f := range plan.Faults() {
+		if f.Family.HTTPOnly {
+			return fmt.Errorf("--fault %s: fault %s works only on HTTP (mcpchaos proxy, test --url, test-client --server-url); over stdio there is no HTTP request to answer", f.Spec, f.Family.Name)
+		}
+	}
+	return nil
 }

@@ -103,6 +103,9 @@ var mixedSpecs = []string{
 	"stderr-flood:bytes=4KiB,p=0.1,times=0",
 	"linger:for=1s,tool=echo*,p=0.5,times=0",
 	"delay:id=3,times=0",
+	"http-error:on=c2s:request,status=404,p=0.3,times=0",
+	"reset:on=c2s:notification,p=0.2,times=0",
+	"end-session:on=c2s:request,p=0.1,times=0",
 }
 
 // Every family is in mixedSpecs, so the determinism properties cover a

@@ -93,6 +93,20 @@ type Effect struct {
 	StderrFlood *StderrFlood
 	// Linger asks the session to put off its shutdown when the client ends it.
 	Linger *Linger
+	// Respond asks an HTTP transport to answer the client's request itself
+	// (an error status, or a reset connection) instead of sending it on.
+	Respond *Respond
+	// EndSession asks an HTTP transport to end the client's session at the
+	// server (DELETE with its Mcp-Session-Id).
+	EndSession bool
+}
+
+// Respond is how an HTTP transport answers a request in the server's place.
+type Respond struct {
+	// Status is the HTTP error status to answer with.
+	Status int
+	// Reset resets the connection (TCP RST) instead of answering.
+	Reset bool
 }
 
 // HoldUntil says what releases a held message.

@@ -26,6 +26,9 @@ type Family struct {
 	New func(v Values) (Action, error)
 	// Example is a spec that shows the fault in use.
 	Example string
+	// HTTPOnly marks a fault that exists only on HTTP (a status, a reset
+	// connection, a session DELETE); the stdio transports refuse it.
+	HTTPOnly bool
 	// DefaultOn, when set, gives the on= pattern a spec without one gets
 	// (it may depend on the fault's other parameters, such as a mode).
 	DefaultOn func(v Values) string
@@ -57,7 +60,8 @@ func Families() []*Family {
 		reorderFamily, fragmentFamily, throttleFamily, oversizeFamily,
 		serverRequestFamily, cancelFamily, listChangedFamily, earlyRequestFamily,
 		signalFamily, stderrFloodFamily, lingerFamily,
-		idTypeFamily, idCollisionFamily}
+		idTypeFamily, idCollisionFamily,
+		httpErrorFamily, resetFamily, endSessionFamily}
 }
 
 // TriggerParams lists the keys every fault accepts to say when it fires.

@@ -32,6 +32,9 @@ var httpMeaning = map[string]string{
 	"id-collision":   "sends the request on with the id of another in flight; the answer is translated back",
 	"oversize":       "pads the message under _meta",
 	"fragment":       "writes a server's event in pieces, flushing each",
+	"http-error":     "answers the client's POST with the error status in the server's place; on a server's JSON answer, answers with the status instead (not once an event stream has begun)",
+	"reset":          "resets the client's connection (TCP RST) carrying the message; what the server still sends on it is read into the record",
+	"end-session":    "sends the server a DELETE with the client's Mcp-Session-Id, as if the session expired; the client is not told",
 }
 
 // Supports says whether a fault family has an HTTP meaning, and if not
@@ -70,8 +73,14 @@ func CheckPlan(plan *faults.Plan) error {
 // triggering message.
 type outcome struct {
 	faults.Fate
-	// cutBy is the fault that cuts the client's connection (eof).
+	// cutBy is the fault that cuts the client's connection (eof, reset);
+	// reset says it is reset (RST), not closed.
 	cutBy string
+	reset bool
+	// status is the error status fault statusBy answers with in the
+	// server's place (http-error).
+	status   int
+	statusBy string
 }
 
 // apply carries out fired faults in plan order, recording each decision.
@@ -95,6 +104,12 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 		}
 		if e.HalfClose != 0 || e.Hold != nil || e.Throttle != nil || e.Signal != nil || e.StderrFlood != nil || e.Linger != nil {
 			skipped = "skipped: no HTTP meaning"
+		}
+		if r := e.Respond; r != nil && r.Status != 0 && (forwarded || x.headSent()) {
+			skipped = "skipped: the response's status was already sent to the client"
+		}
+		if e.EndSession && p.sessionID() == "" {
+			skipped = "skipped: the session has no Mcp-Session-Id (a stateless server, or before initialize answered): there is no session to end"
 		}
 		if skipped != "" {
 			detail = skipped + " (" + detail + ")"
@@ -126,6 +141,15 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 		}
 		if e.CloseServerInput && o.cutBy == "" {
 			o.cutBy = f.Label
+		}
+		if r := e.Respond; r != nil && r.Reset && o.cutBy == "" {
+			o.cutBy, o.reset = f.Label, true
+		}
+		if r := e.Respond; r != nil && r.Status != 0 && o.statusBy == "" && !forwarded {
+			o.status, o.statusBy = r.Status, f.Label
+		}
+		if e.EndSession {
+			p.endSession(x, f.Label, cause)
 		}
 		if !forwarded {
 			// Copies of a client's POST were skipped above, and a fragment

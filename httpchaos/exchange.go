@@ -141,8 +141,12 @@ func (x *exchange) post() {
 	}
 	switch {
 	case o.cutBy != "":
-		x.recordRef(wire.EventDropped, wire.ToServer, seq, "the client's connection was cut by fault "+o.cutBy+" before the message was sent on")
-		x.cut(o.cutBy, nil)
+		x.recordRef(wire.EventDropped, wire.ToServer, seq, "the client's connection was "+cutWord(o.reset)+" by fault "+o.cutBy+" before the message was sent on")
+		x.cut(o.cutBy, o.reset, nil)
+	case o.statusBy != "":
+		x.recordRef(wire.EventDropped, wire.ToServer, seq, fmt.Sprintf("answered with HTTP %d by fault %s instead of being sent on", o.status, o.statusBy))
+		x.answerStatus(o.status, o.statusBy)
+		return
 	case o.Dropped != "":
 		x.recordRef(wire.EventDropped, wire.ToServer, seq, o.Dropped)
 		x.withheld(&m)
@@ -171,7 +175,7 @@ func (x *exchange) post() {
 	}
 	if step != nil {
 		if after := x.apply(p.plan.Decide(faults.After, step), wire.ToServer, seq, true); after.cutBy != "" {
-			x.cut(after.cutBy, func() { x.swallow(resp, "the client's connection was cut by fault "+after.cutBy) })
+			x.cut(after.cutBy, after.reset, func() { x.swallow(resp, "the client's connection was "+cutWord(after.reset)+" by fault "+after.cutBy) })
 		}
 	}
 	defer x.closeBody(resp)
@@ -265,7 +269,7 @@ func (x *exchange) flush() {
 // cut ends the client's connection now, as fault label decided; what the
 // server still sends on this exchange is read into the record (dropped),
 // so the judge sees the server answer although the client never can.
-func (x *exchange) cut(label string, rest func()) {
+func (x *exchange) cut(label string, reset bool, rest func()) {
 	x.mu.Lock()
 	st := x.stream
 	x.mu.Unlock()
@@ -274,7 +278,11 @@ func (x *exchange) cut(label string, rest func()) {
 		// The reader of the rest writes nothing: the handler is gone.
 		st.end(errCut)
 	}
-	x.p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "connection cut by fault " + label})
+	how := "connection cut"
+	if reset {
+		how = x.reset()
+	}
+	x.p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: how + " by fault " + label})
 	if rest != nil && x.upStop != nil && x.upStop() && x.p.enter() {
 		x.detached = true
 		go func() {
@@ -375,8 +383,12 @@ func (x *exchange) relayJSON(resp *http.Response) {
 	}
 	switch {
 	case o.cutBy != "":
-		x.recordRef(wire.EventDropped, wire.ToClient, seq, "the client's connection was cut by fault "+o.cutBy+" before this answer")
-		x.cut(o.cutBy, nil)
+		x.recordRef(wire.EventDropped, wire.ToClient, seq, "the client's connection was "+cutWord(o.reset)+" by fault "+o.cutBy+" before this answer")
+		x.cut(o.cutBy, o.reset, nil)
+	case o.statusBy != "":
+		x.recordRef(wire.EventDropped, wire.ToClient, seq, fmt.Sprintf("the client got HTTP %d from fault %s instead", o.status, o.statusBy))
+		x.answerStatus(o.status, o.statusBy)
+		return
 	case o.Dropped != "":
 		x.recordRef(wire.EventDropped, wire.ToClient, seq, o.Dropped)
 		<-x.ctx.Done()
@@ -425,6 +437,14 @@ func (x *exchange) send(b []byte, flush bool) error {
 		return err
 	}
 	return nil
+}
+
+// cutWord says how a fault ended the client's connection.
+func cutWord(reset bool) string {
+	if reset {
+		return "reset"
+	}
+	return "cut"
 }
 
 func readLimited(r io.Reader, max int) ([]byte, error) {

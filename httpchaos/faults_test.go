@@ -35,6 +35,9 @@ func TestEveryHTTPFaultAgainstMCPGo(t *testing.T) {
 		"id-type":        "id-type:on=c2s:request:tools/call",
 		"id-collision":   "id-collision:on=c2s:request:tools/call",
 		"fragment":       "fragment:on=s2c:notification:notifications/progress",
+		"http-error":     "http-error:on=c2s:request:tools/call,status=503",
+		"reset":          "reset:on=c2s:request:tools/call",
+		"end-session":    "end-session:on=c2s:request:tools/call,inflight=2",
 	}
 	var claimed []string
 	for f := range specs {

@@ -44,7 +44,13 @@ type rig struct {
 
 func startRig(t *testing.T, seed uint64, specs ...string) *rig {
 	t.Helper()
-	upstream := httptest.NewServer(server.NewStreamableHTTPServer(everything.New()))
+	return startRigWith(t, nil, seed, specs...)
+}
+
+// startRigWith is startRig with options for mcp-go's server.
+func startRigWith(t *testing.T, opts []server.StreamableHTTPOption, seed uint64, specs ...string) *rig {
+	t.Helper()
+	upstream := httptest.NewServer(server.NewStreamableHTTPServer(everything.New(), opts...))
 	t.Cleanup(upstream.Close)
 	var fs []*faults.Fault
 	for _, spec := range specs {

@@ -176,9 +176,9 @@ func (x *exchange) relayEvent(st *stream, er *sse.Reader, ev *sse.Event) error {
 	}
 	switch {
 	case o.cutBy != "":
-		why := "the client's stream was cut by fault " + o.cutBy
+		why := "the client's stream was " + cutWord(o.reset) + " by fault " + o.cutBy
 		x.recordRef(wire.EventDropped, wire.ToClient, seq, why+" before this message")
-		x.cut(o.cutBy, func() { x.swallowEvents(er, why) })
+		x.cut(o.cutBy, o.reset, func() { x.swallowEvents(er, why) })
 	case o.Dropped != "":
 		x.recordRef(wire.EventDropped, wire.ToClient, seq, o.Dropped)
 	case o.ReplaceBy != "":
@@ -207,8 +207,8 @@ func (x *exchange) relayEvent(st *stream, er *sse.Reader, ev *sse.Event) error {
 		x.injectInto(st, l.Label, l.Injection, seq)
 	}
 	if after := x.apply(p.plan.Decide(faults.After, step), wire.ToClient, seq, true); after.cutBy != "" {
-		why := "the client's stream was cut by fault " + after.cutBy
-		x.cut(after.cutBy, func() { x.swallowEvents(er, why) })
+		why := "the client's stream was " + cutWord(after.reset) + " by fault " + after.cutBy
+		x.cut(after.cutBy, after.reset, func() { x.swallowEvents(er, why) })
 	}
 	return st.broken
 }

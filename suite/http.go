@@ -141,3 +141,18 @@ func checkHTTPScenarios(scs []faults.Scenario) error {
 	}
 	return nil
 }
+
+// checkStdioScenarios refuses a scenario with a fault that exists only on
+// HTTP, before anything runs.
+func checkStdioScenarios(scs []faults.Scenario) error {
+	for _, sc := range scs {
+		parsed, err := sc.Parse()
+		if err != nil {
+			return err
+		}
+		if err := chaos.CheckPlan(faults.NewPlan(0, parsed)); err != nil {
+			return fmt.Errorf("%s: %w", named(sc), err)
+		}
+	}
+	return nil
+}

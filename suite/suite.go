@@ -114,7 +114,11 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 	if err := checkServerScenarios(o.Scenarios); err != nil {
 		return nil, err
 	}
-	if o.URL != nil {
+	if o.URL == nil {
+		if err := checkStdioScenarios(o.Scenarios); err != nil {
+			return nil, err
+		}
+	} else {
 		if err := checkHTTPScenarios(o.Scenarios); err != nil {
 			return nil, err
 		}

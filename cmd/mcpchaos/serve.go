@@ -57,7 +57,9 @@ func serveHTTP(ctx context.Context, addr string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "serve: cannot listen on %s: %v", addr, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", server.NewStreamableHTTPServer(everything.New()))
+	// Stateful: a session ended by DELETE is answered 404 from then on, as
+	// the specification asks; mcp-go's default forgets nothing it ended.
+	mux.Handle("/mcp", server.NewStreamableHTTPServer(everything.New(), server.WithStateful(true)))
 	base := "http://" + ln.Addr().String()
 	sse := server.NewSSEServer(everything.New(), server.WithBaseURL(base))
 	mux.Handle("/sse", sse.SSEHandler())
