@@ -15,6 +15,9 @@ const (
 	// ForHTTPServer is test --url: its own matrix, and the presets of test
 	// that have an HTTP meaning.
 	ForHTTPServer = "test --url"
+	// ForHTTPClient is test-client --server-url: its own matrix, and the
+	// presets of test-client that have an HTTP meaning.
+	ForHTTPClient = "test-client --server-url"
 )
 
 // Preset is a built-in scenario, selectable by name with --scenario.
@@ -131,6 +134,9 @@ func Presets() []Preset {
 	for _, s := range HTTPServerScenarios() {
 		out = append(out, Preset{Scenario: s, For: ForHTTPServer, Default: true})
 	}
+	for _, s := range httpClientOnlyScenarios() {
+		out = append(out, Preset{Scenario: s, For: ForHTTPClient, Default: true})
+	}
 	return append(out, extraPresets...)
 }
 
@@ -139,7 +145,7 @@ func Presets() []Preset {
 func PresetsFor(command string) []Scenario {
 	var out []Scenario
 	for _, p := range Presets() {
-		if p.For == command || command == ForHTTPServer && p.For == ForServer {
+		if p.For == command || command == ForHTTPServer && p.For == ForServer || command == ForHTTPClient && p.For == ForClient {
 			out = append(out, p.Scenario)
 		}
 	}

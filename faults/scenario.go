@@ -170,6 +170,53 @@ func ClientScenarios() []Scenario {
 	}
 }
 
+// HTTPClientScenarios is the default matrix for judging a client program
+// over HTTP (test-client --server-url): the scenarios of ClientScenarios
+// that HTTP has, then what only HTTP has. Where a call becomes impossible
+// (a cut stream, an error status, a reset, an expired session) the client
+// may fail it, or recover (resume, retry, start a new session), but must
+// not hang or crash.
+func HTTPClientScenarios() []Scenario {
+	var out []Scenario
+	for _, sc := range ClientScenarios() {
+		// server-eof ends the server's stdin: over HTTP there is none.
+		if sc.Name != "server-eof" {
+			out = append(out, sc)
+		}
+	}
+	return append(out, httpClientOnlyScenarios()...)
+}
+
+// httpClientOnlyScenarios are the client scenarios only HTTP has.
+func httpClientOnlyScenarios() []Scenario {
+	return []Scenario{
+		{
+			Name:   "result-stream-cut",
+			Doc:    "the connection carrying a tool result is cut just before the result; clients must resume the stream (GET with Last-Event-ID) or fail the call, not wait for ever (bug classes 3, 5)",
+			Faults: []string{"eof:on=s2c:response:tools/call,position=before"},
+			Expect: "failure",
+		},
+		{
+			Name:   "session-expired",
+			Doc:    "the session ends at the server (DELETE) just before a tool call, which the server then answers 404; clients must start a new session or fail the call, not hang (MCP Transports: Session Management)",
+			Faults: []string{"end-session:on=c2s:request:tools/call,position=before"},
+			Expect: "failure",
+		},
+		{
+			Name:   "server-error",
+			Doc:    "a tool call is answered HTTP 503 in the server's place; clients must fail it (or retry a bounded number of times), not hang or crash",
+			Faults: []string{"http-error:on=c2s:request:tools/call,status=503"},
+			Expect: "failure",
+		},
+		{
+			Name:   "connection-reset",
+			Doc:    "the connection carrying a tool call is reset (TCP RST) before the call reaches the server; clients must fail it or retry, not hang or crash",
+			Faults: []string{"reset:on=c2s:request:tools/call"},
+			Expect: "failure",
+		},
+	}
+}
+
 // SelectScenarios picks scenarios by name from a matrix, keeping the order
 // given (all of them when names is empty); an unknown name is an error that
 // lists the known ones.

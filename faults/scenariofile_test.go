@@ -187,7 +187,7 @@ func TestPresets(t *testing.T) {
 		if p.Name == "" || p.Doc == "" || len(p.Faults) == 0 {
 			t.Errorf("preset %+v lacks a name, a doc or faults", p)
 		}
-		if p.For != ForServer && p.For != ForClient && p.For != ForHTTPServer {
+		if p.For != ForServer && p.For != ForClient && p.For != ForHTTPServer && p.For != ForHTTPClient {
 			t.Errorf("preset %s: For = %q", p.Name, p.For)
 		}
 		if _, dup := seen[p.Name]; dup {
@@ -197,10 +197,11 @@ func TestPresets(t *testing.T) {
 		if _, err := p.Parse(); err != nil {
 			t.Error(err)
 		}
-		if p.For != ForClient && p.Expect != "" {
+		client := p.For == ForClient || p.For == ForHTTPClient
+		if !client && p.Expect != "" {
 			t.Errorf("server preset %s sets Expect, which only test-client judges", p.Name)
 		}
-		if p.For == ForClient && (p.Expect == "" || !p.Workload.IsZero()) {
+		if client && (p.Expect == "" || !p.Workload.IsZero()) {
 			t.Errorf("client preset %s: a client scenario needs Expect and has no probe workload", p.Name)
 		}
 	}

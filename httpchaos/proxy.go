@@ -345,3 +345,7 @@ func sleep(ctx context.Context, d time.Duration) bool {
 		return false
 	}
 }
+
+// Exchanges counts the HTTP exchanges of the session so far: the client's,
+// and those mcpchaos made (injections, probes).
+func (p *Proxy) Exchanges() int64 { return p.exchanges.Load() }

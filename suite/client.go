@@ -1,17 +1,17 @@
 package suite
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -47,6 +47,13 @@ type ClientOptions struct {
 	Version       string
 	// CaseDir: as in Options; the cases record the client and the server.
 	CaseDir string
+	// ServerURL, when set, is the MCP endpoint of an HTTP server: the
+	// client program gets the proxy's URL in $MCPCHAOS_SERVER_URL instead
+	// of a server command, and Server, when given, is the command that
+	// serves ServerURL, started for each scenario (StartTimeout bounds its
+	// start, DefaultStartTimeout by default).
+	ServerURL    *url.URL
+	StartTimeout time.Duration
 
 	// observe: as in Options.
 	observe func(scenario string, decisions []faults.Decision)
@@ -66,12 +73,32 @@ func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
 		o.Parallel = 1
 	}
 	for _, c := range [][]string{o.Client, o.Server} {
+		if o.ServerURL != nil && len(c) == 0 {
+			continue // over HTTP the server may be running already
+		}
 		if err := chaos.CheckCommand(c); err != nil {
 			return nil, err
 		}
 	}
 	if err := checkClientScenarios(o.Scenarios); err != nil {
 		return nil, err
+	}
+	if o.ServerURL == nil {
+		if err := checkStdioScenarios(o.Scenarios); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := checkHTTPScenarios(o.Scenarios); err != nil {
+			return nil, err
+		}
+		if o.CaseDir != "" {
+			return nil, errors.New("test-client --server-url does not save regression cases yet: a case file records commands, not URLs (leave out --save-case)")
+		}
+		if len(o.Server) == 0 {
+			if err := CheckReachable(ctx, o.ServerURL); err != nil {
+				return nil, &SetupError{Reason: "the HTTP server cannot be reached", Err: err}
+			}
+		}
 	}
 	if o.CaseDir != "" {
 		if err := os.MkdirAll(o.CaseDir, 0o755); err != nil {
@@ -94,6 +121,9 @@ func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
 		Target: reports.Target{Command: o.Client},
 		Seed:   o.Seed,
 	}
+	if o.ServerURL != nil {
+		report.Target.URL = o.ServerURL.Redacted()
+	}
 	baseline := faults.Baseline
 	baseline.Expect = "success"
 	base, err := o.runClientScenario(ctx, baseline, work)
@@ -109,16 +139,22 @@ func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
 // clock, for merging into the wrap transcript.
 type clientEvents struct {
 	start  time.Time
+	mu     sync.Mutex
 	events []wire.Event
 }
 
 func (c *clientEvents) add(e wire.Event) {
 	e.Peer = "client"
 	e.T = time.Since(c.start).Microseconds()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.events = append(c.events, e)
 }
 
 func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario, work string) (*scenarioRun, error) {
+	if o.ServerURL != nil {
+		return o.runHTTPClientScenario(ctx, sc)
+	}
 	if _, err := sc.Parse(); err != nil {
 		return nil, err
 	}
@@ -149,51 +185,12 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 	serverJSON, _ := json.Marshal(wrapArgv)
 
 	rec := &clientEvents{start: time.Now()}
-	cmd := exec.Command(o.Client[0], o.Client[1:]...)
-	cmd.Env = append(os.Environ(), ServerCommandEnv+"="+string(serverJSON))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stderr, err := cmd.StderrPipe()
+	env := append(os.Environ(), ServerCommandEnv+"="+string(serverJSON))
+	proc, err := startClient(o.Client, env, rec.add)
 	if err != nil {
 		return nil, err
 	}
-	cmd.Stdout = nil // discarded: the client's results are judged by its exit status
-	if err := cmd.Start(); err != nil {
-		return nil, &chaos.StartError{Command: o.Client, Err: err}
-	}
-	rec.add(wire.Event{Type: wire.EventProcessStarted, PID: cmd.Process.Pid, Command: o.Client})
-	stderrDone := make(chan []wire.Event, 1)
-	go func() {
-		var lines []wire.Event
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			e := wire.Event{Type: wire.EventStderr, Peer: "client", T: time.Since(rec.start).Microseconds()}
-			e.SetRaw(append(sc.Bytes(), '\n'))
-			lines = append(lines, e)
-		}
-		stderrDone <- lines
-	}()
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(exited)
-	}()
-
-	pgid := cmd.Process.Pid
-	waitExit := func(d time.Duration) bool {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-exited:
-			return true
-		case <-t.C:
-			return false
-		case <-ctx.Done():
-			return false
-		}
-	}
-	killedByUs := false
-	if !waitExit(o.Deadline) {
+	proc.await(ctx, o.Deadline, o.Grace, func() {
 		// Past its deadline: ask the transport to probe the client, so the
 		// verdict can say whether its receive loop still runs.
 		if b, err := os.ReadFile(pidFile); err == nil {
@@ -201,41 +198,10 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 				_ = syscall.Kill(pid, syscall.SIGUSR1)
 			}
 		}
-		if !waitExit(min(o.Deadline, 2*time.Second)) {
-			killedByUs = true
-			rec.add(wire.Event{Type: wire.EventSignal, Signal: "SIGTERM", PID: pgid, ByUs: true, Detail: "the client program is past its deadline of " + o.Deadline.String()})
-			_ = syscall.Kill(pgid, syscall.SIGTERM)
-			if !waitExit(2*o.Grace + time.Second) {
-				rec.add(wire.Event{Type: wire.EventSignal, Signal: "SIGKILL", PID: pgid, ByUs: true, Detail: "the client program ignored SIGTERM"})
-				_ = syscall.Kill(-pgid, syscall.SIGKILL)
-				<-exited
-			}
-		}
-	}
-	exit := wire.Event{Type: wire.EventProcessExited, PID: pgid}
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		exit.Signal = chaos.SignalName(ws.Signal())
-		exit.ByUs = killedByUs
-	} else {
-		code := cmd.ProcessState.ExitCode()
-		exit.ExitCode = &code
-	}
-	rec.add(exit)
-
+	})
 	// The wrap process writes its transcript once its server is down.
-	if !waitForSessionEnd(transcript, pidFile, 2*o.Grace+3*time.Second) {
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL) // nothing of the client's outlives its scenario
-	select {
-	case lines := <-stderrDone:
-		rec.events = append(rec.events, lines...)
-	case <-time.After(2 * time.Second):
-		// Something outside the client's group still holds its stderr;
-		// closing our end stops the reader rather than leaving it behind.
-		stderr.Close()
-		rec.events = append(rec.events, <-stderrDone...)
-	}
+	waitForSessionEnd(transcript, pidFile, 2*o.Grace+3*time.Second)
+	proc.finish()
 
 	events, err := readTranscriptFile(transcript)
 	if errors.Is(err, os.ErrNotExist) {
@@ -250,21 +216,9 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 	if o.observe != nil {
 		o.observe(sc.Name, Decisions(events))
 	}
-	run := &scenarioRun{stderr: stderrText(rec.events)}
-	run.verdict = reports.JudgeSession(events)
-	for i := range run.verdict.Findings {
-		// A wrap killed before it wrote its session event leaves the judge
-		// without the scenario's name; the runner knows it.
-		if f := &run.verdict.Findings[i]; f.Scenario == "" {
-			f.Scenario, f.Seed, f.Repro = sc.Name, seed, repro
-		}
-	}
-	ApplyExpectation(sc, seed, repro, &run.verdict)
-	res := reports.ScenarioResult{
-		Name: sc.Name, Seed: seed, DurationMS: time.Since(rec.start).Milliseconds(),
-		Findings: len(run.verdict.Findings), Indeterminate: run.verdict.Indeterminate, Notes: run.verdict.Notes,
-	}
-	res.Outcome = reports.ScenarioOutcome(run.verdict.Findings, res.Indeterminate)
+	run := clientVerdict(sc, seed, repro, reports.JudgeSession(events), time.Since(rec.start))
+	run.stderr = stderrText(rec.events)
+	res := &run.result
 	if o.TranscriptDir != "" {
 		path := filepath.Join(o.TranscriptDir, sc.Name+".jsonl")
 		if err := writeTranscript(path, events); err != nil {
@@ -281,8 +235,26 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 			return err
 		}
 	}
-	run.result = res
 	return run, nil
+}
+
+// clientVerdict makes a client scenario's run of its verdict.
+func clientVerdict(sc faults.Scenario, seed uint64, repro string, v reports.Verdict, took time.Duration) *scenarioRun {
+	run := &scenarioRun{verdict: v}
+	for i := range run.verdict.Findings {
+		// A wrap killed before it wrote its session event leaves the judge
+		// without the scenario's name; the runner knows it.
+		if f := &run.verdict.Findings[i]; f.Scenario == "" {
+			f.Scenario, f.Seed, f.Repro = sc.Name, seed, repro
+		}
+	}
+	ApplyExpectation(sc, seed, repro, &run.verdict)
+	run.result = reports.ScenarioResult{
+		Name: sc.Name, Seed: seed, DurationMS: took.Milliseconds(),
+		Findings: len(run.verdict.Findings), Indeterminate: run.verdict.Indeterminate, Notes: run.verdict.Notes,
+	}
+	run.result.Outcome = reports.ScenarioOutcome(run.verdict.Findings, run.result.Indeterminate)
+	return run
 }
 
 // waitForSessionEnd polls the transcript until its session-end event is

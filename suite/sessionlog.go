@@ -24,7 +24,9 @@ type sessionLog struct {
 	path      string
 	judge     *reports.Judger
 	decisions decisionLog
-	stderr    tailLines
+	// stderr is the server's, clientStderr the client program's (under
+	// test-client over HTTP, where both go into one session).
+	stderr, clientStderr tailLines
 }
 
 // stderrTailLines is how much of the server's stderr a set-up error shows.
@@ -33,7 +35,7 @@ const stderrTailLines = 40
 // newSessionLog starts the log of scenario name; with dir set, the
 // transcript goes to dir/NAME.jsonl.
 func newSessionLog(dir, name string) (*sessionLog, error) {
-	l := &sessionLog{judge: reports.NewJudger(), stderr: tailLines{max: stderrTailLines}}
+	l := &sessionLog{judge: reports.NewJudger(), stderr: tailLines{max: stderrTailLines}, clientStderr: tailLines{max: stderrTailLines}}
 	var w io.Writer = io.Discard
 	if dir != "" {
 		l.path = filepath.Join(dir, name+".jsonl")
@@ -54,7 +56,12 @@ func (l *sessionLog) see(e wire.Event) {
 	l.decisions.add(&e)
 	if e.Type == wire.EventStderr {
 		b, _ := e.Bytes()
-		l.stderr.add(strings.TrimRight(string(b), "\r\n"))
+		line := strings.TrimRight(string(b), "\r\n")
+		if e.Peer == "client" {
+			l.clientStderr.add(line)
+		} else {
+			l.stderr.add(line)
+		}
 	}
 }
 

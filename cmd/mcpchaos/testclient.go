@@ -22,16 +22,20 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("test-client", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
-		m        matrixFlags
-		server   string
-		casesDir string
+		m         matrixFlags
+		server    string
+		casesDir  string
+		serverURL string
+		startWait time.Duration
 	)
-	fs.StringVar(&server, "server", "", "the server `CMD` the client talks to, behind mcpchaos (default: the bundled example server)")
+	fs.StringVar(&server, "server", "", "the server `CMD` the client talks to, behind mcpchaos (default: the bundled example server); with --server-url, the command that serves that URL, started for each scenario")
+	fs.StringVar(&serverURL, "server-url", "", "test the client over HTTP: the MCP endpoint `URL` of the server; the client gets the proxy's URL in $"+suite.ServerURLEnv)
+	fs.DurationVar(&startWait, "start-timeout", suite.DefaultStartTimeout, "with --server-url and --server, how long the server may take to listen")
 	m.register(fs, clientDeadline, "how long the client program may run", "shutdown ladder wait for the server")
 	fs.StringVar(&casesDir, "cases", "", "replay every regression case in `DIR` (the client after -- and --server, else the ones each case recorded) and say which still fail")
 	if err := fs.Parse(flagArgs); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(stdout, "Usage: mcpchaos test-client [flags] -- CLIENT_CMD [ARGS...]\n\nRuns the client program once per scenario. It must launch the server given in\n$%s (a JSON array of argv) and exit 0 on success. Its hangs, crashes\nand failures under faults are judged.\n\n%s", suite.ServerCommandEnv, fs.FlagUsages())
+			fmt.Fprintf(stdout, "Usage: mcpchaos test-client [flags] -- CLIENT_CMD [ARGS...]\n       mcpchaos test-client --server-url URL [--server CMD] [flags] -- CLIENT_CMD [ARGS...]\n\nRuns the client program once per scenario. Over stdio it must launch the server\ngiven in $%s (a JSON array of argv); over HTTP (--server-url) it must\nconnect to the MCP endpoint in $%s. It must exit 0 on success. Its\nhangs, crashes and failures under faults are judged.\n\n%s", suite.ServerCommandEnv, suite.ServerURLEnv, fs.FlagUsages())
 			return exitOK
 		}
 		return usageError(stderr, "test-client: %v (see mcpchaos test-client --help)", err)
@@ -44,6 +48,12 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 	}
 	if !hasCommand && casesDir == "" {
 		return usageError(stderr, "test-client: no client command; put it after --, as in mcpchaos test-client -- python my_client.py")
+	}
+	if serverURL == "" && fs.Changed("start-timeout") {
+		return usageError(stderr, "test-client: --start-timeout is how long the server of --server-url may take to listen; there is no --server-url")
+	}
+	if serverURL != "" {
+		return runHTTPTestClient(fs, httpTestClient{url: serverURL, server: server, startWait: startWait, cases: casesDir, command: command}, m, stdout, stderr)
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -77,6 +87,70 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 		Parallel:      m.parallel,
 		TranscriptDir: m.transcriptDir,
 		Repro:         clientRepro(command, server, m.deadline, m.selectorArgs),
+		Version:       version,
+		CaseDir:       m.saveCase,
+	})
+	if err != nil {
+		return runFailed(stderr, "test-client", "client", err)
+	}
+	return m.finish(report, "test-client", stdout, stderr)
+}
+
+// httpTestClient is what test-client --server-url is given besides the
+// matrix flags.
+type httpTestClient struct {
+	url, server, cases string
+	startWait          time.Duration
+	command            []string
+}
+
+// runHTTPTestClient is test-client --server-url URL: the client program
+// once per scenario, through a fresh HTTP proxy in front of URL.
+func runHTTPTestClient(fs *pflag.FlagSet, t httpTestClient, m matrixFlags, stdout, stderr io.Writer) int {
+	u, err := parseServerURL(t.url)
+	if err != nil {
+		return usageError(stderr, "test-client: --server-url %v", err)
+	}
+	if t.cases != "" {
+		return usageError(stderr, "test-client: --cases does not take --server-url yet: a case file records a server command, not a URL")
+	}
+	if t.startWait <= 0 {
+		return usageError(stderr, "test-client: --start-timeout must be positive")
+	}
+	if fs.Changed("start-timeout") && t.server == "" {
+		return usageError(stderr, "test-client: --start-timeout is how long the server started from --server may take to listen; there is no --server")
+	}
+	serverArgv, err := serverCommand(t.server)
+	if err != nil {
+		return usageError(stderr, "%v", err)
+	}
+	selected, err := m.resolve(fs, faults.ForHTTPClient, faults.HTTPClientScenarios())
+	if err != nil {
+		return usageError(stderr, "test-client: %v", err)
+	}
+	target := u.Redacted()
+	if serverArgv != nil {
+		target += ", served by " + suite.ShellQuote(serverArgv)
+	}
+	fmt.Fprintf(stdout, "mcpchaos test-client: seed %d, %d scenario(s): %s against %s\n", m.seed, len(selected), suite.ShellQuote(t.command), target)
+	targetArgs := []string{"--server-url", u.String()}
+	if fs.Changed("start-timeout") {
+		targetArgs = append(targetArgs, "--start-timeout", t.startWait.String())
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	report, err := suite.RunClient(ctx, suite.ClientOptions{
+		Client:        t.command,
+		Server:        serverArgv,
+		ServerURL:     u,
+		StartTimeout:  t.startWait,
+		Scenarios:     selected,
+		Seed:          m.seed,
+		Deadline:      m.deadline,
+		Grace:         m.grace,
+		Parallel:      m.parallel,
+		TranscriptDir: m.transcriptDir,
+		Repro:         clientRepro(t.command, t.server, m.deadline, m.selectorArgs, targetArgs...),
 		Version:       version,
 		CaseDir:       m.saveCase,
 	})
@@ -132,9 +206,9 @@ func runClientCases(fs *pflag.FlagSet, dir string, command []string, server, sel
 // starts an interpreter and a server, so it gets longer than one request.
 const clientDeadline = 30 * time.Second
 
-func clientRepro(command []string, server string, deadline time.Duration, selector func(string) []string) func(string, uint64) string {
+func clientRepro(command []string, server string, deadline time.Duration, selector func(string) []string, target ...string) func(string, uint64) string {
 	return func(scenario string, seed uint64) string {
-		argv := append(append([]string{"mcpchaos", "test-client"}, selector(scenario)...), "--seed", fmt.Sprint(seed))
+		argv := append(append(append([]string{"mcpchaos", "test-client"}, target...), selector(scenario)...), "--seed", fmt.Sprint(seed))
 		if server != "" {
 			argv = append(argv, "--server", server)
 		}

@@ -96,3 +96,33 @@ func TestTestURLStartsTheServer(t *testing.T) {
 		t.Errorf("target command %q, want %q", rep.Target.Command, want)
 	}
 }
+
+func TestTestClientServerURLUsageErrors(t *testing.T) {
+	addr := freeAddr(t)
+	u := "http://" + addr + "/mcp"
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"not a URL", []string{"test-client", "--server-url", "localhost:3000", "--", "client"}, "give the server's MCP endpoint as an http:// or https:// URL"},
+		{"start-timeout without --server-url", []string{"test-client", "--start-timeout", "5s", "--", "client"}, "there is no --server-url"},
+		{"start-timeout without --server", []string{"test-client", "--server-url", u, "--start-timeout", "5s", "--", "client"}, "there is no --server"},
+		{"cases", []string{"test-client", "--server-url", u, "--cases", t.TempDir()}, "--cases does not take --server-url yet"},
+		{"a stdio-only fault", []string{"test-client", "--server-url", u, "--fault", "half-close", "--", "sh", "-c", "exit 0"}, "fault half-close has no meaning on HTTP"},
+		{"nothing listening", []string{"test-client", "--server-url", u, "--", "sh", "-c", "exit 0"}, "nothing answers at " + u},
+		{"an HTTP-only fault on stdio (test-client)", []string{"test-client", "--fault", "reset", "--", "sh", "-c", "exit 0"}, "fault reset works only on HTTP"},
+		{"an HTTP-only fault on stdio (test)", []string{"test", "--fault", "end-session", "--", "cat"}, "fault end-session works only on HTTP"},
+		{"an HTTP-only fault on stdio (wrap)", []string{"wrap", "--fault", "http-error", "--", "cat"}, "fault http-error works only on HTTP"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run(tc.args, nil, &stdout, &stderr); code != exitUsage {
+				t.Errorf("exit %d, want %d; stderr %q", code, exitUsage, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("stderr = %q, want it to contain %q", stderr.String(), tc.want)
+			}
+		})
+	}
+}

@@ -211,7 +211,11 @@ func runFaults(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(&b, "      fires %s the triggering message unless position= says otherwise\n", fam.Phase)
 		if m := httpchaos.Meaning(fam.Name); m != "" {
-			fmt.Fprintf(&b, "      transports: stdio, http (mcpchaos proxy: %s)\n", m)
+			transports := "stdio, http"
+			if fam.HTTPOnly {
+				transports = "http only"
+			}
+			fmt.Fprintf(&b, "      transports: %s (mcpchaos proxy: %s)\n", transports, m)
 		} else {
 			b.WriteString("      transports: stdio only\n")
 		}
@@ -251,14 +255,18 @@ func runScenarios(args []string, stdout, stderr io.Writer) int {
 			if !s.Workload.IsZero() {
 				fmt.Fprintf(&b, "      workload: %d tool calls, %d at a time\n", s.Workload.Calls, s.Workload.Concurrency)
 			}
-			if s.Expect != "" {
-				fmt.Fprintf(&b, "      the client must end in %s\n", s.Expect)
+			switch s.Expect {
+			case "success":
+				b.WriteString("      the client must succeed (exit 0)\n")
+			case "failure":
+				b.WriteString("      the client may fail (a call became impossible); it must not hang or crash\n")
 			}
 		}
 	}
 	list("Scenarios of mcpchaos test (--scenario NAME), each run against a fresh server after a no-fault baseline:\n", faults.ForServer)
 	list("\nScenarios of mcpchaos test-client (--scenario NAME), each a fresh run of the client program:\n", faults.ForClient)
 	list("\nScenarios of mcpchaos test --url (--scenario NAME), each through a fresh proxy session, against a fresh server when a command is given (the scenarios of mcpchaos test whose faults have an HTTP meaning run too):\n", faults.ForHTTPServer)
+	list("\nScenarios of mcpchaos test-client --server-url (--scenario NAME), each a fresh run of the client program through a fresh proxy session; its default matrix also runs progress-before-response, list-changed-mid-call and slow-server of test-client:\n", faults.ForHTTPClient)
 	b.WriteString("\nBug classes (DESIGN.md) and the scenarios that expose them:\n")
 	for _, c := range faults.BugClasses {
 		if len(c.Presets) == 0 {

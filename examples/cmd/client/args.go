@@ -13,11 +13,16 @@ import (
 	"github.com/spf13/pflag"
 )
 
-const usageLine = "client [--call NAME=JSON]... [--timeout 20s] [--settle 200ms] [--protocol VERSION] -- SERVER_CMD ARGS..."
+const usageLine = "client [--call NAME=JSON]... [--timeout 20s] [--settle 200ms] [--protocol VERSION] (-- SERVER_CMD ARGS... | --url URL)"
 
 const help = "usage: " + usageLine + `
 
-Starts SERVER_CMD, speaks MCP to it over stdio, calls tools and prints what it sees.
+Starts SERVER_CMD and speaks MCP to it over stdio, or with --url connects to an
+MCP endpoint over streamable HTTP; calls tools and prints what it sees. Run by
+mcpchaos test-client, it takes the server from MCPCHAOS_SERVER_COMMAND (stdio)
+or MCPCHAOS_SERVER_URL (HTTP).
+
+  --url URL            the server's MCP endpoint, over streamable HTTP
 
   --call NAME=JSON     call tool NAME with the JSON object as arguments (repeatable;
                        default: echo, slow and list_changed)
@@ -42,6 +47,8 @@ type config struct {
 	settle   time.Duration
 	protocol string
 	command  []string
+	// url, instead of command, is an MCP endpoint over streamable HTTP.
+	url string
 }
 
 // defaultCalls touch a plain reply, progress notifications and list_changed
@@ -60,6 +67,7 @@ func parseArgs(args []string) (config, error) {
 	fs.DurationVar(&cfg.timeout, "timeout", 20*time.Second, "")
 	fs.DurationVar(&cfg.settle, "settle", 200*time.Millisecond, "")
 	fs.StringVar(&cfg.protocol, "protocol", "", "")
+	fs.StringVar(&cfg.url, "url", "", "")
 
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -68,7 +76,17 @@ func parseArgs(args []string) (config, error) {
 		return config{}, err
 	}
 	dash := fs.ArgsLenAtDash()
+	if cfg.url == "" && dash < 0 && os.Getenv("MCPCHAOS_SERVER_COMMAND") == "" {
+		cfg.url = os.Getenv("MCPCHAOS_SERVER_URL")
+	}
 	switch {
+	case cfg.url != "" && dash >= 0:
+		return config{}, errors.New(`give either --url or a server command after "--", not both`)
+	case cfg.url != "":
+		if !strings.HasPrefix(cfg.url, "http://") && !strings.HasPrefix(cfg.url, "https://") {
+			return config{}, fmt.Errorf("--url %q is not an http:// or https:// URL", cfg.url)
+		}
+		fs = nil
 	case dash < 0 && os.Getenv("MCPCHAOS_SERVER_COMMAND") != "":
 		// Run by mcpchaos test-client: the server to launch is given as JSON argv.
 		if err := json.Unmarshal([]byte(os.Getenv("MCPCHAOS_SERVER_COMMAND")), &cfg.command); err != nil || len(cfg.command) == 0 {
@@ -76,7 +94,7 @@ func parseArgs(args []string) (config, error) {
 		}
 		fs = nil
 	case dash < 0:
-		return config{}, errors.New(`missing "--" before the server command (or MCPCHAOS_SERVER_COMMAND)`)
+		return config{}, errors.New(`missing "--" before the server command (or --url, MCPCHAOS_SERVER_COMMAND, MCPCHAOS_SERVER_URL)`)
 	case dash > 0:
 		return config{}, fmt.Errorf("unexpected %q before \"--\"", fs.Args()[0])
 	case len(fs.Args()) == 0:

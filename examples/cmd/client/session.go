@@ -36,11 +36,21 @@ func runSession(cfg config, stdout, stderr io.Writer) error {
 	// land after the error message, or after exit; drop them.
 	defer out.close()
 
-	tr := transport.NewStdioWithOptions(cfg.command[0], nil, cfg.command[1:],
-		transport.WithCommandStderrWriter(stderr),
-		// Transport errors come back from the calls; don't log them twice.
-		transport.WithCommandLogger(slog.New(slog.DiscardHandler)),
-	)
+	var tr transport.Interface
+	if cfg.url != "" {
+		h, err := transport.NewStreamableHTTP(cfg.url, transport.WithHTTPTimeout(cfg.timeout),
+			transport.WithHTTPLogger(slog.New(slog.DiscardHandler)))
+		if err != nil {
+			return fmt.Errorf("--url %s: %v", cfg.url, err)
+		}
+		tr = h
+	} else {
+		tr = transport.NewStdioWithOptions(cfg.command[0], nil, cfg.command[1:],
+			transport.WithCommandStderrWriter(stderr),
+			// Transport errors come back from the calls; don't log them twice.
+			transport.WithCommandLogger(slog.New(slog.DiscardHandler)),
+		)
+	}
 	opts := []client.ClientOption{client.WithRootsHandler(roots{out: out})}
 	if cfg.protocol != "" {
 		opts = append(opts, client.WithProtocolVersion(cfg.protocol))
@@ -51,6 +61,9 @@ func runSession(cfg config, stdout, stderr io.Writer) error {
 	// The transport runs the command with this context, so the server is
 	// killed if the session outlives its deadline.
 	if err := c.Start(ctx); err != nil {
+		if cfg.url != "" {
+			return fmt.Errorf("connecting to %s failed: %v", cfg.url, err)
+		}
 		return fmt.Errorf("starting the server failed: %v; check the server command %q", err, strings.Join(cfg.command, " "))
 	}
 	err := converse(ctx, c, cfg, out)

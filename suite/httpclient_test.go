@@ -1,0 +1,123 @@
+package suite
+
+import (
+	"context"
+	"net"
+	"net/url"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/reports"
+)
+
+// httpServed is the bundled example served on HTTP at a free loopback
+// port: its URL, and the command that serves it, started per scenario.
+func httpServed(t *testing.T) (*url.URL, []string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	u, _ := url.Parse("http://" + addr + "/mcp")
+	return u, []string{mcpchaosBin, "serve", "--http", addr}
+}
+
+func runHTTPClient(t *testing.T, client []string, deadline time.Duration) *reports.Report {
+	t.Helper()
+	u, server := httpServed(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	report, err := RunClient(ctx, ClientOptions{
+		Client: client, Server: server, ServerURL: u,
+		Scenarios: faults.HTTPClientScenarios(), Seed: 1, Deadline: deadline, Grace: 2 * time.Second, Parallel: 1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return report
+}
+
+func reportText(r *reports.Report) string {
+	var b strings.Builder
+	reports.WriteSummary(&b, r)
+	return b.String()
+}
+
+// The HTTP client matrix finds nothing wrong with mcp-go's client (the
+// example client over streamable HTTP) in either era: a scenario that did
+// would be a false alarm for every user. The stateless era has no session
+// to expire, which the verdict says rather than passing in silence.
+func TestHTTPClientMatrixOnTheMCPGoClient(t *testing.T) {
+	client := filepath.Join(t.TempDir(), "client")
+	if out, err := exec.Command("go", "build", "-o", client, "github.com/mcpchaos/mcpchaos/examples/cmd/client").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		indets []string
+	}{
+		{"handshake", []string{"--protocol", "2025-11-25"}, nil},
+		{"stateless", nil, []string{"session-expired"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			report := runHTTPClient(t, append([]string{client, "--timeout", "20s"}, tc.args...), 10*time.Second)
+			if diff := cmp.Diff([]found(nil), summarize(report.Findings)); diff != "" {
+				t.Errorf("findings (-want +got):\n%s\n%s", diff, reportText(report))
+			}
+			var indets []string
+			for _, sc := range report.Scenarios {
+				if sc.Outcome == "indeterminate" {
+					indets = append(indets, sc.Name)
+				}
+			}
+			if diff := cmp.Diff(tc.indets, indets); diff != "" {
+				t.Errorf("indeterminate scenarios (-want +got):\n%s\n%s", diff, reportText(report))
+			}
+			if report.Target.URL == "" {
+				t.Error("the report does not name the server's URL")
+			}
+		})
+	}
+}
+
+// The planted-bug HTTP clients are found by name in the scenarios that
+// expose them, and their fixed twins pass every scenario.
+func TestHTTPPlantedBugClients(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want []found
+	}{
+		{"lost-stream", []found{
+			{"result-stream-cut", reports.KindHang, ""},
+			{"server-error", reports.KindHang, ""},
+			{"session-expired", reports.KindHang, ""},
+		}},
+		{"stale-session", []found{{"session-expired", reports.KindHang, ""}}},
+	} {
+		bin := filepath.Join(examplesDir, tc.name)
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			report := runHTTPClient(t, []string{bin}, 4*time.Second)
+			if diff := cmp.Diff(tc.want, summarize(report.Findings)); diff != "" {
+				t.Errorf("findings (-want +got):\n%s\n%s", diff, reportText(report))
+			}
+		})
+		t.Run(tc.name+"-fixed", func(t *testing.T) {
+			t.Parallel()
+			report := runHTTPClient(t, []string{bin, "--fixed"}, 4*time.Second)
+			if diff := cmp.Diff([]found(nil), summarize(report.Findings)); diff != "" {
+				t.Errorf("findings (-want +got):\n%s\n%s", diff, reportText(report))
+			}
+		})
+	}
+}
