@@ -694,3 +694,10 @@ func (c *clientJudge) exitFindings(j *Judger) []Finding {
 	}
 	return nil
 }
+
+// exitedClean says the client program exited 0 on its own, no signal of
+// the runner's before. Whatever its stderr holds it printed before: its
+// stderr is read apart from its exit, and may be recorded after it.
+func (c *clientJudge) exitedClean(pc *processFacts) bool {
+	return pc.exit != nil && pc.exitCode != nil && *pc.exitCode == 0 && len(c.sigs) == 0
+}

@@ -492,14 +492,29 @@ func TestJudgeClientHang(t *testing.T) {
 func TestJudgeClientFindings(t *testing.T) {
 	runClientCases(t, expectSuccess, []judgeCase{
 		{
-			name: "crash: a traceback on stderr while exiting 0",
+			// The SDK caught it (Python's streamable HTTP reader logs "Error
+			// parsing SSE message" for a message after the session closed):
+			// the client did its work, a task of its transport failed.
+			name: "crash warning: a traceback on stderr, then exit 0 on its own",
 			build: func(b *tb) {
 				b.clientDone(0)
 				b.cstderr(pyClosedResource...)
 				b.cexit(0)
 			},
-			want: []short{{Kind: KindCrash, Severity: SeverityError, Signature: "python:ClosedResourceError", Seqs: seqs(10, 14),
-				Message: "Python exception anyio.ClosedResourceError on stderr; the client exited with status 0"}},
+			want: []short{{Kind: KindCrash, Severity: SeverityWarning, Signature: "python:ClosedResourceError", Seqs: seqs(10, 14),
+				Message: "Python exception anyio.ClosedResourceError on stderr; the client exited with status 0 on its own: its SDK caught the exception, but a task of its transport failed"}},
+		},
+		{
+			// Its stderr is read apart from its exit: a traceback may be
+			// recorded after the exit it came before.
+			name: "crash warning: the traceback recorded after the exit 0",
+			build: func(b *tb) {
+				b.clientDone(0)
+				b.cexit(0)
+				b.cstderr(pyClosedResource...)
+			},
+			want: []short{{Kind: KindCrash, Severity: SeverityWarning, Signature: "python:ClosedResourceError", Seqs: seqs(11, 10),
+				Message: "Python exception anyio.ClosedResourceError on stderr; the client exited with status 0 on its own: its SDK caught the exception, but a task of its transport failed"}},
 		},
 		{
 			name: "crash: a non-zero exit although every call stayed answerable",
@@ -634,8 +649,8 @@ func TestJudgeClientEventsBeforeSession(t *testing.T) {
 	b.clientDone(0)
 	b.cexit(0)
 	v := JudgeSession(b.evs)
-	want := []short{{Kind: KindCrash, Severity: SeverityError, Signature: "python:ClosedResourceError", Seqs: seqs(2, 14),
-		Message: "Python exception anyio.ClosedResourceError on stderr; the client exited with status 0"}}
+	want := []short{{Kind: KindCrash, Severity: SeverityWarning, Signature: "python:ClosedResourceError", Seqs: seqs(2, 14),
+		Message: "Python exception anyio.ClosedResourceError on stderr; the client exited with status 0 on its own: its SDK caught the exception, but a task of its transport failed"}}
 	if diff := cmp.Diff(want, shorten(v.Findings)); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}

@@ -135,7 +135,12 @@ func (c *crashes) signatureFindings(j *Judger) []Finding {
 		if pc.exit != nil {
 			ev = append(ev, *pc.exit)
 		}
-		f := NewFinding(RuleCrashSignature, msg, ev)
+		rule := RuleCrashSignature
+		if j.cl != nil && j.cl.exitedClean(pc) {
+			rule = RuleClientLoggedCrash
+			msg += " on its own: its SDK caught the exception, but a task of its transport failed"
+		}
+		f := NewFinding(rule, msg, ev)
 		f.Signature = sig
 		fs = append(fs, f)
 	}

@@ -43,6 +43,7 @@ const (
 	RuleSchema               = "schema"
 	RuleClientHang           = "client-hang"
 	RuleClientFailed         = "client-failed"
+	RuleClientLoggedCrash    = "client-logged-exception"
 	RuleScenarioExpectation  = "scenario-expectation"
 )
 
@@ -90,6 +91,9 @@ var Rules = []Rule{
 	{RuleClientFailed, KindCrash, SeverityError,
 		"a client whose every call stayed answerable (the faults delayed, reordered or added messages, all valid) must succeed",
 		specLifecycle + " › Operation; the scenario's expect: success"},
+	{RuleClientLoggedCrash, KindCrash, SeverityWarning,
+		"a client program printed an exception's traceback and then exited 0 on its own: it did its work, and its SDK caught the exception, but a task of its transport failed (typically a reader that outlived the session and met a closed stream when one more message came), hence a warning",
+		"the peer's runtime; " + specLifecycle + " › Shutdown"},
 	{RuleShutdownSIGTERM, KindZombie, SeverityWarning,
 		"the stdio shutdown is: close stdin, wait, SIGTERM, wait, SIGKILL; the server exited only on SIGTERM, which the specification allows, but its client waited the grace period for it",
 		specLifecycle + " › Shutdown › stdio, step 2"},

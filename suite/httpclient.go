@@ -85,7 +85,7 @@ func (o ClientOptions) driveHTTPClient(ctx context.Context, sc faults.Scenario, 
 		if err := served.WaitListening(ctx, hostPort(o.ServerURL), o.startTimeout()); err != nil {
 			served.Stop("it never listened")
 			px.Close("the server never listened")
-			return false, &SetupError{Reason: "the HTTP server did not start", Err: err, Stderr: log.stderr.list()}
+			return false, &SetupError{Reason: "the HTTP server did not start", Err: err, Stderr: log.stderr.list(), Whose: "server"}
 		}
 	}
 	stop := func(why string) {

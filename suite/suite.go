@@ -79,6 +79,9 @@ type SetupError struct {
 	Reason string
 	Stderr []string // the server's stderr during the baseline
 	Err    error
+	// Whose names the program Stderr is from, when it is not the one under
+	// test ("server" under test-client --server-url --server).
+	Whose string
 }
 
 func (e *SetupError) Error() string {

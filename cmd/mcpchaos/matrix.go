@@ -90,6 +90,9 @@ func (m *matrixFlags) resolve(fs *pflag.FlagSet, command string, matrix []faults
 func runFailed(stderr io.Writer, command, whose string, err error) int {
 	var setup *suite.SetupError
 	if errors.As(err, &setup) && len(setup.Stderr) > 0 {
+		if setup.Whose != "" {
+			whose = setup.Whose
+		}
 		fmt.Fprintf(stderr, "mcpchaos: %s: %v; the %s's stderr:\n", command, err, whose)
 		for _, l := range lastLines(setup.Stderr, 20) {
 			fmt.Fprintf(stderr, "  %s\n", l)

@@ -124,6 +124,9 @@ func runHTTPTestClient(fs *pflag.FlagSet, t httpTestClient, m matrixFlags, stdou
 	if err != nil {
 		return usageError(stderr, "%v", err)
 	}
+	if serverArgv != nil && m.parallel > 1 {
+		return usageError(stderr, "test-client: --parallel %d: each scenario starts the server from --server on the port of --server-url, so they run one at a time (leave out --parallel, or start the server yourself and leave out --server)", m.parallel)
+	}
 	selected, err := m.resolve(fs, faults.ForHTTPClient, faults.HTTPClientScenarios())
 	if err != nil {
 		return usageError(stderr, "test-client: %v", err)

@@ -45,6 +45,9 @@ func runHTTPTest(fs *pflag.FlagSet, t httpTest, m matrixFlags, stdout, stderr io
 	if fs.Changed("start-timeout") && len(t.command) == 0 {
 		return usageError(stderr, "test: --start-timeout is how long the server started from the command after -- may take to listen; there is no command")
 	}
+	if len(t.command) > 0 && m.parallel > 1 {
+		return usageError(stderr, "test: --parallel %d: each scenario starts the server from the command after -- on the port of --url, so they run one at a time (leave out --parallel, or start the server yourself and leave out the command)", m.parallel)
+	}
 	selected, err := m.resolve(fs, faults.ForHTTPServer, faults.HTTPServerScenarios())
 	if err != nil {
 		return usageError(stderr, "test: %v", err)

@@ -25,6 +25,7 @@ import (
 	"io"
 	"log"
 	"sync"
+	"time"
 
 	"github.com/mcpchaos/mcpchaos/examples/servers/internal/rawmcp"
 )
@@ -56,7 +57,8 @@ type running struct {
 	ids map[string]bool
 }
 
-// admit runs a request unless its id is running already.
+// admit runs a request unless its id is running already (or was answered
+// within rememberFor).
 func (r *running) admit(id json.RawMessage, method string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -68,16 +70,26 @@ func (r *running) admit(id json.RawMessage, method string) bool {
 	return true
 }
 
-// written forgets a request once its answer is written.
+// rememberFor is how long an answered id stays known, as in an "at most
+// once" retry cache: a retransmission that arrives just after the answer
+// went out is dropped too. It also makes the bug independent of timing: a
+// colliding call is dropped whether or not the call whose id it took has
+// finished by the time it arrives.
+const rememberFor = 2 * time.Second
+
+// written forgets a request a while after its answer is written.
 func (r *running) written(out io.Writer, line []byte) error {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 	}
 	if json.Unmarshal(line, &m) == nil && m.ID != nil && m.Method == "" {
-		r.mu.Lock()
-		delete(r.ids, string(m.ID))
-		r.mu.Unlock()
+		id := string(m.ID)
+		time.AfterFunc(rememberFor, func() {
+			r.mu.Lock()
+			delete(r.ids, id)
+			r.mu.Unlock()
+		})
 	}
 	_, err := out.Write(line)
 	return err

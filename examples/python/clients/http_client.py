@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""MCP client on the official Python SDK (`mcp`) over streamable HTTP.
+
+What it does
+    Connects to the MCP endpoint in MCPCHAOS_SERVER_URL (as `mcpchaos test-client --server-url`
+    provides it) with `mcp.client.streamable_http.streamablehttp_client`, opens a
+    `ClientSession` as the SDK's README shows it, initializes, lists the tools, calls `echo`
+    and then `slow` with a progress callback, prints each step, closes, and exits:
+      0  both calls returned a result
+      1  the session failed (an exception: a cut stream, an HTTP error, McpError, ...)
+      2  usage error (no MCPCHAOS_SERVER_URL)
+      3  the safety timeout (--timeout, default 300s) expired: the client hung
+    It sets no request timeout of its own: mcpchaos judges hangs itself.
+
+Usage
+    MCPCHAOS_SERVER_URL=http://127.0.0.1:3171/mcp python http_client.py [--timeout 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import anyio
+from mcp import ClientSession
+from mcp.client.streamable_http import streamablehttp_client
+
+from mcpchaos_env import start_backstop
+
+
+async def session(url: str) -> None:
+    async with streamablehttp_client(url) as (read, write, _):
+        async with ClientSession(read, write) as s:
+            init = await s.initialize()
+            print(f"initialized: {init.serverInfo.name} protocol {init.protocolVersion}", flush=True)
+            tools = await s.list_tools()
+            print("tools " + " ".join(t.name for t in tools.tools), flush=True)
+            res = await s.call_tool("echo", {"text": "hello"})
+            print(f"result echo isError={res.isError}", flush=True)
+
+            async def progress(p: float, total: float | None, message: str | None) -> None:
+                print(f"progress {p}/{total}", flush=True)
+
+            res = await s.call_tool("slow", {"ms": 300, "steps": 3}, progress_callback=progress)
+            print(f"result slow isError={res.isError}", flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--timeout", type=float, default=300.0)
+    args = parser.parse_args()
+    url = os.environ.get("MCPCHAOS_SERVER_URL")
+    if not url:
+        print("http_client: MCPCHAOS_SERVER_URL is not set (the server's MCP endpoint)", file=sys.stderr)
+        return 2
+    start_backstop(args.timeout, lambda line: print(f"http_client: {line}", file=sys.stderr, flush=True))
+    try:
+        anyio.run(session, url)
+    except BaseException as exc:  # noqa: BLE001 - report any failure as exit 1
+        if isinstance(exc, SystemExit):
+            raise
+        # One line, not a traceback: a failed call is an answer this client
+        # handles, not a crash.
+        print(f"http_client: the session failed: {exc!r}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
