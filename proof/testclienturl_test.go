@@ -1,0 +1,79 @@
+package proof
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/suite"
+)
+
+// test-client --server-url on HTTP clients no one on this project wrote,
+// the official Python and TypeScript SDKs' streamable HTTP clients, through
+// the whole HTTP client matrix against the bundled server: neither has an
+// error. Each verdict was read against the specification (docs/http.md):
+//   - both fail a call whose stream is cut, that gets 503, whose connection
+//     is reset, or whose session expired, promptly and cleanly ("may fail");
+//   - the Python SDK (mcp 1.27.0) sometimes logs "Error parsing SSE message"
+//     with anyio.ClosedResourceError and exits 0: a progress notification the
+//     server sends on the GET stream after the call's result arrives after
+//     the session closed, and the transport's reader, which outlived the
+//     session, meets the closed stream (the streamable HTTP face of
+//     python-sdk #1960). The client did its work: a warning
+//     (client-logged-exception), never an error.
+func TestHTTPClientMatrixOnRealSDKClients(t *testing.T) {
+	root := repoRoot(t)
+	bin := mcpchaosBinary(t)
+	python := sdkPython(t, root, "py-mcp-1.27.0")
+	node := typeScriptSDK(t, filepath.Join(root, "examples", "typescript"))
+	for _, tc := range []struct {
+		name   string
+		client []string
+		// warning is the only warning the client may earn, "" for none.
+		warning string
+	}{
+		{"python-sdk mcp 1.27.0", []string{python, filepath.Join(root, "examples", "python", "clients", "http_client.py")}, "python:ClosedResourceError"},
+		{"typescript-sdk 1.32.2", []string{node, filepath.Join(root, "examples", "typescript", "http_client.mjs")}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			port := freePort(t)
+			u, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			start := time.Now()
+			report, err := suite.RunClient(ctx, suite.ClientOptions{
+				Client:    tc.client,
+				Server:    []string{bin, "serve", "--http", fmt.Sprintf("127.0.0.1:%d", port)},
+				ServerURL: u,
+				Scenarios: faults.HTTPClientScenarios(),
+				Seed:      1,
+				Deadline:  15 * time.Second,
+				Grace:     2 * time.Second,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("verdict after %s: %s", time.Since(start).Round(time.Millisecond), scenarioTimes(report))
+			var b strings.Builder
+			reports.WriteSummary(&b, report)
+			for _, f := range report.Findings {
+				if f.Severity == reports.SeverityWarning && f.Rule == reports.RuleClientLoggedCrash && f.Signature == tc.warning {
+					continue
+				}
+				t.Errorf("finding %s %s %s [%s]: %s\n%s", f.Severity, f.Rule, f.Signature, f.Scenario, f.Message, b.String())
+			}
+			for _, sc := range report.Scenarios {
+				if sc.Outcome != reports.OutcomePass {
+					t.Errorf("%s: %s %q\n%s", sc.Name, sc.Outcome, sc.Indeterminate, b.String())
+				}
+			}
+		})
+	}
+}
