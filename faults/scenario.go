@@ -136,6 +136,13 @@ func HTTPServerScenarios() []Scenario {
 			Doc:    "notifications/cancelled for a tool call arrives just before its result leaves the server: a server may or may not answer a cancelled request, but must not fall over or answer twice (bug class 5)",
 			Faults: []string{"cancel:on=s2c:response:tools/call,position=before"},
 		},
+		{
+			Name: "end-session-inflight",
+			Doc:  "the session ends (DELETE) while 3 tool calls are in flight: the server must stop or finish their handlers without crashing (the transport closed under running handlers, bug class 3), and answer the session's later requests 404",
+			// Sessions are the stateful era's.
+			Era:    "stateful",
+			Faults: []string{"end-session:on=c2s:request:tools/call,inflight=3"},
+		},
 	}
 }
 

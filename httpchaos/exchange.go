@@ -369,6 +369,16 @@ func (x *exchange) relayJSON(resp *http.Response) {
 			panic(http.ErrAbortHandler)
 		}
 	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		// A 202 Accepted that names a JSON content type carries no message
+		// (the Python SDK's answer to a notification): nothing to frame.
+		x.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		x.w.WriteHeader(resp.StatusCode)
+		_ = x.write(body)
+		p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: resp.StatusCode, Detail: "an empty body: no message"})
+		x.injectPending("the response carries no message")
+		return
+	}
 	m := wire.Classify(body)
 	seq := x.recordMessage(wire.EventReceived, wire.ToClient, &m, "", "", 0)
 	raw, note := body, ""

@@ -2,6 +2,8 @@ package httpchaos_test
 
 import (
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +13,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcpchaos/mcpchaos/chaos"
+	"github.com/mcpchaos/mcpchaos/httpchaos"
+	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -127,3 +132,40 @@ func TestEndSessionDeletesTheSession(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// A 202 Accepted that names a JSON content type and has no body (how the
+// Python SDK's server answers a notification in the stateful era) carries
+// no message: recording one made the judge call the empty body a protocol
+// violation.
+func TestEmptyJSONAcceptedIsNoMessage(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer upstream.Close()
+	u, _ := url.Parse(upstream.URL + "/mcp")
+	rec := chaos.NewMemoryRecorder()
+	p, err := httpchaos.New(httpchaos.Config{Upstream: u, Recorder: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := httptest.NewServer(p)
+	defer front.Close()
+	resp, err := http.Post(front.URL+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Errorf("status %d, want 202 passed on", resp.StatusCode)
+	}
+	p.Close("the test ended")
+	for _, e := range rec.Events() {
+		if e.Type == wire.EventReceived && e.Dir == "s2c" {
+			t.Errorf("an empty body recorded as a message: %+v", e)
+		}
+	}
+	if v := reports.JudgeSession(rec.Events()); len(v.Findings) != 0 {
+		t.Errorf("findings: %+v", v.Findings)
+	}
+}

@@ -126,6 +126,21 @@ func TestJudgeHTTPSessions(t *testing.T) {
 			code := 1
 			b.at(50).add(wire.Event{Type: wire.EventProcessExited, PID: 7, ExitCode: &code})
 		}, []string{RuleLostResponse, RuleCrashExit}},
+		{"the calls in flight when a fault ended the session are not owed", func(b *tb) {
+			b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`)
+			seq := b.post(2, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x"}}`)
+			b.at(5).add(wire.Event{Type: wire.EventFault, Fault: "end-session#1", Action: "end-session", Of: seq, Detail: "end the session at the server (DELETE)"})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 3, HTTP: "DELETE /mcp (sent by fault end-session#1)"})
+			b.at(6).add(wire.Event{Type: wire.EventHTTP, Exchange: 3, Status: 200})
+			// One answer comes anyway; a later call is refused 404.
+			b.at(20).event(1, "", answer(1), true)
+			later := b.post(4, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x"}}`)
+			b.at(30).add(wire.Event{Type: wire.EventHTTP, Exchange: 4, Status: 404, Of: later})
+		}, nil},
+		{"a skipped end-session settles nothing", func(b *tb) {
+			seq := b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`)
+			b.at(5).add(wire.Event{Type: wire.EventFault, Fault: "end-session#1", Action: "end-session", Of: seq, Detail: "skipped: the session has no Mcp-Session-Id"})
+		}, []string{RuleUnanswered}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := httpSession()

@@ -368,6 +368,9 @@ func (j *Judger) fault(e *wire.Event) {
 		// The next signal event is this fault's doing, not the ladder's.
 		j.pc.faultSignal = true
 	}
+	if e.Action == "end-session" && j.fired && !strings.HasPrefix(e.Detail, "skipped") && j.cl == nil {
+		j.tr.sessionEnded(j, e)
+	}
 }
 
 // holdsOutput names the faults whose events can carry a window (UntilUS or

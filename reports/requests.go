@@ -990,3 +990,36 @@ func (j *Judger) waitedWords(r *openReq, d int64, capped bool) string {
 	return fmt.Sprintf("after it made progress and then stopped: %s, the last at %s, then none for %s",
 		n, fmtDur(r.lastProgress.TUS), fmtDur(d-r.lastProgress.TUS))
 }
+
+// sessionEnded settles the requests in flight when a fault ended the
+// session at the server (end-session: a DELETE with its session id). The
+// specification says what a server owes a terminated session's later
+// requests (404), not what becomes of those still running: it may finish
+// or drop them. What the server does with them (crash, hang its other
+// sessions) is judged elsewhere; their missing answers are noted.
+func (t *tracker) sessionEnded(j *Judger, e *wire.Event) {
+	var open []string
+	for seq, f := range t.pending {
+		if f.kind == frameRequest {
+			open = append(open, f.id)
+			t.unpend(seq, f)
+		}
+	}
+	for _, list := range t.open {
+		for _, r := range slices.Clone(list) {
+			open = append(open, r.id)
+			t.closeOpen(r)
+			t.answers.put(answeredEntry{id: r.id, method: r.method, seq: e.Seq, t: e.T, cancelled: true})
+		}
+	}
+	if len(open) == 0 {
+		return
+	}
+	slices.Sort(open)
+	ids := open
+	if len(ids) > 6 {
+		ids = append(slices.Clone(ids[:6]), fmt.Sprintf("%d more", len(open)-6))
+	}
+	j.notes.add(fmt.Sprintf("%d %s in flight (ids %s) when fault %s ended the session at the server: their answers are not owed (a terminated session's running requests may be finished or dropped)",
+		len(open), plural(len(open), "request was", "requests were"), strings.Join(ids, ", "), e.Fault))
+}
