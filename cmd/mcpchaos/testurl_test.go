@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/reports"
 )
 
@@ -80,7 +81,7 @@ func TestTestURLStartsTheServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Target.URL != "http://"+addr+"/mcp" || rep.Outcome != "pass" || len(rep.Scenarios) != 5 {
+	if rep.Target.URL != "http://"+addr+"/mcp" || rep.Outcome != "pass" || len(rep.Scenarios) != len(faults.HTTPServerScenarios()) {
 		t.Errorf("report: target %+v, outcome %s, %d scenarios\n%s", rep.Target, rep.Outcome, len(rep.Scenarios), stdout.String())
 	}
 	for _, sc := range rep.Scenarios {
