@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -117,6 +118,57 @@ func TestHTTPPlantedBugClients(t *testing.T) {
 			report := runHTTPClient(t, []string{bin, "--fixed"}, 4*time.Second)
 			if diff := cmp.Diff([]found(nil), summarize(report.Findings)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s\n%s", diff, reportText(report))
+			}
+		})
+	}
+}
+
+// The planted-bug HTTP server is found by name under the scenario that
+// exposes it (its DELETE closes the channel its running calls answer into:
+// a panic), and its fixed twin passes the whole HTTP matrix.
+func TestHTTPPlantedBugServer(t *testing.T) {
+	for _, fixed := range []bool{false, true} {
+		name := "closed-session"
+		if fixed {
+			name += "/fixed"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr := ln.Addr().String()
+			ln.Close()
+			command := []string{filepath.Join(examplesDir, "closed-session"), "--addr", addr}
+			if fixed {
+				command = append(command, "--fixed")
+			}
+			u, _ := url.Parse("http://" + addr + "/mcp")
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			report, err := Run(ctx, Options{Command: command, URL: u, Scenarios: faults.HTTPServerScenarios(),
+				Seed: 1, Deadline: 3 * time.Second, Grace: 2 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := summarize(report.Findings)
+			var want []found
+			if !fixed {
+				want = []found{{"end-session-inflight", reports.KindCrash, "go:panic"}}
+				// A probe request in flight when the server died is lost
+				// with it, when there is one (usually).
+				got = slices.DeleteFunc(got, func(f found) bool {
+					return f == found{"end-session-inflight", reports.KindLostResponse, ""}
+				})
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("findings (-want +got):\n%s\n%s", diff, reportText(report))
+			}
+			for _, sc := range report.Scenarios {
+				if sc.Outcome == reports.OutcomeIndeterminate {
+					t.Errorf("%s: indeterminate %q", sc.Name, sc.Indeterminate)
+				}
 			}
 		})
 	}

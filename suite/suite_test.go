@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	build := exec.Command("go", "build", "-o", dir+"/", "github.com/mcpchaos/mcpchaos/examples/servers/...", "github.com/mcpchaos/mcpchaos/examples/httpclients/...")
+	build := exec.Command("go", "build", "-o", dir+"/", "github.com/mcpchaos/mcpchaos/examples/servers/...", "github.com/mcpchaos/mcpchaos/examples/httpclients/...", "github.com/mcpchaos/mcpchaos/examples/httpservers/...")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building the example servers:", err)
