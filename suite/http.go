@@ -23,52 +23,17 @@ import (
 // and stopped after (SIGTERM, then SIGKILL), its stderr recorded for the
 // judge; without, the server at the URL serves every scenario.
 func (o Options) driveHTTP(ctx context.Context, st setup) (driven, error) {
-	px, err := httpchaos.New(httpchaos.Config{
+	pr, err := startProxied(ctx, httpchaos.Config{
 		Upstream: o.URL, Plan: st.plan, Recorder: st.log.rec,
 		Tool: o.Tool, Scenario: st.sc.Name, Role: "server", Repro: st.repro,
 		Deadline: st.deadline, MaxDeadline: st.maxDeadline, Grace: o.Grace,
-	})
+	}, o.Command, o.startTimeout(), st.log)
 	if err != nil {
 		return driven{}, err
 	}
-	var served *chaos.Served
-	if len(o.Command) > 0 {
-		served, err = chaos.StartServed(chaos.ServedConfig{Command: o.Command, Recorder: st.log.rec, Grace: o.Grace})
-		if err != nil {
-			px.Close("the server could not be started")
-			return driven{}, err
-		}
-		if err := served.WaitListening(ctx, hostPort(o.URL), o.startTimeout()); err != nil {
-			served.Stop("it never listened")
-			px.Close("the server never listened")
-			return driven{}, &SetupError{Reason: "the HTTP server did not start", Err: err, Stderr: st.log.stderr.list()}
-		}
-	}
-	stop := func(why string) {
-		if served != nil {
-			served.Stop(why)
-		}
-		px.Close(why)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	pipe, err := httpconn.Dial(httpconn.Config{URL: &pr.front, Header: o.Header})
 	if err != nil {
-		stop("the proxy could not listen")
-		return driven{}, fmt.Errorf("the proxy cannot listen on a loopback port: %w", err)
-	}
-	srv := &http.Server{Handler: px, ReadHeaderTimeout: 10 * time.Second}
-	proxyDone := make(chan struct{})
-	go func() {
-		defer close(proxyDone)
-		_ = srv.Serve(ln)
-	}()
-	// The client reaches the proxy at the upstream's own path and query.
-	front := *o.URL
-	front.Scheme, front.Host, front.User = "http", ln.Addr().String(), nil
-	pipe, err := httpconn.Dial(httpconn.Config{URL: &front, Header: o.Header})
-	if err != nil {
-		srv.Close()
-		<-proxyDone
-		stop("the probe could not dial the proxy")
+		pr.stop("the probe could not dial the proxy")
 		return driven{}, err
 	}
 	var probes sync.WaitGroup
@@ -78,18 +43,78 @@ func (o Options) driveHTTP(ctx context.Context, st setup) (driven, error) {
 		probes.Add(1)
 		go func() {
 			defer probes.Done()
-			px.Probe(fmt.Sprintf("request %s (%s) unanswered after %s", id, method, st.deadline))
+			pr.px.Probe(fmt.Sprintf("request %s (%s) unanswered after %s", id, method, st.deadline))
 		}()
 	}
 	var d driven
 	d.outcome, d.probeErr = probe.Run(ctx, pc, pipe.Reader(), pipe.Writer())
-	// The server is stopped while the proxy still records, so its exit
-	// and last words are in the session; then the proxy ends it.
-	stop("the probe client ended its session")
+	pr.stop("the probe client ended its session")
 	probes.Wait()
-	srv.Close()
-	<-proxyDone
 	return d, nil
+}
+
+// proxied is an HTTP server behind a fresh proxy session on a loopback
+// port: the server started from a command when one is given (else the one
+// at the upstream URL serves), the proxy serving, and front, the proxy's
+// MCP endpoint (the upstream's path and query).
+type proxied struct {
+	px     *httpchaos.Proxy
+	served *chaos.Served
+	srv    *http.Server
+	done   chan struct{}
+	front  url.URL
+}
+
+// startProxied starts the server (with a command: it must listen on the
+// upstream's port within startTimeout) and the proxy in front of it.
+func startProxied(ctx context.Context, cfg httpchaos.Config, command []string, startTimeout time.Duration, log *sessionLog) (*proxied, error) {
+	px, err := httpchaos.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	pr := &proxied{px: px, done: make(chan struct{})}
+	if len(command) > 0 {
+		pr.served, err = chaos.StartServed(chaos.ServedConfig{Command: command, Recorder: log.rec, Grace: cfg.Grace})
+		if err != nil {
+			px.Close("the server could not be started")
+			return nil, err
+		}
+		if err := pr.served.WaitListening(ctx, hostPort(cfg.Upstream), startTimeout); err != nil {
+			pr.served.Stop("it never listened")
+			px.Close("the server never listened")
+			return nil, &SetupError{Reason: "the HTTP server did not start", Err: err, Stderr: log.stderr.list(), Whose: "server"}
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		pr.stopServer("the proxy could not listen")
+		return nil, fmt.Errorf("the proxy cannot listen on a loopback port: %w", err)
+	}
+	pr.srv = &http.Server{Handler: px, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		defer close(pr.done)
+		_ = pr.srv.Serve(ln)
+	}()
+	pr.front = *cfg.Upstream
+	pr.front.Scheme, pr.front.Host, pr.front.User = "http", ln.Addr().String(), nil
+	return pr, nil
+}
+
+// stopServer stops the server, when started here, while the proxy still
+// records, so its exit and last words are in the session; then the proxy
+// ends the session.
+func (pr *proxied) stopServer(why string) {
+	if pr.served != nil {
+		pr.served.Stop(why)
+	}
+	pr.px.Close(why)
+}
+
+// stop ends it all: the server, the proxy session, the listener.
+func (pr *proxied) stop(why string) {
+	pr.stopServer(why)
+	pr.srv.Close()
+	<-pr.done
 }
 
 func (o Options) startTimeout() time.Duration {

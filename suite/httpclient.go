@@ -2,14 +2,10 @@ package suite
 
 import (
 	"context"
-	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/chaos"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/httpchaos"
 	"github.com/mcpchaos/mcpchaos/wire"
@@ -67,63 +63,26 @@ func (o ClientOptions) runHTTPClientScenario(ctx context.Context, sc faults.Scen
 // proxy, and the client program; connected says the client reached the
 // proxy.
 func (o ClientOptions) driveHTTPClient(ctx context.Context, sc faults.Scenario, plan *faults.Plan, log *sessionLog, deadline time.Duration, repro string) (connected bool, err error) {
-	px, err := httpchaos.New(httpchaos.Config{
+	pr, err := startProxied(ctx, httpchaos.Config{
 		Upstream: o.ServerURL, Plan: plan, Recorder: log.rec,
 		Tool: "mcpchaos " + o.Version, Scenario: sc.Name, Role: "client", Repro: repro, Expect: sc.Expect,
 		Deadline: deadline, Grace: o.Grace,
-	})
+	}, o.Server, o.startTimeout(), log)
 	if err != nil {
 		return false, err
 	}
-	var served *chaos.Served
-	if len(o.Server) > 0 {
-		served, err = chaos.StartServed(chaos.ServedConfig{Command: o.Server, Recorder: log.rec, Grace: o.Grace})
-		if err != nil {
-			px.Close("the server could not be started")
-			return false, err
-		}
-		if err := served.WaitListening(ctx, hostPort(o.ServerURL), o.startTimeout()); err != nil {
-			served.Stop("it never listened")
-			px.Close("the server never listened")
-			return false, &SetupError{Reason: "the HTTP server did not start", Err: err, Stderr: log.stderr.list(), Whose: "server"}
-		}
-	}
-	stop := func(why string) {
-		if served != nil {
-			served.Stop(why)
-		}
-		px.Close(why)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		stop("the proxy could not listen")
-		return false, fmt.Errorf("the proxy cannot listen on a loopback port: %w", err)
-	}
-	srv := &http.Server{Handler: px, ReadHeaderTimeout: 10 * time.Second}
-	proxyDone := make(chan struct{})
-	go func() {
-		defer close(proxyDone)
-		_ = srv.Serve(ln)
-	}()
-	front := *o.ServerURL
-	front.Scheme, front.Host, front.User = "http", ln.Addr().String(), nil
-
 	record := func(e wire.Event) {
 		e.Peer = "client"
 		log.rec.Record(e)
 	}
-	env := append(withoutEnv(os.Environ(), ServerCommandEnv), ServerURLEnv+"="+front.String())
+	env := append(withoutEnv(os.Environ(), ServerCommandEnv), ServerURLEnv+"="+pr.front.String())
 	proc, err := startClient(o.Client, env, record)
 	if err == nil {
 		proc.await(ctx, deadline, o.Grace, nil)
 		proc.finish()
 	}
-	connected = px.Exchanges() > 0
-	// The server is stopped while the proxy still records, so that its
-	// exit is in the session; then the proxy ends it.
-	stop("the client program ended")
-	srv.Close()
-	<-proxyDone
+	connected = pr.px.Exchanges() > 0
+	pr.stop("the client program ended")
 	return connected, err
 }
 

@@ -23,21 +23,8 @@ import (
 )
 
 func main() {
-	fixed := len(os.Args) > 1 && os.Args[1] == "--fixed"
-	args := os.Args[1:]
-	if fixed {
-		args = args[1:]
-	}
-	c, err := rawclient.FromEnv(args)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "lost-stream:", err)
-		os.Exit(2)
-	}
+	c, fixed := rawclient.Start("lost-stream", os.Args[1:])
 	ctx := context.Background()
-	if err := c.Initialize(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "lost-stream:", err)
-		os.Exit(1)
-	}
 	defer c.Close()
 	// slow first: its progress makes the server answer with an event
 	// stream, which a cut ends after the head, without the result.

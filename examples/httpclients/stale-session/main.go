@@ -22,21 +22,8 @@ import (
 )
 
 func main() {
-	fixed := len(os.Args) > 1 && os.Args[1] == "--fixed"
-	args := os.Args[1:]
-	if fixed {
-		args = args[1:]
-	}
-	c, err := rawclient.FromEnv(args)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "stale-session:", err)
-		os.Exit(2)
-	}
+	c, fixed := rawclient.Start("stale-session", os.Args[1:])
 	ctx := context.Background()
-	if err := c.Initialize(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "stale-session:", err)
-		os.Exit(1)
-	}
 	defer c.Close()
 	for i, tool := range []string{"echo", "echo"} {
 		id := i + 1

@@ -28,9 +28,9 @@ func TestLineItCannotTake(t *testing.T) {
 		buggyLogs string
 	}{
 		{"over 64 KiB", func(p *mcptest.Proc) string {
-			// 70 KiB: past the scanner's limit, and short enough that
-			// the whole line is in the pipe before the server has read
-			// 64 KiB of it, so the write never meets a closed pipe.
+			// 70 KiB: past the scanner's limit. It is more than a pipe
+			// holds (64 KiB), so the buggy twin may exit on it before
+			// the write ends (MayBeGone).
 			return p.Request("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"},
 				"_meta": map[string]any{"io.mcpchaos/padding": strings.Repeat("p", 70<<10)}})
 		}, "reading stdin: bufio.Scanner: token too long"},
@@ -45,6 +45,7 @@ func TestLineItCannotTake(t *testing.T) {
 				p := mcptest.Start(t, v.Args...)
 				p.Open(false)
 				slow := p.CallTool("slow", map[string]any{"ms": 300}, "")
+				p.MayBeGone = !v.Fixed
 				line := tc.send(p)
 
 				if !v.Fixed {

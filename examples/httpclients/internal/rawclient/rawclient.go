@@ -143,3 +143,21 @@ func IDOf(msgs []json.RawMessage, id string) json.RawMessage {
 	}
 	return nil
 }
+
+// Start is how each example begins: [--fixed] [URL] from args, and a
+// session opened. It exits 2 on a usage error, 1 when no session opens.
+func Start(name string, args []string) (c *Client, fixed bool) {
+	if len(args) > 0 && args[0] == "--fixed" {
+		fixed, args = true, args[1:]
+	}
+	c, err := FromEnv(args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		os.Exit(2)
+	}
+	if err := c.Initialize(context.Background()); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		os.Exit(1)
+	}
+	return c, fixed
+}
