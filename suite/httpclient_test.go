@@ -43,6 +43,11 @@ func runHTTPClient(t *testing.T, client []string, deadline time.Duration) *repor
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each scenario's server was stopped: nothing of it outlives the run.
+	if c, err := net.DialTimeout("tcp", u.Host, time.Second); err == nil {
+		c.Close()
+		t.Errorf("something still listens on %s after the run", u.Host)
+	}
 	return report
 }
 
