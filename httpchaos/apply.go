@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/internal/ctxsleep"
 	"github.com/mcpchaos/mcpchaos/internal/mcpheader"
 	"github.com/mcpchaos/mcpchaos/internal/sse"
 	"github.com/mcpchaos/mcpchaos/wire"
@@ -136,7 +137,7 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 		if e.Delay > 0 {
 			x.flush() // the delay holds this message, not those before it
 		}
-		if e.Delay > 0 && !sleep(x.ctx, e.Delay) && !forwarded && o.Dropped == "" {
+		if e.Delay > 0 && !ctxsleep.Sleep(x.ctx, e.Delay) && !forwarded && o.Dropped == "" {
 			o.Dropped = "the session ended while fault " + f.Label + " delayed this message"
 		}
 		if e.CloseServerInput && o.cutBy == "" {
@@ -145,7 +146,7 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 		if r := e.Respond; r != nil && r.Reset && o.cutBy == "" {
 			o.cutBy, o.reset = f.Label, true
 		}
-		if r := e.Respond; r != nil && r.Status != 0 && o.statusBy == "" && !forwarded {
+		if r := e.Respond; r != nil && r.Status != 0 && o.statusBy == "" {
 			o.status, o.statusBy = r.Status, f.Label
 		}
 		if e.EndSession {
@@ -194,7 +195,7 @@ func (x *exchange) inject(l labelled) {
 // the client's latest POST, and records what the server answered; the
 // client never sees it.
 func (p *Proxy) post(from *exchange, l labelled) {
-	if l.inj.Gap > 0 && !sleep(from.ctx, l.inj.Gap) {
+	if l.inj.Gap > 0 && !ctxsleep.Sleep(from.ctx, l.inj.Gap) {
 		return
 	}
 	m := wire.Classify(l.inj.Raw)

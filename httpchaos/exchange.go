@@ -139,14 +139,10 @@ func (x *exchange) post() {
 			raw, note = o.Rewrite, "rewritten by fault "+o.RewriteBy
 		}
 	}
-	switch {
-	case o.cutBy != "":
-		x.recordRef(wire.EventDropped, wire.ToServer, seq, "the client's connection was "+cutWord(o.reset)+" by fault "+o.cutBy+" before the message was sent on")
-		x.cut(o.cutBy, o.reset, nil)
-	case o.statusBy != "":
-		x.recordRef(wire.EventDropped, wire.ToServer, seq, fmt.Sprintf("answered with HTTP %d by fault %s instead of being sent on", o.status, o.statusBy))
-		x.answerStatus(o.status, o.statusBy)
+	if x.answeredByFault(o, wire.ToServer, seq, "before the message was sent on") {
 		return
+	}
+	switch {
 	case o.Dropped != "":
 		x.recordRef(wire.EventDropped, wire.ToServer, seq, o.Dropped)
 		x.withheld(&m)
@@ -391,14 +387,10 @@ func (x *exchange) relayJSON(resp *http.Response) {
 			raw, note = step.Rewritten, step.RewriteNote
 		}
 	}
-	switch {
-	case o.cutBy != "":
-		x.recordRef(wire.EventDropped, wire.ToClient, seq, "the client's connection was "+cutWord(o.reset)+" by fault "+o.cutBy+" before this answer")
-		x.cut(o.cutBy, o.reset, nil)
-	case o.statusBy != "":
-		x.recordRef(wire.EventDropped, wire.ToClient, seq, fmt.Sprintf("the client got HTTP %d from fault %s instead", o.status, o.statusBy))
-		x.answerStatus(o.status, o.statusBy)
+	if x.answeredByFault(o, wire.ToClient, seq, "before this answer") {
 		return
+	}
+	switch {
 	case o.Dropped != "":
 		x.recordRef(wire.EventDropped, wire.ToClient, seq, o.Dropped)
 		<-x.ctx.Done()
@@ -447,6 +439,23 @@ func (x *exchange) send(b []byte, flush bool) error {
 		return err
 	}
 	return nil
+}
+
+// answeredByFault carries out the faults that take the message's place
+// toward the client: a cut or reset connection (which ends the handler),
+// or an error status. The message, of event seq, is recorded as dropped;
+// true when the exchange is over.
+func (x *exchange) answeredByFault(o outcome, dir wire.Direction, seq int64, when string) bool {
+	switch {
+	case o.cutBy != "":
+		x.recordRef(wire.EventDropped, dir, seq, "the client's connection was "+cutWord(o.reset)+" by fault "+o.cutBy+" "+when)
+		x.cut(o.cutBy, o.reset, nil)
+	case o.statusBy != "":
+		x.recordRef(wire.EventDropped, dir, seq, fmt.Sprintf("the client got HTTP %d from fault %s instead", o.status, o.statusBy))
+		x.answerStatus(o.status, o.statusBy)
+		return true
+	}
+	return false
 }
 
 // cutWord says how a fault ended the client's connection.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/internal/ctxsleep"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -328,22 +329,7 @@ func (g *gate) wait(ctx context.Context) bool {
 		<-ctx.Done()
 		return false
 	}
-	return sleep(ctx, time.Until(until))
-}
-
-// sleep waits d or until ctx ends; false when ctx ended first.
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return ctxsleep.Sleep(ctx, time.Until(until))
 }
 
 // Exchanges counts the HTTP exchanges of the session so far: the client's,

@@ -34,9 +34,10 @@ func (p *Proxy) sessionID() string {
 // null, as SDK servers write for an unknown session; its exchange's
 // request, if any, is what the status answers.
 func (x *exchange) answerStatus(status int, label string) {
+	code, message := statusError(status)
 	body, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0", "id": nil,
-		"error": map[string]any{"code": statusCode(status), "message": statusMessage(status) + " (mcpchaos fault " + label + ")"},
+		"error": map[string]any{"code": code, "message": message + " (mcpchaos fault " + label + ")"},
 	})
 	x.w.Header().Set("Content-Type", "application/json")
 	x.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
@@ -55,20 +56,14 @@ func (x *exchange) answerStatus(status int, label string) {
 	x.injectPending("the exchange was answered with an error status")
 }
 
-// statusCode is the JSON-RPC code of an injected error status: -32001 is
-// what the SDK servers use for a session they do not know.
-func statusCode(status int) int {
+// statusError is the JSON-RPC error of an injected error status: -32001
+// "Session not found" for 404, as the SDK servers write for a session they
+// do not know, else -32603 with the status text.
+func statusError(status int) (code int, message string) {
 	if status == http.StatusNotFound {
-		return -32001
+		return -32001, "Session not found"
 	}
-	return -32603
-}
-
-func statusMessage(status int) string {
-	if status == http.StatusNotFound {
-		return "Session not found"
-	}
-	return http.StatusText(status)
+	return -32603, http.StatusText(status)
 }
 
 // reset resets the client's connection: the socket is closed with

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/internal/ctxsleep"
 	"github.com/mcpchaos/mcpchaos/internal/sse"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -221,7 +222,7 @@ func (x *exchange) writePieces(st *stream, raw []byte, f *faults.Fragment) error
 		if cut <= prev || cut > len(raw) {
 			continue
 		}
-		if prev > 0 && !sleep(x.ctx, f.Gap) {
+		if prev > 0 && !ctxsleep.Sleep(x.ctx, f.Gap) {
 			return x.ctx.Err()
 		}
 		if err := st.write(raw[prev:cut]); err != nil {
@@ -254,7 +255,7 @@ func (x *exchange) rewriteEndpoint(ev *sse.Event) ([]byte, string) {
 
 // injectInto writes a message toward the client into st as an event.
 func (x *exchange) injectInto(st *stream, label string, inj faults.Injection, cause int64) {
-	if inj.Gap > 0 && !sleep(x.ctx, inj.Gap) {
+	if inj.Gap > 0 && !ctxsleep.Sleep(x.ctx, inj.Gap) {
 		return
 	}
 	m := wire.Classify(inj.Raw)

@@ -305,18 +305,6 @@ func drainClose(body io.ReadCloser) {
 	body.Close()
 }
 
-// sleep waits d, or less if ctx ends; it reports whether the wait ran out.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
 func retryOf(d time.Duration) time.Duration {
 	if d <= 0 {
 		return defaultRetry

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/ctxsleep"
 	"github.com/mcpchaos/mcpchaos/internal/sse"
 )
 
@@ -198,7 +199,7 @@ func (c *Conn) readPostStream(body io.Reader, ids []string) {
 	}
 	lastID, retry := c.readEvents(body, waiting)
 	for attempt := 0; len(waiting) > 0 && lastID != "" && attempt < reconnects; attempt++ {
-		if !sleep(c.ctx, retryOf(retry)) {
+		if !ctxsleep.Sleep(c.ctx, retryOf(retry)) {
 			return
 		}
 		resp, err := c.get(c.ctx, lastID)
@@ -297,7 +298,7 @@ func (c *Conn) openGet() {
 					retry = r
 				}
 			}
-			if !sleep(c.getCtx, retryOf(retry)) {
+			if !ctxsleep.Sleep(c.getCtx, retryOf(retry)) {
 				return
 			}
 		}

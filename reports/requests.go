@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -1015,7 +1016,8 @@ func (t *tracker) sessionEnded(j *Judger, e *wire.Event) {
 	if len(open) == 0 {
 		return
 	}
-	slices.Sort(open)
+	// Ids as sent: numbers in numeric order (shorter first), then strings.
+	slices.SortFunc(open, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b)) })
 	ids := open
 	if len(ids) > 6 {
 		ids = append(slices.Clone(ids[:6]), fmt.Sprintf("%d more", len(open)-6))

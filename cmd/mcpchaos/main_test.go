@@ -15,7 +15,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -206,15 +205,7 @@ func TestWrapReport(t *testing.T) {
 	if code != exitFindings {
 		t.Fatalf("exit %d, want %d; stderr %q", code, exitFindings, stderr.String())
 	}
-	f, err := os.Open(reportPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	report, err := reports.ReadReport(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	report := readReportFile(t, reportPath)
 	var got []string
 	for _, fd := range report.Findings {
 		got = append(got, fd.Kind+" "+fd.Signature)

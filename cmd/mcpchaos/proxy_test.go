@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -77,15 +76,7 @@ func TestProxyReportAndTranscript(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("the proxy did not end after --duration")
 	}
-	f, err := os.Open(reportPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	report, err := reports.ReadReport(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	report := readReportFile(t, reportPath)
 	if report.Outcome != "pass" || report.Target.URL != upstream.URL+"/mcp" || len(report.Scenarios) != 1 {
 		t.Errorf("report: outcome %s, target %+v, %d scenarios", report.Outcome, report.Target, len(report.Scenarios))
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpchaos/mcpchaos/faults"
-	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/suite"
 )
 
@@ -121,15 +120,7 @@ func TestTestScenarioFromFile(t *testing.T) {
 	if code := run(args, nil, &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	f, err := os.Open(reportPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	report, err := reports.ReadReport(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	report := readReportFile(t, reportPath)
 	type row struct {
 		Name    string
 		Seed    uint64

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/mcpchaos/mcpchaos/reports"
 )
 
 // selfServe is the bundled example server, served by this test binary.
@@ -69,15 +67,7 @@ func TestTestReportAndJudge(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout.String())
 		}
 	}
-	f, err := os.Open(reportPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	report, err := reports.ReadReport(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	report := readReportFile(t, reportPath)
 	if report.Seed != 7 || len(report.Scenarios) != 2 || report.Outcome != "pass" {
 		t.Errorf("report: seed %d, %d scenarios, outcome %s", report.Seed, len(report.Scenarios), report.Outcome)
 	}

@@ -52,116 +52,69 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 	if serverURL == "" && fs.Changed("start-timeout") {
 		return usageError(stderr, "test-client: --start-timeout is how long the server of --server-url may take to listen; there is no --server-url")
 	}
-	if serverURL != "" {
-		return runHTTPTestClient(fs, httpTestClient{url: serverURL, server: server, startWait: startWait, cases: casesDir, command: command}, m, stdout, stderr)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return usageError(stderr, "test-client: cannot find the mcpchaos executable: %v", err)
-	}
-	if casesDir != "" {
-		return runClientCases(fs, casesDir, command, server, self, m, stdout, stderr)
-	}
 	serverArgv, err := serverCommand(server)
 	if err != nil {
 		return usageError(stderr, "%v", err)
 	}
-	if serverArgv == nil {
-		serverArgv = []string{self, "serve"}
-	}
-	selected, err := m.resolve(fs, faults.ForClient, faults.ClientScenarios())
-	if err != nil {
-		return usageError(stderr, "test-client: %v", err)
-	}
-	fmt.Fprintf(stdout, "mcpchaos test-client: seed %d, %d scenario(s): %s against %s\n", m.seed, len(selected), suite.ShellQuote(command), suite.ShellQuote(serverArgv))
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	report, err := suite.RunClient(ctx, suite.ClientOptions{
+	opts := suite.ClientOptions{
 		Client:        command,
 		Server:        serverArgv,
-		Self:          []string{self},
-		Scenarios:     selected,
-		Seed:          m.seed,
 		Deadline:      m.deadline,
 		Grace:         m.grace,
 		Parallel:      m.parallel,
 		TranscriptDir: m.transcriptDir,
-		Repro:         clientRepro(command, server, m.deadline, m.selectorArgs),
 		Version:       version,
 		CaseDir:       m.saveCase,
-	})
-	if err != nil {
-		return runFailed(stderr, "test-client", "client", err)
 	}
-	return m.finish(report, "test-client", stdout, stderr)
-}
-
-// httpTestClient is what test-client --server-url is given besides the
-// matrix flags.
-type httpTestClient struct {
-	url, server, cases string
-	startWait          time.Duration
-	command            []string
-}
-
-// runHTTPTestClient is test-client --server-url URL: the client program
-// once per scenario, through a fresh HTTP proxy in front of URL.
-func runHTTPTestClient(fs *pflag.FlagSet, t httpTestClient, m matrixFlags, stdout, stderr io.Writer) int {
-	u, err := parseServerURL(t.url)
-	if err != nil {
-		return usageError(stderr, "test-client: --server-url %v", err)
+	var (
+		selected []faults.Scenario
+		against  string
+	)
+	if serverURL != "" {
+		if casesDir != "" {
+			return usageError(stderr, "test-client: --cases does not take --server-url yet: a case file records a server command, not a URL")
+		}
+		target, err := clientServerFlags.target(fs, serverURL, serverArgv, startWait, m.parallel)
+		if err != nil {
+			return usageError(stderr, "%v", err)
+		}
+		opts.ServerURL, opts.StartTimeout = target.url, target.startWait
+		opts.Repro = clientRepro(command, server, m.deadline, m.selectorArgs, target.args...)
+		if selected, err = m.resolve(fs, faults.ForHTTPClient, faults.HTTPClientScenarios()); err != nil {
+			return usageError(stderr, "test-client: %v", err)
+		}
+		against = target.String()
+	} else {
+		self, err := os.Executable()
+		if err != nil {
+			return usageError(stderr, "test-client: cannot find the mcpchaos executable: %v", err)
+		}
+		if casesDir != "" {
+			return runClientCases(fs, casesDir, command, server, self, m, stdout, stderr)
+		}
+		if opts.Server == nil {
+			opts.Server = []string{self, "serve"}
+		}
+		opts.Self = []string{self}
+		opts.Repro = clientRepro(command, server, m.deadline, m.selectorArgs)
+		if selected, err = m.resolve(fs, faults.ForClient, faults.ClientScenarios()); err != nil {
+			return usageError(stderr, "test-client: %v", err)
+		}
+		against = suite.ShellQuote(opts.Server)
 	}
-	if t.cases != "" {
-		return usageError(stderr, "test-client: --cases does not take --server-url yet: a case file records a server command, not a URL")
-	}
-	if t.startWait <= 0 {
-		return usageError(stderr, "test-client: --start-timeout must be positive")
-	}
-	if fs.Changed("start-timeout") && t.server == "" {
-		return usageError(stderr, "test-client: --start-timeout is how long the server started from --server may take to listen; there is no --server")
-	}
-	serverArgv, err := serverCommand(t.server)
-	if err != nil {
-		return usageError(stderr, "%v", err)
-	}
-	if serverArgv != nil && m.parallel > 1 {
-		return usageError(stderr, "test-client: --parallel %d: each scenario starts the server from --server on the port of --server-url, so they run one at a time (leave out --parallel, or start the server yourself and leave out --server)", m.parallel)
-	}
-	selected, err := m.resolve(fs, faults.ForHTTPClient, faults.HTTPClientScenarios())
-	if err != nil {
-		return usageError(stderr, "test-client: %v", err)
-	}
-	target := u.Redacted()
-	if serverArgv != nil {
-		target += ", served by " + suite.ShellQuote(serverArgv)
-	}
-	fmt.Fprintf(stdout, "mcpchaos test-client: seed %d, %d scenario(s): %s against %s\n", m.seed, len(selected), suite.ShellQuote(t.command), target)
-	targetArgs := []string{"--server-url", u.String()}
-	if fs.Changed("start-timeout") {
-		targetArgs = append(targetArgs, "--start-timeout", t.startWait.String())
-	}
+	opts.Scenarios, opts.Seed = selected, m.seed
+	fmt.Fprintf(stdout, "mcpchaos test-client: seed %d, %d scenario(s): %s against %s\n", m.seed, len(selected), suite.ShellQuote(command), against)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	report, err := suite.RunClient(ctx, suite.ClientOptions{
-		Client:        t.command,
-		Server:        serverArgv,
-		ServerURL:     u,
-		StartTimeout:  t.startWait,
-		Scenarios:     selected,
-		Seed:          m.seed,
-		Deadline:      m.deadline,
-		Grace:         m.grace,
-		Parallel:      m.parallel,
-		TranscriptDir: m.transcriptDir,
-		Repro:         clientRepro(t.command, t.server, m.deadline, m.selectorArgs, targetArgs...),
-		Version:       version,
-		CaseDir:       m.saveCase,
-	})
+	report, err := suite.RunClient(ctx, opts)
 	if err != nil {
 		return runFailed(stderr, "test-client", "client", err)
 	}
 	return m.finish(report, "test-client", stdout, stderr)
 }
+
+// clientServerFlags name test-client's server flags in its messages.
+var clientServerFlags = serverFlags{name: "test-client", urlFlag: "--server-url", from: "--server", none: "--server"}
 
 // serverCommand splits --server into argv; nil when it was not given.
 func serverCommand(server string) ([]string, error) {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -31,22 +32,13 @@ type httpTest struct {
 
 // runHTTPTest is test --url URL [-- CMD]: the matrix through the HTTP proxy.
 func runHTTPTest(fs *pflag.FlagSet, t httpTest, m matrixFlags, stdout, stderr io.Writer) int {
-	u, err := parseServerURL(t.url)
+	target, err := testServerFlags.target(fs, t.url, t.command, t.startWait, m.parallel)
 	if err != nil {
-		return usageError(stderr, "test: --url %v", err)
+		return usageError(stderr, "%v", err)
 	}
 	header, err := parseHeaders(t.headers)
 	if err != nil {
 		return usageError(stderr, "test: %v", err)
-	}
-	if t.startWait <= 0 {
-		return usageError(stderr, "test: --start-timeout must be positive")
-	}
-	if fs.Changed("start-timeout") && len(t.command) == 0 {
-		return usageError(stderr, "test: --start-timeout is how long the server started from the command after -- may take to listen; there is no command")
-	}
-	if len(t.command) > 0 && m.parallel > 1 {
-		return usageError(stderr, "test: --parallel %d: each scenario starts the server from the command after -- on the port of --url, so they run one at a time (leave out --parallel, or start the server yourself and leave out the command)", m.parallel)
 	}
 	selected, err := m.resolve(fs, faults.ForHTTPServer, faults.HTTPServerScenarios())
 	if err != nil {
@@ -56,23 +48,15 @@ func runHTTPTest(fs *pflag.FlagSet, t httpTest, m matrixFlags, stdout, stderr io
 	if err != nil {
 		return usageError(stderr, "test: %v", err)
 	}
-	target := u.Redacted()
-	if len(t.command) > 0 {
-		target += ", served by " + suite.ShellQuote(t.command)
-	}
 	fmt.Fprintf(stdout, "mcpchaos test: seed %d, %d scenario(s) against %s\n", m.seed, len(selected), target)
-
-	targetArgs := append([]string{"--url", u.String()}, headerArgs(t.headers)...)
-	if fs.Changed("start-timeout") {
-		targetArgs = append(targetArgs, "--start-timeout", t.startWait.String())
-	}
+	targetArgs := slices.Concat(target.args, headerArgs(t.headers))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	report, err := suite.Run(ctx, suite.Options{
 		Command:       t.command,
-		URL:           u,
+		URL:           target.url,
 		Header:        header,
-		StartTimeout:  t.startWait,
+		StartTimeout:  target.startWait,
 		Scenarios:     selected,
 		Seed:          m.seed,
 		Deadline:      m.deadline,
@@ -90,6 +74,57 @@ func runHTTPTest(fs *pflag.FlagSet, t httpTest, m matrixFlags, stdout, stderr io
 		return runFailed(stderr, "test", "server", err)
 	}
 	return m.finish(report, "test", stdout, stderr)
+}
+
+// testServerFlags name test's server flags in its messages.
+var testServerFlags = serverFlags{name: "test", urlFlag: "--url", from: "the command after --", none: "command"}
+
+// serverFlags say how a command names the flags that give its HTTP
+// server, for its messages.
+type serverFlags struct {
+	name    string // the command: test, test-client
+	urlFlag string // --url, --server-url
+	from    string // where a server command comes from: "the command after --", "--server"
+	none    string // what is missing without one: "command", "--server"
+}
+
+// httpTarget is the HTTP server a matrix runs against: its MCP endpoint
+// and, when given, the command that serves it, started for each scenario.
+type httpTarget struct {
+	url       *url.URL
+	command   []string
+	startWait time.Duration
+	// args are the flags that name it in a repro line.
+	args []string
+}
+
+// target checks the flags that give the HTTP server.
+func (sf serverFlags) target(fs *pflag.FlagSet, rawURL string, command []string, startWait time.Duration, parallel int) (httpTarget, error) {
+	u, err := parseServerURL(rawURL)
+	switch {
+	case err != nil:
+		return httpTarget{}, fmt.Errorf("%s: %s %v", sf.name, sf.urlFlag, err)
+	case startWait <= 0:
+		return httpTarget{}, fmt.Errorf("%s: --start-timeout must be positive", sf.name)
+	case fs.Changed("start-timeout") && len(command) == 0:
+		return httpTarget{}, fmt.Errorf("%s: --start-timeout is how long the server started from %s may take to listen; there is no %s", sf.name, sf.from, sf.none)
+	case len(command) > 0 && parallel > 1:
+		return httpTarget{}, fmt.Errorf("%s: --parallel %d: each scenario starts the server from %s on the port of %s, so they run one at a time (leave out --parallel, or start the server yourself and leave out %s)", sf.name, parallel, sf.from, sf.urlFlag, sf.from)
+	}
+	t := httpTarget{url: u, command: command, startWait: startWait, args: []string{sf.urlFlag, u.String()}}
+	if fs.Changed("start-timeout") {
+		t.args = append(t.args, "--start-timeout", startWait.String())
+	}
+	return t, nil
+}
+
+// String names the target for people: secrets in the URL redacted.
+func (t httpTarget) String() string {
+	s := t.url.Redacted()
+	if len(t.command) > 0 {
+		s += ", served by " + suite.ShellQuote(t.command)
+	}
+	return s
 }
 
 // parseServerURL checks an MCP endpoint URL given on the command line.

@@ -11,7 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpchaos/mcpchaos/faults"
-	"github.com/mcpchaos/mcpchaos/reports"
 )
 
 // freeAddr is a loopback address nothing listens on (for a moment).
@@ -41,6 +40,7 @@ func TestTestURLUsageErrors(t *testing.T) {
 		{"nothing listening", []string{"test", "--url", "http://" + addr + "/mcp"}, "nothing answers at http://" + addr + "/mcp"},
 		{"a server that never listens", []string{"test", "--url", "http://" + addr + "/mcp", "--start-timeout", "1s", "--", "sh", "-c", "echo starting >&2; exec sleep 30"},
 			"nothing listened on " + addr + " within 1s"},
+		{"--parallel with a command", []string{"test", "--url", "http://" + addr + "/mcp", "--parallel", "2", "--", "server"}, "--parallel 2: each scenario starts the server from the command after -- on the port of --url"},
 		{"a server that exits", []string{"test", "--url", "http://" + addr + "/mcp", "--", "sh", "-c", "echo no config >&2; exit 1"},
 			"the server exited (status 1) before it listened"},
 	} {
@@ -72,15 +72,7 @@ func TestTestURLStartsTheServer(t *testing.T) {
 	if code := run(args, nil, &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	f, err := os.Open(reportPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rep, err := reports.ReadReport(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := readReportFile(t, reportPath)
 	if rep.Target.URL != "http://"+addr+"/mcp" || rep.Outcome != "pass" || len(rep.Scenarios) != len(faults.HTTPServerScenarios()) {
 		t.Errorf("report: target %+v, outcome %s, %d scenarios\n%s", rep.Target, rep.Outcome, len(rep.Scenarios), stdout.String())
 	}
@@ -109,6 +101,7 @@ func TestTestClientServerURLUsageErrors(t *testing.T) {
 		{"not a URL", []string{"test-client", "--server-url", "localhost:3000", "--", "client"}, "give the server's MCP endpoint as an http:// or https:// URL"},
 		{"start-timeout without --server-url", []string{"test-client", "--start-timeout", "5s", "--", "client"}, "there is no --server-url"},
 		{"start-timeout without --server", []string{"test-client", "--server-url", u, "--start-timeout", "5s", "--", "client"}, "there is no --server"},
+		{"--parallel with --server", []string{"test-client", "--server-url", u, "--server", "server", "--parallel", "2", "--", "client"}, "--parallel 2: each scenario starts the server from --server on the port of --server-url"},
 		{"cases", []string{"test-client", "--server-url", u, "--cases", t.TempDir()}, "--cases does not take --server-url yet"},
 		{"a stdio-only fault", []string{"test-client", "--server-url", u, "--fault", "half-close", "--", "sh", "-c", "exit 0"}, "fault half-close has no meaning on HTTP"},
 		{"nothing listening", []string{"test-client", "--server-url", u, "--", "sh", "-c", "exit 0"}, "nothing answers at " + u},
