@@ -4,6 +4,9 @@ package chaos
 
 import (
 	"context"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -402,5 +405,30 @@ func TestCorruptReplacesAResponse(t *testing.T) {
 		if e.Of == seq {
 			t.Errorf("the corrupted response was also forwarded: %+v", e)
 		}
+	}
+}
+
+// An eof closes the server's stdin once the frames already queued toward
+// it have reached it. The pump flushes before its next read, and before
+// faults that fire after forwarding in the same direction; an eof fired
+// before a frame (or by a frame going the other way) closed the pipe with
+// earlier frames still queued: they were recorded as forwarded and never
+// arrived. Two calls in one write (one read for the pump), the eof just
+// before the second, and the server copying its stdin to a file show it.
+func TestEOFDeliversWhatWasForwardedBeforeIt(t *testing.T) {
+	got := filepath.Join(t.TempDir(), "stdin")
+	r := startRelay(t, Config{Command: []string{"sh", "-c", `cat > "$0"`, got}, Plan: mustPlan(t, 1, "eof:on=c2s:request:tools/call,nth=2,position=before")})
+	first := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}` + "\n"
+	second := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"b"}}` + "\n"
+	if _, err := io.WriteString(r.In, first+second); err != nil {
+		t.Fatal(err)
+	}
+	r.wait(t, 15*time.Second)
+	b, err := os.ReadFile(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != first {
+		t.Errorf("the server read %q before its stdin closed; want the first call", b)
 	}
 }

@@ -251,10 +251,18 @@ func (s *session) apply(firings []faults.Firing, dir wire.Direction, raw []byte,
 		for _, inj := range e.Inject {
 			s.inject(f.Label, inj, cause)
 		}
-		if e.CloseServerInput && s.writers[wire.ToServer].closeRecorded(func() {
-			s.recordPipe(wire.PipeServerInput, "early EOF from fault "+f.Label, true)
-		}) {
-			s.shutdown("fault " + f.Label + " closed the server's stdin")
+		if e.CloseServerInput {
+			// The frames queued toward the server go before the EOF: the
+			// pump flushes before its next read (and before faults after
+			// forwarding, in their direction), and an eof fired before a
+			// frame, or by one going to the client, lost them although
+			// they were recorded as forwarded.
+			s.flush(wire.ToServer)
+			if s.writers[wire.ToServer].closeRecorded(func() {
+				s.recordPipe(wire.PipeServerInput, "early EOF from fault "+f.Label, true)
+			}) {
+				s.shutdown("fault " + f.Label + " closed the server's stdin")
+			}
 		}
 		if e.HalfClose != 0 {
 			s.halfClose(f.Label, e.HalfClose)
