@@ -368,7 +368,7 @@ func (j *Judger) fault(e *wire.Event) {
 		// The next signal event is this fault's doing, not the ladder's.
 		j.pc.faultSignal = true
 	}
-	if e.Action == "end-session" && j.fired && !strings.HasPrefix(e.Detail, "skipped") && j.cl == nil {
+	if e.Action == "end-session" && !strings.HasPrefix(e.Detail, "skipped") && j.cl == nil {
 		j.tr.sessionEnded(j, e)
 	}
 }

@@ -152,6 +152,9 @@ func (c *clientEvents) add(e wire.Event) {
 }
 
 func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario, work string) (*scenarioRun, error) {
+	if sc.Expect == "" {
+		sc.Expect = "success" // a scenario file may leave it out: every call stays answerable
+	}
 	if o.ServerURL != nil {
 		return o.runHTTPClientScenario(ctx, sc)
 	}
@@ -166,9 +169,6 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 	pidFile := filepath.Join(dir, "wrap.pid")
 	seed := seedFor(sc, o.Seed)
 	o.Deadline = deadlineFor(sc, o.Deadline)
-	if sc.Expect == "" {
-		sc.Expect = "success" // a scenario file may leave it out: every call stays answerable
-	}
 	wrapArgv := append(slices.Clone(o.Self), "wrap", "-q",
 		"--role", "client", "--scenario-name", sc.Name, "--expect", sc.Expect,
 		"--seed", strconv.FormatUint(seed, 10), "--deadline", o.Deadline.String(), "--grace", o.Grace.String(),

@@ -26,9 +26,6 @@ func (o ClientOptions) runHTTPClientScenario(ctx context.Context, sc faults.Scen
 	}
 	seed := seedFor(sc, o.Seed)
 	deadline := deadlineFor(sc, o.Deadline)
-	if sc.Expect == "" {
-		sc.Expect = "success" // a scenario file may leave it out: every call stays answerable
-	}
 	repro := ""
 	if o.Repro != nil {
 		repro = o.Repro(sc.Selector(), seed)
