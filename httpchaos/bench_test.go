@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"slices"
 	"strings"
@@ -19,8 +21,11 @@ import (
 
 // benchUpstream answers every POST with one JSON-RPC answer, as a JSON
 // body, or as an event stream of events-1 progress notifications and the
-// answer: the cost measured is the proxy's, not a server's.
-func benchUpstream(events int) http.Handler {
+// answer: the cost measured is the proxy's, not a server's. With flushEach
+// the stream is flushed event by event, as the SDK servers send progress;
+// without it the whole stream goes in one write, the proxy's worst case
+// (every event framed, recorded and written, against one copy direct).
+func benchUpstream(events int, flushEach bool) http.Handler {
 	answer := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}`
 	var stream bytes.Buffer
 	for i := 1; i < events; i++ {
@@ -35,28 +40,48 @@ func benchUpstream(events int) http.Handler {
 			return
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write(stream.Bytes())
+		if !flushEach {
+			_, _ = w.Write(stream.Bytes())
+			return
+		}
+		rest := stream.Bytes()
+		for len(rest) > 0 {
+			n := bytes.Index(rest, []byte("\n\n")) + 2
+			_, _ = w.Write(rest[:n])
+			w.(http.Flusher).Flush()
+			rest = rest[n:]
+		}
 	})
 }
 
 // BenchmarkProxy compares requests through the proxy (with the transcript
 // streamed to a discarding recorder, as --report does, and an empty or a
 // never-firing fault plan) with the same requests sent to the server
-// directly: requests per second and p50/p99 latency.
+// directly, and through the standard library's reverse proxy for scale:
+// requests per second and p50/p99 latency.
 func BenchmarkProxy(b *testing.B) {
 	never, err := faults.Parse("drop:on=c2s:request:never/this")
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, shape := range []struct {
-		name   string
-		events int
-	}{{"json", 0}, {"sse-1000", 1000}} {
-		upstream := httptest.NewServer(benchUpstream(shape.events))
-		for _, via := range []string{"direct", "proxy", "proxy+plan"} {
+		name      string
+		events    int
+		flushEach bool
+	}{{"json", 0, false}, {"sse-1000", 1000, true}, {"sse-1000-burst", 1000, false}} {
+		upstream := httptest.NewServer(benchUpstream(shape.events, shape.flushEach))
+		for _, via := range []string{"direct", "reverseproxy", "proxy", "proxy+plan"} {
 			b.Run(shape.name+"/"+via, func(b *testing.B) {
 				target := upstream.URL + "/mcp"
-				if via != "direct" {
+				switch via {
+				case "reverseproxy":
+					// The standard library's reverse proxy: the floor a
+					// proxy that looks at nothing pays for the extra hop.
+					u, _ := url.Parse(upstream.URL)
+					front := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(u) }, FlushInterval: -1, ErrorLog: log.New(io.Discard, "", 0)})
+					defer front.Close()
+					target = front.URL + "/mcp"
+				case "proxy", "proxy+plan":
 					u, _ := url.Parse(target)
 					var fs []*faults.Fault
 					if via == "proxy+plan" {

@@ -48,6 +48,11 @@ type exchange struct {
 	pending []labelled
 	// answered is set once the response head was written.
 	answered bool
+
+	// deadline is when the write deadline last set runs out; only the
+	// writer holding the stream's lock (or the one handler goroutine,
+	// before a stream opens) touches it.
+	deadline time.Time
 }
 
 type labelled struct {
@@ -428,7 +433,15 @@ func (x *exchange) write(b []byte) error { return x.send(b, true) }
 // server (see flushBeforeRead), so a burst of events costs one.
 func (x *exchange) send(b []byte, flush bool) error {
 	rc := http.NewResponseController(x.w)
-	_ = rc.SetWriteDeadline(time.Now().Add(x.p.cfg.WriteTimeout))
+	// Setting a deadline reschedules a runtime timer: per event of a fast
+	// stream it cost more than the write. It is renewed once a tenth of
+	// it has passed, so a write still fails within WriteTimeout, and not
+	// before nine tenths of it.
+	timeout := x.p.cfg.WriteTimeout
+	if now := time.Now(); x.deadline.Sub(now) < timeout-timeout/10 {
+		x.deadline = now.Add(timeout)
+		_ = rc.SetWriteDeadline(x.deadline)
+	}
 	if _, err := x.w.Write(b); err != nil {
 		return err
 	}
