@@ -99,6 +99,18 @@ type Effect struct {
 	// EndSession asks an HTTP transport to end the client's session at the
 	// server (DELETE with its Mcp-Session-Id).
 	EndSession bool
+	// HoldHead asks an HTTP transport to hold the head of the server's
+	// answer before it goes to the client.
+	HoldHead *HoldHead
+	// ReuseEventID asks an HTTP transport to send the triggering event
+	// with the id of the event before it in the same stream.
+	ReuseEventID bool
+}
+
+// HoldHead is how long an HTTP transport holds a response head.
+type HoldHead struct {
+	// For is how long; 0 holds it until the client or the session ends.
+	For time.Duration
 }
 
 // Respond is how an HTTP transport answers a request in the server's place.

@@ -61,7 +61,7 @@ func Families() []*Family {
 		serverRequestFamily, cancelFamily, listChangedFamily, earlyRequestFamily,
 		signalFamily, stderrFloodFamily, lingerFamily,
 		idTypeFamily, idCollisionFamily,
-		httpErrorFamily, resetFamily, endSessionFamily}
+		httpErrorFamily, resetFamily, endSessionFamily, holdHeadersFamily, eventIDReuseFamily}
 }
 
 // TriggerParams lists the keys every fault accepts to say when it fires.

@@ -36,6 +36,8 @@ var httpMeaning = map[string]string{
 	"http-error":     "answers the client's POST with the error status in the server's place; on a server's JSON answer, answers with the status instead (not once an event stream has begun)",
 	"reset":          "resets the client's connection (TCP RST) carrying the message; what the server still sends on it is read into the record",
 	"end-session":    "sends the server a DELETE with the client's Mcp-Session-Id, as if the session expired; the client is not told",
+	"hold-headers":   "holds the head of the server's answer before it goes to the client",
+	"event-id-reuse": "sends a server's event with the id of the event before it in the same stream",
 }
 
 // Supports says whether a fault family has an HTTP meaning, and if not
@@ -82,6 +84,9 @@ type outcome struct {
 	// server's place (http-error).
 	status   int
 	statusBy string
+	// reuseIDBy is the fault that sends the event with the id of the one
+	// before it (event-id-reuse).
+	reuseIDBy string
 }
 
 // apply carries out fired faults in plan order, recording each decision.
@@ -108,6 +113,12 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 		}
 		if r := e.Respond; r != nil && r.Status != 0 && (forwarded || x.headSent()) {
 			skipped = "skipped: the response's status was already sent to the client"
+		}
+		if e.HoldHead != nil && (forwarded || x.headSent()) {
+			skipped = "skipped: the response head was already sent to the client"
+		}
+		if e.ReuseEventID && dir == wire.ToServer {
+			skipped = "skipped: no event id travels toward the server"
 		}
 		if e.EndSession && p.sessionID() == "" {
 			skipped = "skipped: the session has no Mcp-Session-Id (a stateless server, or before initialize answered): there is no session to end"
@@ -151,6 +162,12 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 		}
 		if e.EndSession {
 			p.endSession(x, f.Label, cause)
+		}
+		if e.HoldHead != nil {
+			x.holdHeadFor(f.Label, e.HoldHead.For)
+		}
+		if e.ReuseEventID && o.reuseIDBy == "" {
+			o.reuseIDBy = f.Label
 		}
 		if !forwarded {
 			// Copies of a client's POST were skipped above, and a fragment

@@ -53,6 +53,11 @@ type exchange struct {
 	// writer holding the stream's lock (or the one handler goroutine,
 	// before a stream opens) touches it.
 	deadline time.Time
+
+	// holdBy is the fault holding the response head, for holdFor (0: until
+	// the exchange ends); only the handler goroutine touches them.
+	holdBy  string
+	holdFor time.Duration
 }
 
 type labelled struct {
@@ -324,6 +329,9 @@ func (x *exchange) respond(resp *http.Response) {
 		head.Detail += "; the error status answers the request"
 	}
 	p.record(head)
+	if !x.holdHead(resp) {
+		return
+	}
 	copyHeaders(x.w.Header(), resp.Header)
 	switch {
 	case media == "text/event-stream":
@@ -407,7 +415,7 @@ func (x *exchange) relayJSON(resp *http.Response) {
 		x.recordMessage(wire.EventInjected, wire.ToClient, &rm, "", o.ReplaceBy, seq)
 		raw = o.Replace
 	}
-	if !x.passStall(wire.ToClient, seq) {
+	if !x.passStall(wire.ToClient, seq) || !x.holdHead(resp) {
 		return
 	}
 	x.w.Header().Set("Content-Length", strconv.Itoa(len(raw)))

@@ -38,6 +38,8 @@ func TestEveryHTTPFaultAgainstMCPGo(t *testing.T) {
 		"http-error":     "http-error:on=c2s:request:tools/call,status=503",
 		"reset":          "reset:on=c2s:request:tools/call",
 		"end-session":    "end-session:on=c2s:request:tools/call,inflight=2",
+		"hold-headers":   "hold-headers:on=c2s:request:tools/call,for=200ms",
+		"event-id-reuse": "event-id-reuse:on=s2c:response:tools/call",
 	}
 	var claimed []string
 	for f := range specs {

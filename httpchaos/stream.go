@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,6 +22,9 @@ type stream struct {
 	mu sync.Mutex
 	// broken is the error of the first failed write: nothing more goes.
 	broken error
+	// lastID is the id of the latest event sent on with one; only the
+	// relay loop touches it.
+	lastID string
 }
 
 // write writes b and flushes it, and what was queued before it, to the
@@ -157,10 +161,16 @@ func (x *exchange) relayEvent(st *stream, er *sse.Reader, ev *sse.Event) error {
 		e := wire.Event{Type: wire.EventHTTP, Exchange: x.n, EventID: ev.ID, Detail: detail}
 		e.SetRaw(ev.Raw)
 		p.record(e)
+		if ev.ID != "" {
+			st.lastID = ev.ID
+		}
 		return st.queue(raw)
 	}
 	m := wire.Classify(ev.Data)
 	seq := x.recordMessage(wire.EventReceived, wire.ToClient, &m, ev.ID, "", 0)
+	if ev.ID != "" {
+		defer func() { st.lastID = ev.ID }()
+	}
 	if p.plan.Empty() {
 		if err := st.queue(ev.Raw); err != nil {
 			x.recordRef(wire.EventDropped, wire.ToClient, seq, "writing to the client failed: "+err.Error())
@@ -171,9 +181,15 @@ func (x *exchange) relayEvent(st *stream, er *sse.Reader, ev *sse.Event) error {
 	}
 	step := p.plan.Receive(wire.ToClient, &m)
 	o := x.apply(p.plan.Decide(faults.Before, step), wire.ToClient, seq, false)
-	raw, note := ev.Raw, ""
+	raw, note, data := ev.Raw, "", ev.Data
 	if step.Rewritten != nil {
-		raw, note = sse.Format(ev.ID, step.Rewritten), step.RewriteNote
+		raw, note, data = sse.Format(ev.ID, step.Rewritten), step.RewriteNote, step.Rewritten
+	}
+	if o.reuseIDBy != "" {
+		var reused string
+		if raw, reused = x.reuseEventID(st, ev, data, raw, o.reuseIDBy); reused != "" {
+			note = strings.TrimPrefix(note+"; "+reused, "; ")
+		}
 	}
 	switch {
 	case o.cutBy != "":
@@ -196,12 +212,12 @@ func (x *exchange) relayEvent(st *stream, er *sse.Reader, ev *sse.Event) error {
 			x.recordRef(wire.EventDropped, wire.ToClient, seq, "writing to the client failed: "+err.Error())
 			return err
 		}
-		x.forwarded(wire.ToClient, raw, seq, note)
+		x.forwarded(wire.ToClient, data, seq, note)
 		for range o.Copies {
 			if err := st.queue(raw); err != nil {
 				return err
 			}
-			x.forwarded(wire.ToClient, raw, seq, note)
+			x.forwarded(wire.ToClient, data, seq, note)
 		}
 	}
 	for _, l := range o.After {
