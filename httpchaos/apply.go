@@ -1,6 +1,7 @@
 package httpchaos
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"mime"
@@ -256,8 +257,16 @@ func (x *exchange) swallow(resp *http.Response, why string) {
 	case "text/event-stream":
 		x.swallowEvents(sse.NewReader(resp.Body, x.p.cfg.MaxBody), why)
 	case "application/json":
-		if body, _ := readLimited(resp.Body, x.p.cfg.MaxBody); len(body) > 0 {
+		if body, _ := readLimited(resp.Body, x.p.cfg.MaxBody); len(bytes.TrimSpace(body)) > 0 {
 			x.dropUnread(body, "", why)
+		}
+	default:
+		// An error page carries no message, but may carry the server's
+		// traceback: it goes into the record as the client's would.
+		if body, _ := readLimited(resp.Body, x.p.cfg.MaxBody); len(body) > 0 {
+			e := wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: resp.StatusCode, Detail: "response body (" + why + ")"}
+			e.SetRaw(body)
+			x.p.record(e)
 		}
 	}
 }

@@ -160,3 +160,50 @@ func TestJudgeHTTPSessions(t *testing.T) {
 		})
 	}
 }
+
+// A 5xx whose body carries a traceback is a crash named by its signature,
+// whether the body is the text Starlette writes in debug mode or the HTML
+// page of Express's development error handler; a bare 500, a 503 without a
+// stack, and a status a fault injected are not.
+func TestHTTPCrashInA5xxBody(t *testing.T) {
+	starlette := "Traceback (most recent call last):\n  File \"/app/server.py\", line 12, in handle\n    return 1 / 0\nZeroDivisionError: division by zero\n"
+	express := "<!DOCTYPE html>\n<html lang=\"en\">\n<head><title>Error</title></head>\n<body>\n<pre>TypeError: Cannot read properties of undefined (reading &#39;id&#39;)<br> &nbsp; &nbsp;at handle (/app/server.js:10:20)<br> &nbsp; &nbsp;at Layer.handle [as handle_request] (/app/node_modules/express/lib/router/layer.js:95:5)</pre>\n</body>\n</html>\n"
+	for _, tc := range []struct {
+		name, body, fault string
+		status            int
+		want              []string // signature of each finding
+		message           string
+	}{
+		{"Starlette's debug traceback", starlette, "", 500, []string{"python:ZeroDivisionError"},
+			"the server answered a tools/call request with HTTP 500 whose body carries Python exception ZeroDivisionError: division by zero: an exception escaped its handler to the HTTP layer, and the request got no JSON-RPC answer"},
+		{"Express's development error page", express, "", 500, []string{"node:TypeError"},
+			"the server answered a tools/call request with HTTP 500 whose body carries a Node.js error stack: TypeError: Cannot read properties of undefined (reading 'id'): an exception escaped its handler to the HTTP layer, and the request got no JSON-RPC answer"},
+		{"a bare Internal Server Error", "Internal Server Error", "", 500, nil, ""},
+		{"a 503 from a gateway", "<html><body><h1>503 Service Unavailable</h1></body></html>", "", 503, nil, ""},
+		{"a status a fault injected", starlette, "http-error#1", 500, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := httpSession()
+			seq := b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`)
+			b.at(10).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: tc.status, Of: seq, Fault: tc.fault, Detail: "response: text/plain; the error status answers the request"})
+			body := wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: tc.status, Fault: tc.fault, Detail: "response body"}
+			body.SetRaw([]byte(tc.body))
+			b.add(body)
+			b.at(10000).end("the proxy got interrupt")
+			v := JudgeSession(b.evs)
+			var got []string
+			for _, f := range v.Findings {
+				got = append(got, f.Signature)
+				if f.Rule != RuleCrashHTTPStatus {
+					t.Errorf("finding %s: %s", f.Rule, f.Message)
+				}
+				if tc.message != "" && f.Message != tc.message {
+					t.Errorf("message:\n got %s\nwant %s", f.Message, tc.message)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("signatures (-want +got):\n%s\nverdict %+v", diff, v)
+			}
+		})
+	}
+}

@@ -122,6 +122,7 @@ type Judger struct {
 	pc processFacts
 	st stalls
 	cr crashes
+	hc httpCrashes
 
 	done    bool
 	verdict Verdict
@@ -179,6 +180,9 @@ func (j *Judger) add(e *wire.Event) {
 	cl := j.cl
 	switch e.Type {
 	case wire.EventReceived:
+		if e.Dir == j.p.in {
+			j.hc.posted(e)
+		}
 		j.received(e)
 		if cl != nil {
 			cl.received(e)
@@ -201,6 +205,7 @@ func (j *Judger) add(e *wire.Event) {
 		}
 	case wire.EventInjected:
 		if e.Dir == j.p.in {
+			j.hc.posted(e)
 			j.tr.injected(j, e)
 			if cl != nil {
 				cl.injected(e)
@@ -223,6 +228,9 @@ func (j *Judger) add(e *wire.Event) {
 		if e.Status >= 400 && j.p.name == "server" {
 			if e.Of != 0 {
 				j.tr.rejected(e.Of)
+			}
+			if e.Status >= 500 && e.Fault == "" && (e.Raw != "" || e.RawBase64 != "") {
+				j.hc.body(e)
 			}
 			if e.Exchange != 0 {
 				j.tr.errorStatus(e.Exchange)
@@ -424,6 +432,7 @@ func (j *Judger) Verdict() Verdict {
 		fs = append(fs, j.tr.judgeOpen(j)...)
 		fs = append(fs, j.tr.answerFindings(j)...)
 		fs = append(fs, j.cr.findings(j)...)
+		fs = append(fs, j.hc.findings()...)
 		fs = append(fs, j.pc.zombie(j)...)
 		fs = append(fs, j.pc.httpZombie(j)...)
 		fs = append(fs, j.pr.findings(j)...)

@@ -35,6 +35,7 @@ const (
 	RuleUnknownResponse      = "unknown-response-id"
 	RuleCrashSignature       = "crash-signature"
 	RuleCrashExit            = "crash-exit"
+	RuleCrashHTTPStatus      = "crash-http-status"
 	RuleExitStatusAtShutdown = "exit-status-at-shutdown"
 	RuleShutdownSIGTERM      = "shutdown-needed-sigterm"
 	RuleShutdownSIGKILL      = "shutdown-needed-sigkill"
@@ -82,6 +83,9 @@ var Rules = []Rule{
 	{RuleCrashSignature, KindCrash, SeverityError,
 		"an unhandled exception, panic or runtime fatal error on stderr is the peer failing, whichever way it then exits; a traceback after which the peer went on serving (it answered requests after it, or was still serving when its stdin closed) and exited cleanly is a handled exception, and one printed after mcpchaos closed its output (half-close) is noted: with its output gone, its exit is what is judged",
 		"the peer's runtime; " + specStdio + " (stderr)"},
+	{RuleCrashHTTPStatus, KindCrash, SeverityError,
+		"an HTTP server's 5xx answer whose body carries a traceback, panic or Node.js error stack is an exception that escaped a handler to the HTTP layer: that handler crashed, whether or not the server serves on, and a request so answered got no JSON-RPC answer (a status a fault injected is not the server's)",
+		"MCP 2025-11-25, Basic › Transports › Streamable HTTP (a POSTed request is answered with a JSON body or an event stream; a notification with 202, or an error status if it cannot be accepted); " + specResponses},
 	{RuleCrashExit, KindCrash, SeverityError,
 		"a server runs until it is told to stop (a stdio server by its stdin closing, an HTTP server by SIGTERM); exiting with a non-zero status, or dying of a signal nobody sent, before that is a failure",
 		specLifecycle + " › Shutdown › stdio"},

@@ -141,7 +141,7 @@ func excerptLines(x, focus string) []string {
 }
 
 // signatureWord is the part of a crash signature that its stderr names:
-// "RuntimeError" for "python:RuntimeError:dictionary changed size", "panic"
+// "RuntimeError" for "python:RuntimeError:dictionary changed size", "panic: "
 // for "go:panic". Signatures that name no stderr text (exit:N, signal:X)
 // give "".
 func signatureWord(sig string) string {
@@ -150,6 +150,11 @@ func signatureWord(sig string) string {
 		return ""
 	}
 	word, _, _ := strings.Cut(rest, ":")
+	if sig == "go:panic" {
+		// "panic: msg" names it; "panic(...)" and "runtime/panic.go" are
+		// frames of the stack below, most of all in a recovered panic's.
+		return word + ": "
+	}
 	return word
 }
 

@@ -38,7 +38,7 @@ func TestSignatureWord(t *testing.T) {
 	want := map[string]string{
 		"python:RuntimeError:dictionary changed size during iteration": "RuntimeError",
 		"python:ClosedResourceError":                                   "ClosedResourceError",
-		"go:panic":                                                     "panic",
+		"go:panic":                                                     "panic: ",
 		"node:Error:EPIPE":                                             "Error",
 		"exit:1":                                                       "",
 		"signal:SIGSEGV":                                               "",
