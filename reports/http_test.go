@@ -137,6 +137,26 @@ func TestJudgeHTTPSessions(t *testing.T) {
 			later := b.post(4, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x"}}`)
 			b.at(30).add(wire.Event{Type: wire.EventHTTP, Exchange: 4, Status: 404, Of: later})
 		}, nil},
+		{"a session served after its DELETE was accepted", func(b *tb) {
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 1, HTTP: "DELETE /mcp (sent by fault end-session#1)", MCPSession: "s1", Fault: "end-session#1"})
+			b.at(5).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 200, Detail: "the server answered the session's DELETE with 200"})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "POST /mcp", MCPSession: "s1"})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, Status: 200, Detail: "response: application/json"})
+		}, []string{RuleServedAfterDelete}},
+		{"a call in flight when the DELETE came may be answered; a later one gets 404", func(b *tb) {
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 1, HTTP: "POST /mcp", MCPSession: "s1"})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "DELETE /mcp", MCPSession: "s1"})
+			b.at(5).add(wire.Event{Type: wire.EventHTTP, Exchange: 2, Status: 200})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 200, Detail: "response: application/json"})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 3, HTTP: "POST /mcp", MCPSession: "s1"})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 3, Status: 404})
+		}, nil},
+		{"a DELETE refused 405 leaves the session served", func(b *tb) {
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 1, HTTP: "DELETE /mcp", MCPSession: "s1"})
+			b.at(5).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 405})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "POST /mcp", MCPSession: "s1"})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, Status: 202})
+		}, nil},
 		{"a skipped end-session settles nothing", func(b *tb) {
 			seq := b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`)
 			b.at(5).add(wire.Event{Type: wire.EventFault, Fault: "end-session#1", Action: "end-session", Of: seq, Detail: "skipped: the session has no Mcp-Session-Id"})

@@ -123,6 +123,7 @@ type Judger struct {
 	st stalls
 	cr crashes
 	hc httpCrashes
+	se sessionEnds
 
 	done    bool
 	verdict Verdict
@@ -223,6 +224,9 @@ func (j *Judger) add(e *wire.Event) {
 	case wire.EventFault:
 		j.fault(e)
 	case wire.EventHTTP:
+		if j.p.name == "server" {
+			j.se.http(e)
+		}
 		// An error status with Of names the request of its exchange that
 		// it answered (mcpchaos proxy).
 		if e.Status >= 400 && j.p.name == "server" {
@@ -433,6 +437,7 @@ func (j *Judger) Verdict() Verdict {
 		fs = append(fs, j.tr.answerFindings(j)...)
 		fs = append(fs, j.cr.findings(j)...)
 		fs = append(fs, j.hc.findings()...)
+		fs = append(fs, j.se.fs...)
 		fs = append(fs, j.pc.zombie(j)...)
 		fs = append(fs, j.pc.httpZombie(j)...)
 		fs = append(fs, j.pr.findings(j)...)
