@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -245,6 +246,13 @@ func (x *exchange) upstreamRequest(method string, body []byte, h http.Header) (*
 		return nil, err
 	}
 	copyHeaders(req.Header, h)
+	if x.r.Host != "" && !namesProxy(x.r) {
+		// A Host that is not the proxy's own address is what the client
+		// really sent (a DNS-rebinding probe's forged host, a virtual
+		// host): the server must see it to judge it. The proxy's own
+		// address means the upstream, as in any reverse proxy.
+		req.Host = x.r.Host
+	}
 	// Bodies must come back as the server wrote them, to be framed.
 	req.Header.Del("Accept-Encoding")
 	if body == nil && x.r.Body != nil && method != http.MethodPost {
@@ -493,4 +501,28 @@ func readLimited(r io.Reader, max int) ([]byte, error) {
 		return b[:max], fmt.Errorf("body longer than the %d-byte cap", max)
 	}
 	return b, err
+}
+
+// namesProxy says whether r's Host names the address r reached the proxy
+// on: a loopback name or the listening IP, with the listening port.
+func namesProxy(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr)
+	if !ok {
+		return true
+	}
+	host, port, err := net.SplitHostPort(r.Host)
+	if err != nil {
+		host, port = r.Host, "80"
+		if r.TLS != nil {
+			port = "443"
+		}
+	}
+	if port != strconv.Itoa(local.Port) {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && (ip.IsLoopback() || ip.Equal(local.IP))
 }

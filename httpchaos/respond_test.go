@@ -169,3 +169,41 @@ func TestEmptyJSONAcceptedIsNoMessage(t *testing.T) {
 		t.Errorf("findings: %+v", v.Findings)
 	}
 }
+
+// The Host a client sends reaches the server when it is not the proxy's
+// own address (a DNS-rebinding probe's forged host must be seen to be
+// refused: the conformance suite checks it); the proxy's own address
+// becomes the upstream's, as in any reverse proxy.
+func TestHostPassesUnlessItNamesTheProxy(t *testing.T) {
+	hosts := make(chan string, 2)
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hosts <- r.Host
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer upstream.Close()
+	u, _ := url.Parse(upstream.URL + "/mcp")
+	p, err := httpchaos.New(httpchaos.Config{Upstream: u, Recorder: chaos.NewMemoryRecorder()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := httptest.NewServer(p)
+	defer front.Close()
+	defer p.Close("the test ended")
+	for _, tc := range []struct{ sent, want string }{
+		{"", u.Host},
+		{"evil.example.com", "evil.example.com"},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, front.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+		if tc.sent != "" {
+			req.Host = tc.sent
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := <-hosts; got != tc.want {
+			t.Errorf("Host %q sent: the server saw %q, want %q", tc.sent, got, tc.want)
+		}
+	}
+}
