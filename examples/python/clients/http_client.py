@@ -3,7 +3,8 @@
 
 What it does
     Connects to the MCP endpoint in MCPCHAOS_SERVER_URL (as `mcpchaos test-client --server-url`
-    provides it) with `mcp.client.streamable_http.streamablehttp_client`, opens a
+    provides it) with `mcp.client.streamable_http.streamablehttp_client` (with --sse, the
+    legacy HTTP+SSE transport's `mcp.client.sse.sse_client`, for a URL ending in /sse), opens a
     `ClientSession` as the SDK's README shows it, initializes, lists the tools, calls `echo`
     and then `slow` with a progress callback, prints each step, closes, and exits:
       0  both calls returned a result
@@ -13,7 +14,7 @@ What it does
     It sets no request timeout of its own: mcpchaos judges hangs itself.
 
 Usage
-    MCPCHAOS_SERVER_URL=http://127.0.0.1:3171/mcp python http_client.py [--timeout 300]
+    MCPCHAOS_SERVER_URL=http://127.0.0.1:3171/mcp python http_client.py [--sse] [--timeout 300]
 """
 
 from __future__ import annotations
@@ -24,31 +25,41 @@ import sys
 
 import anyio
 from mcp import ClientSession
+from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamablehttp_client
 
 from mcpchaos_env import start_backstop
 
 
-async def session(url: str) -> None:
+async def session(url: str, sse: bool) -> None:
+    if sse:
+        async with sse_client(url) as (read, write):
+            await converse(read, write)
+        return
     async with streamablehttp_client(url) as (read, write, _):
-        async with ClientSession(read, write) as s:
-            init = await s.initialize()
-            print(f"initialized: {init.serverInfo.name} protocol {init.protocolVersion}", flush=True)
-            tools = await s.list_tools()
-            print("tools " + " ".join(t.name for t in tools.tools), flush=True)
-            res = await s.call_tool("echo", {"text": "hello"})
-            print(f"result echo isError={res.isError}", flush=True)
+        await converse(read, write)
 
-            async def progress(p: float, total: float | None, message: str | None) -> None:
-                print(f"progress {p}/{total}", flush=True)
 
-            res = await s.call_tool("slow", {"ms": 300, "steps": 3}, progress_callback=progress)
-            print(f"result slow isError={res.isError}", flush=True)
+async def converse(read, write) -> None:
+    async with ClientSession(read, write) as s:
+        init = await s.initialize()
+        print(f"initialized: {init.serverInfo.name} protocol {init.protocolVersion}", flush=True)
+        tools = await s.list_tools()
+        print("tools " + " ".join(t.name for t in tools.tools), flush=True)
+        res = await s.call_tool("echo", {"text": "hello"})
+        print(f"result echo isError={res.isError}", flush=True)
+
+        async def progress(p: float, total: float | None, message: str | None) -> None:
+            print(f"progress {p}/{total}", flush=True)
+
+        res = await s.call_tool("slow", {"ms": 300, "steps": 3}, progress_callback=progress)
+        print(f"result slow isError={res.isError}", flush=True)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--sse", action="store_true", help="speak the legacy HTTP+SSE transport")
     args = parser.parse_args()
     url = os.environ.get("MCPCHAOS_SERVER_URL")
     if not url:
@@ -56,7 +67,7 @@ def main() -> int:
         return 2
     start_backstop(args.timeout, lambda line: print(f"http_client: {line}", file=sys.stderr, flush=True))
     try:
-        anyio.run(session, url)
+        anyio.run(session, url, args.sse)
     except BaseException as exc:  # noqa: BLE001 - report any failure as exit 1
         if isinstance(exc, SystemExit):
             raise
