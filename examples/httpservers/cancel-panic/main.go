@@ -20,20 +20,15 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
-	"log"
 	"net/http"
-	"os"
-	"os/signal"
 	"runtime/debug"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/examples/httpservers/internal/rawhttp"
 )
 
 // call is a tool call running in some session.
@@ -54,22 +49,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:3000", "listen address")
 	flag.Parse()
 	s := &server{fixed: *fixed, sessions: map[string]bool{}, running: map[string]*call{}}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", recoverer(http.HandlerFunc(s.serve)))
-	srv := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdown)
-	}()
-	log.Printf("cancel-panic (fixed=%v) on http://%s/mcp", *fixed, *addr)
-	if err := srv.ListenAndServe(); err != nil && err != http.ErrServerClosed {
-		log.Print(err)
-		os.Exit(1)
-	}
+	rawhttp.Serve("cancel-panic", *fixed, *addr, recoverer(http.HandlerFunc(s.serve)))
 }
 
 // recoverer is a debug-mode recovery middleware: a handler's panic becomes
@@ -108,30 +88,17 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-type message struct {
-	ID     json.RawMessage `json:"id,omitempty"`
-	Method string          `json:"method"`
-	Params struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-		RequestID json.RawMessage `json:"requestId"`
-	} `json:"params"`
-}
-
 func (s *server) post(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-	var m message
-	if err != nil || json.Unmarshal(body, &m) != nil {
-		writeError(w, http.StatusBadRequest, "null", -32700, "Parse error")
+	m, ok := rawhttp.Read(w, r)
+	if !ok {
 		return
 	}
 	if m.Method == "initialize" {
-		sid := newID()
+		sid := rawhttp.NewSessionID()
 		s.mu.Lock()
 		s.sessions[sid] = true
 		s.mu.Unlock()
-		w.Header().Set("Mcp-Session-Id", sid)
-		writeJSON(w, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"cancel-panic","version":"1.0.0"}}}`, m.ID))
+		rawhttp.Initialize(w, m.ID, sid, "cancel-panic")
 		return
 	}
 	sid := r.Header.Get("Mcp-Session-Id")
@@ -139,7 +106,7 @@ func (s *server) post(w http.ResponseWriter, r *http.Request) {
 	known := s.sessions[sid]
 	s.mu.Unlock()
 	if !known {
-		writeError(w, http.StatusNotFound, "null", -32001, "Session not found")
+		rawhttp.SessionNotFound(w)
 		return
 	}
 	if m.ID == nil {
@@ -150,16 +117,11 @@ func (s *server) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := string(m.ID)
-	switch m.Method {
-	case "ping":
-		writeJSON(w, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, id))
-	case "tools/list":
-		writeJSON(w, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"echo","description":"Answers its text.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}},{"name":"slow","description":"Answers after ms milliseconds.","inputSchema":{"type":"object","properties":{"ms":{"type":"integer"}}}}]}}`, id))
-	case "tools/call":
-		writeJSON(w, s.call(r.Context(), sid+"/"+id, id, m.Params.Name, m.Params.Arguments))
-	default:
-		writeError(w, http.StatusOK, id, -32601, "Method not found")
+	if m.Method != "tools/call" {
+		rawhttp.Answer(w, id, m.Method)
+		return
 	}
+	rawhttp.WriteJSON(w, s.call(r.Context(), sid+"/"+id, id, m.Params.Name, m.Params.Arguments))
 }
 
 // call runs a tool, registered as running until it answers.
@@ -169,21 +131,10 @@ func (s *server) call(ctx context.Context, key, id, name string, args json.RawMe
 	s.mu.Lock()
 	s.running[key] = &call{cancel: cancel}
 	s.mu.Unlock()
-	var a struct {
-		Text string `json:"text"`
-		MS   int    `json:"ms"`
-	}
-	_ = json.Unmarshal(args, &a)
-	text, d := a.Text, 50*time.Millisecond
-	if name == "slow" {
-		text, d = "done", 300*time.Millisecond
-		if a.MS > 0 {
-			d = time.Duration(a.MS) * time.Millisecond
-		}
-	}
+	text, takes := rawhttp.Tool(name, args, 50*time.Millisecond)
 	var cancelled bool
 	select {
-	case <-time.After(d):
+	case <-time.After(takes):
 	case <-ctx.Done():
 		cancelled = true
 	}
@@ -194,8 +145,7 @@ func (s *server) call(ctx context.Context, key, id, name string, args json.RawMe
 	if cancelled {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32800,"message":"Request cancelled"}}`, id)
 	}
-	res, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}})
-	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, res)
+	return rawhttp.Result(id, text)
 }
 
 // cancel stops a running call.
@@ -209,21 +159,4 @@ func (s *server) cancel(key string) {
 	}
 	// BUG (without --fixed): a call that just answered is gone; c is nil.
 	c.cancel()
-}
-
-func writeJSON(w http.ResponseWriter, body string) {
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = io.WriteString(w, body)
-}
-
-func writeError(w http.ResponseWriter, status int, id string, code int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%q}}`, id, code, msg)
-}
-
-func newID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }

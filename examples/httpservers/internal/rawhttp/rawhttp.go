@@ -1,0 +1,137 @@
+// Package rawhttp is what the planted-bug streamable HTTP servers share:
+// reading a POSTed message, the answers every example gives alike
+// (initialize, ping, tools/list, errors), the two tools (echo and slow) and
+// serving until SIGTERM. It has no bug of its own; each example plants one
+// in how it keeps its sessions and calls.
+package rawhttp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// Message is a JSON-RPC message as the examples read it.
+type Message struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method"`
+	Params struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		RequestID json.RawMessage `json:"requestId"`
+	} `json:"params"`
+}
+
+// Read reads the POSTed message; when it is not one, it answers the parse
+// error itself and returns false.
+func Read(w http.ResponseWriter, r *http.Request) (Message, bool) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	var m Message
+	if err != nil || json.Unmarshal(body, &m) != nil {
+		WriteError(w, http.StatusBadRequest, "null", -32700, "Parse error")
+		return m, false
+	}
+	return m, true
+}
+
+// Initialize answers initialize, opening session sid (see NewSessionID):
+// the caller registers the session before, so that the client's next
+// request finds it.
+func Initialize(w http.ResponseWriter, id json.RawMessage, sid, name string) {
+	w.Header().Set("Mcp-Session-Id", sid)
+	WriteJSON(w, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":%q,"version":"1.0.0"}}}`, id, name))
+}
+
+// Answer answers the requests every example answers alike (ping,
+// tools/list, an unknown method); tools/call is the example's own.
+func Answer(w http.ResponseWriter, id, method string) {
+	switch method {
+	case "ping":
+		WriteJSON(w, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, id))
+	case "tools/list":
+		WriteJSON(w, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"echo","description":"Answers its text.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}},{"name":"slow","description":"Answers after ms milliseconds.","inputSchema":{"type":"object","properties":{"ms":{"type":"integer"}}}}]}}`, id))
+	default:
+		WriteError(w, http.StatusOK, id, -32601, "Method not found")
+	}
+}
+
+// SessionNotFound is the 404 for a session the server does not know.
+func SessionNotFound(w http.ResponseWriter) {
+	WriteError(w, http.StatusNotFound, "null", -32001, "Session not found")
+}
+
+// Tool says what a call of tool name with args answers, and how long it
+// takes: slow takes its ms (300 by default), echo takes echoTakes, as a
+// call that does I/O does, so that calls overlap as in a real session.
+func Tool(name string, args json.RawMessage, echoTakes time.Duration) (text string, takes time.Duration) {
+	var a struct {
+		Text string `json:"text"`
+		MS   int    `json:"ms"`
+	}
+	_ = json.Unmarshal(args, &a)
+	if name != "slow" {
+		return a.Text, echoTakes
+	}
+	takes = 300 * time.Millisecond
+	if a.MS > 0 {
+		takes = time.Duration(a.MS) * time.Millisecond
+	}
+	return "done", takes
+}
+
+// Result is the answer to call id whose tool answered text.
+func Result(id, text string) string {
+	res, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}})
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, res)
+}
+
+// WriteJSON writes a JSON body.
+func WriteJSON(w http.ResponseWriter, body string) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, body)
+}
+
+// WriteError writes a JSON-RPC error with the given HTTP status.
+func WriteError(w http.ResponseWriter, status int, id string, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%q}}`, id, code, msg)
+}
+
+// NewSessionID is a fresh, unguessable session id.
+func NewSessionID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Serve serves h at /mcp on addr until SIGTERM or SIGINT, then shuts down
+// within 2s; it exits 1 when it cannot listen.
+func Serve(name string, fixed bool, addr string, h http.Handler) {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	log.Printf("%s (fixed=%v) on http://%s/mcp", name, fixed, addr)
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Print(err)
+		os.Exit(1)
+	}
+}
