@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -28,8 +29,17 @@ type Case struct {
 	// mcpchaos test, the client program for one of test-client.
 	Command []string
 	// Server is, for a case of test-client, the server behind the client
-	// program; empty for a case of mcpchaos test.
+	// program; empty for a case of mcpchaos test, and for one of test-client
+	// whose server at URL was already up.
 	Server []string
+	// Client says the case was saved by test-client (its Command is the
+	// client program), not by test.
+	Client bool
+	// URL is the MCP endpoint of an HTTP server (test --url, test-client
+	// --server-url), password redacted; empty over stdio. With a URL,
+	// Command (for test) or Server (for test-client) is the command that
+	// serves it, or empty when the server was already up.
+	URL string
 	// Calls are the explicit tool calls of the probe workload (mcpchaos test
 	// --call NAME=JSON), in order; nil means every listed tool, arguments
 	// from its schema. SkipTools are the tools never called (--skip-tool).
@@ -79,8 +89,10 @@ type caseYAML struct {
 	Version   int            `yaml:"version"`
 	Scenario  scenarioYAML   `yaml:"scenario"`
 	Seed      uint64         `yaml:"seed"`
+	By        string         `yaml:"by"`
 	Command   []string       `yaml:"command,flow"`
 	Server    []string       `yaml:"server,omitempty,flow"`
+	URL       string         `yaml:"url,omitempty"`
 	Calls     []callYAML     `yaml:"calls,omitempty"`
 	SkipTools []string       `yaml:"skip-tools,omitempty,flow"`
 	Findings  []string       `yaml:"findings,flow"`
@@ -131,7 +143,14 @@ func MarshalCase(c Case) ([]byte, error) {
 	if c.Scenario.Deadline > 0 {
 		sc.Deadline = c.Scenario.Deadline.String()
 	}
-	out := caseYAML{Version: CaseFileVersion, Scenario: sc, Seed: c.Seed, Command: c.Command, Server: c.Server, SkipTools: c.SkipTools, Findings: c.Findings}
+	client := c.Client || len(c.Server) > 0
+	out := caseYAML{Version: CaseFileVersion, Scenario: sc, Seed: c.Seed, By: byTest, Command: c.Command, Server: c.Server, URL: c.URL, SkipTools: c.SkipTools, Findings: c.Findings}
+	if client {
+		out.By = byTestClient
+	}
+	if out.Command == nil {
+		out.Command = []string{}
+	}
 	for _, call := range c.Calls {
 		out.Calls = append(out.Calls, callYAML(call))
 	}
@@ -154,12 +173,23 @@ func MarshalCase(c Case) ([]byte, error) {
 		return nil, err
 	}
 	replay := "mcpchaos test --cases DIR [-- SERVER]"
-	if len(c.Server) > 0 {
+	switch {
+	case client && c.URL != "":
+		replay = "mcpchaos test-client --cases DIR [--server-url URL] [--server SERVER] [-- CLIENT]"
+	case client:
 		replay = "mcpchaos test-client --cases DIR [--server SERVER] [-- CLIENT]"
+	case c.URL != "":
+		replay = "mcpchaos test --cases DIR [--url URL] [--header NAME:VALUE]... [-- SERVER]"
 	}
 	head := fmt.Sprintf("# mcpchaos regression case: scenario %s failed with seed %d.\n# Replay every case of this directory with: %s\n", c.Scenario.Name, c.Seed, replay)
 	return append([]byte(head), body.Bytes()...), nil
 }
+
+// The commands that save cases, as the by: key names them.
+const (
+	byTest       = "test"
+	byTestClient = "test-client"
+)
 
 // ReadCaseFile reads and parses a case file.
 func ReadCaseFile(path string) (Case, error) {
@@ -171,7 +201,7 @@ func ReadCaseFile(path string) (Case, error) {
 }
 
 var (
-	caseKeys     = []string{"version", "scenario", "seed", "command", "server", "calls", "skip-tools", "findings", "decisions"}
+	caseKeys     = []string{"version", "scenario", "seed", "by", "command", "server", "url", "calls", "skip-tools", "findings", "decisions"}
 	callKeys     = []string{"tool", "arguments"}
 	decisionKeys = []string{"label", "spec", "action", "seq", "dir", "kind", "method", "id", "detail"}
 )
@@ -203,18 +233,33 @@ func ParseCaseFile(name string, data []byte) (c Case, err error) {
 	if c.Command, err = d.strs(fields["command"], "command"); err != nil {
 		return c, err
 	}
-	if len(c.Command) == 0 {
-		return c, d.errf(fields["command"], "command", "empty; a case records the command it ran against, as in [python, server.py]")
-	}
 	if v, ok := fields["server"]; ok {
 		if c.Server, err = d.strs(v, "server"); err != nil {
 			return c, err
 		}
 		if len(c.Server) == 0 {
-			return c, d.errf(v, "server", "empty; leave server: out of a case of mcpchaos test, give the server command for one of test-client")
+			return c, d.errf(v, "server", "empty; leave server: out of a case of mcpchaos test, and out of one of test-client whose server was already up")
 		}
 	}
-	if c.Calls, c.SkipTools, err = d.probeWorkload(fields, len(c.Server) > 0); err != nil {
+	if c.Client, err = d.savedBy(fields, len(c.Server) > 0); err != nil {
+		return c, err
+	}
+	if v, ok := fields["url"]; ok {
+		if c.URL, err = d.str(v, "url"); err != nil {
+			return c, err
+		}
+		if u, perr := url.Parse(c.URL); perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return c, d.errf(v, "url", "%q is not the http:// or https:// URL of an MCP endpoint, as in http://127.0.0.1:3000/mcp", c.URL)
+		}
+	}
+	if len(c.Command) == 0 && (c.Client || c.URL == "") {
+		what := "the command it ran against, as in [python, server.py]"
+		if c.Client {
+			what = "the client program it ran, as in [python, client.py]"
+		}
+		return c, d.errf(fields["command"], "command", "empty; a case records %s", what)
+	}
+	if c.Calls, c.SkipTools, err = d.probeWorkload(fields, c.Client); err != nil {
 		return c, err
 	}
 	if c.Findings, err = d.strs(fields["findings"], "findings"); err != nil {
@@ -240,13 +285,36 @@ func ParseCaseFile(name string, data []byte) (c Case, err error) {
 	return c, nil
 }
 
+// savedBy decodes by:, the command that saved the case. A version 1 file
+// may predate it: then a case with a server: is one of test-client.
+func (d *fileDecoder) savedBy(fields map[string]*yaml.Node, hasServer bool) (client bool, err error) {
+	v, ok := fields["by"]
+	if !ok {
+		return hasServer, nil
+	}
+	by, err := d.str(v, "by")
+	if err != nil {
+		return false, err
+	}
+	switch by {
+	case byTestClient:
+		return true, nil
+	case byTest:
+		if hasServer {
+			return false, d.errf(fields["server"], "server", "a case of mcpchaos test has no server: (its command: is the server); remove it, or write by: test-client")
+		}
+		return false, nil
+	}
+	return false, d.errf(v, "by", "unknown command %q; a case is saved by test or test-client", by)
+}
+
 // probeWorkload decodes a case's calls: and skip-tools:, the probe workload of a
 // case of mcpchaos test. Both are optional (a version 1 file may predate
 // them): absent means every listed tool, arguments from its schema.
 func (d *fileDecoder) probeWorkload(fields map[string]*yaml.Node, client bool) (calls []ToolCall, skips []string, err error) {
 	for _, key := range []string{"calls", "skip-tools"} {
 		if v, ok := fields[key]; ok && client {
-			return nil, nil, d.errf(v, key, "a case of test-client (it has a server:) has no probe workload: its client program makes the calls; remove %s:", key)
+			return nil, nil, d.errf(v, key, "a case of test-client has no probe workload: its client program makes the calls; remove %s:", key)
 		}
 	}
 	if v, ok := fields["calls"]; ok {

@@ -53,7 +53,7 @@ func TestCaseFileRoundTrip(t *testing.T) {
 
 	// A case of test-client keeps its server and the scenario's expect.
 	client := want
-	client.Server = []string{"mcpchaos", "serve"}
+	client.Server, client.Client = []string{"mcpchaos", "serve"}, true
 	client.Scenario.Expect = "failure"
 	client.Scenario.Era, client.Scenario.Workload = "", Workload{}
 	data, _ = MarshalCase(client)
@@ -63,6 +63,27 @@ func TestCaseFileRoundTrip(t *testing.T) {
 	}
 	if diff := cmp.Diff(client, got); diff != "" {
 		t.Errorf("client case (-want +got):\n%s", diff)
+	}
+
+	// Cases over HTTP keep their URL; a case of test --url against a
+	// server that was already up has no command, and one of test-client
+	// --server-url without --server no server.
+	for _, c := range []Case{
+		{Scenario: Scenario{Name: "cut", Faults: []string{"eof"}}, URL: "http://127.0.0.1:3000/mcp", Findings: []string{"lost-response"}},
+		{Scenario: Scenario{Name: "cut", Faults: []string{"eof"}}, URL: "https://example.com/mcp", Command: []string{"node", "srv.js"}, Findings: []string{}},
+		{Scenario: Scenario{Name: "cut", Faults: []string{"eof"}}, URL: "http://127.0.0.1:3000/mcp", Client: true, Command: []string{"python", "client.py"}, Findings: []string{"hang"}},
+	} {
+		data, _ = MarshalCase(c)
+		got, err = ParseCaseFile("case.yaml", data)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, data)
+		}
+		if c.Command == nil {
+			c.Command = []string{}
+		}
+		if diff := cmp.Diff(c, got); diff != "" {
+			t.Errorf("HTTP case (-want +got):\n%s\nfile:\n%s", diff, data)
+		}
 	}
 
 	// A case without decisions or findings round-trips too.
@@ -79,7 +100,7 @@ func TestCaseFileRoundTrip(t *testing.T) {
 
 func TestParseCaseFileErrors(t *testing.T) {
 	const scenario = "version: 1\nscenario: {name: a, faults: [eof]}\nseed: 1\ncommand: [srv]\n"
-	const keys = "version, scenario, seed, command, server, calls, skip-tools, findings, decisions"
+	const keys = "version, scenario, seed, by, command, server, url, calls, skip-tools, findings, decisions"
 	for _, tc := range []struct{ name, file, want string }{
 		{"empty", "", "case.yaml:1: the file is empty; a case file starts with version: 1"},
 		{"unknown version", "version: 3\n", "case.yaml:1: version: unknown version 3; this mcpchaos reads case file version 1 (a newer mcpchaos may read this file)"},
@@ -88,7 +109,11 @@ func TestParseCaseFileErrors(t *testing.T) {
 		{"empty command", "version: 1\nscenario: {name: a, faults: [eof]}\nseed: 1\ncommand: []\nfindings: []\n", "case.yaml:4: command: empty; a case records the command it ran against, as in [python, server.py]"},
 		{"seed in the scenario", "version: 1\nscenario: {name: a, faults: [eof], seed: 3}\nseed: 1\ncommand: [srv]\nfindings: []\n", "case.yaml:2: scenario.seed: a case keeps seed: at its top level, not in its scenario"},
 		{"bad fault", "version: 1\nscenario:\n  name: a\n  faults: [eoff]\nseed: 1\ncommand: [srv]\nfindings: []\n", `case.yaml:4: scenario.faults[0]: fault "eoff": unknown fault "eoff" (did you mean "eof"?) ` + knownFaults},
-		{"empty server", scenario + "server: []\nfindings: []\n", "case.yaml:5: server: empty; leave server: out of a case of mcpchaos test, give the server command for one of test-client"},
+		{"empty server", scenario + "server: []\nfindings: []\n", "case.yaml:5: server: empty; leave server: out of a case of mcpchaos test, and out of one of test-client whose server was already up"},
+		{"unknown by", scenario + "by: wrap\nfindings: []\n", `case.yaml:5: by: unknown command "wrap"; a case is saved by test or test-client`},
+		{"server in a case of test", scenario + "by: test\nserver: [srv]\nfindings: []\n", "case.yaml:6: server: a case of mcpchaos test has no server: (its command: is the server); remove it, or write by: test-client"},
+		{"empty client command", "version: 1\nscenario: {name: a, faults: [eof]}\nseed: 1\nby: test-client\ncommand: []\nurl: http://127.0.0.1:1/mcp\nfindings: []\n", "case.yaml:5: command: empty; a case records the client program it ran, as in [python, client.py]"},
+		{"bad url", scenario + "url: 127.0.0.1:3000\nfindings: []\n", `case.yaml:5: url: "127.0.0.1:3000" is not the http:// or https:// URL of an MCP endpoint, as in http://127.0.0.1:3000/mcp`},
 		{"unknown finding", scenario + "findings: [hung]\n", `case.yaml:5: findings[0]: unknown finding kind "hung" (did you mean "hang"?) (kinds: hang, crash, lost-response, duplicate-response, unknown-response, zombie, protocol-violation)`},
 		{"decision key", scenario + "findings: []\ndecisions:\n  - {label: eof#1, spec: eof, action: eof, sq: 3}\n", `case.yaml:7: decisions[0]: unknown key "sq" (did you mean "seq"?) (allowed: label, spec, action, seq, dir, kind, method, id, detail)`},
 		{"decision seq", scenario + "findings: []\ndecisions:\n  - {label: eof#1, spec: eof, action: eof, seq: x}\n", `case.yaml:7: decisions[0].seq: expected a transcript sequence number, got "x"`},
@@ -105,8 +130,8 @@ func TestParseCaseFileErrors(t *testing.T) {
 		{"skip-tools not a list", scenario + "skip-tools: echo\nfindings: []\n", `case.yaml:5: skip-tools: expected a list of strings, got "echo"`},
 		{"empty skip-tools", scenario + "skip-tools: []\nfindings: []\n", "case.yaml:5: skip-tools: empty; leave skip-tools: out to skip no tool"},
 		{"empty skipped tool", scenario + "skip-tools: [echo, '']\nfindings: []\n", "case.yaml:5: skip-tools[1]: empty tool name"},
-		{"calls in a client case", scenario + "server: [srv]\nfindings: []\ncalls:\n  - {tool: echo, arguments: '{}'}\n", "case.yaml:8: calls: a case of test-client (it has a server:) has no probe workload: its client program makes the calls; remove calls:"},
-		{"skip-tools in a client case", scenario + "server: [srv]\nskip-tools: [echo]\nfindings: []\n", "case.yaml:6: skip-tools: a case of test-client (it has a server:) has no probe workload: its client program makes the calls; remove skip-tools:"},
+		{"calls in a client case", scenario + "server: [srv]\nfindings: []\ncalls:\n  - {tool: echo, arguments: '{}'}\n", "case.yaml:8: calls: a case of test-client has no probe workload: its client program makes the calls; remove calls:"},
+		{"skip-tools in a client case", scenario + "server: [srv]\nskip-tools: [echo]\nfindings: []\n", "case.yaml:6: skip-tools: a case of test-client has no probe workload: its client program makes the calls; remove skip-tools:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseCaseFile("case.yaml", []byte(tc.file))

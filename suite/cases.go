@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -18,25 +19,33 @@ import (
 )
 
 // SaveCase writes one failing scenario run into dir as a regression case
-// file (faults.Case) and returns its path: the scenario as it ran (its
-// effective deadline included), the seed, the target (command; for a client
-// program, also the server behind it), the probe's explicit calls and
-// skipped tools (pc; the zero Config for a client program, which makes its
-// own calls), the kinds of its error findings and the fault decisions of its
-// transcript.
-func SaveCase(dir string, sc faults.Scenario, seed uint64, command, server []string, pc probe.Config, findings []reports.Finding, decisions []faults.Decision) (string, error) {
-	ran := faults.Scenario{Name: sc.Name, Doc: sc.Doc, Faults: sc.Faults, Era: sc.Era, Workload: sc.Workload, Deadline: sc.Deadline, Expect: sc.Expect}
-	c := faults.Case{Scenario: ran, Seed: seed, Command: command, Server: server, Calls: ToolCalls(pc.Calls), SkipTools: pc.SkipTools,
-		Findings: errorKinds(findings), Decisions: decisions}
+// file and returns its path. c says what ran: the scenario (its effective
+// deadline included), the seed, the target (command; for a client program,
+// also the server behind it; the URL over HTTP), the probe's explicit calls
+// and skipped tools, and the fault decisions of its transcript; SaveCase
+// adds the kinds of the error findings.
+func SaveCase(dir string, c faults.Case, findings []reports.Finding) (string, error) {
+	sc := c.Scenario
+	c.Scenario = faults.Scenario{Name: sc.Name, Doc: sc.Doc, Faults: sc.Faults, Era: sc.Era, Workload: sc.Workload, Deadline: sc.Deadline, Expect: sc.Expect}
+	c.Findings = errorKinds(findings)
 	data, err := faults.MarshalCase(c)
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, sc.Name+"-seed"+strconv.FormatUint(seed, 10)+".yaml")
+	path := filepath.Join(dir, sc.Name+"-seed"+strconv.FormatUint(c.Seed, 10)+".yaml")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return "", fmt.Errorf("cannot write the case file: %w", err)
 	}
 	return path, nil
+}
+
+// caseURL is how a case records an HTTP server's URL: without a password,
+// which whoever replays it gives again with --url.
+func caseURL(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	return u.Redacted()
 }
 
 // ToolCalls are probe calls as a case records them; a call without
@@ -189,14 +198,16 @@ func ReadCases(dir string) (files []string, cases []faults.Case, err error) {
 
 // ReplayCases replays every case of dir against a server. Each runs
 // against o.Command when it is set, otherwise against the command the case
-// recorded, and with the probe workload the case recorded (its calls and
-// skipped tools) unless o.Probe.Calls or o.Probe.SkipTools is set, which
-// then replaces the recorded one of the two. Cases of one command and one
-// workload share one run (and its no-fault baseline): the probe's workload
-// is set per run, so cases of different workloads run apart. Each case is a
-// scenario named after its file, pinned to its recorded seed.
+// recorded; over HTTP when the case recorded a URL or o.URL is set (o.URL
+// replaces the recorded one); and with the probe workload the case recorded
+// (its calls and skipped tools) unless o.Probe.Calls or o.Probe.SkipTools
+// is set, which then replaces the recorded one of the two. Cases of one
+// target and one workload share one run (and its no-fault baseline): the
+// probe's workload is set per run, so cases of different workloads run
+// apart. Each case is a scenario named after its file, pinned to its
+// recorded seed.
 func ReplayCases(ctx context.Context, o Options, dir string) (*Replay, error) {
-	return replayCases(dir, false, func(c faults.Case) caseGroup {
+	return replayCases(dir, false, func(c faults.Case) (caseGroup, error) {
 		g := caseGroup{target: [][]string{cmdOr(o.Command, c.Command)}, calls: c.Calls, skips: c.SkipTools}
 		if o.Probe.Calls != nil {
 			g.calls = ToolCalls(o.Probe.Calls)
@@ -204,10 +215,12 @@ func ReplayCases(ctx context.Context, o Options, dir string) (*Replay, error) {
 		if o.Probe.SkipTools != nil {
 			g.skips = o.Probe.SkipTools
 		}
-		return g
+		var err error
+		g.url, err = urlOr(o.URL, c.URL)
+		return g, err
 	}, func(g caseGroup, scs []faults.Scenario, observe func(string, []faults.Decision)) (*reports.Report, error) {
 		run := o
-		run.Command, run.Scenarios, run.observe = g.target[0], scs, observe
+		run.Command, run.URL, run.Scenarios, run.observe = g.target[0], g.url, scs, observe
 		run.Probe.Calls, run.Probe.SkipTools = ProbeCalls(g.calls), g.skips
 		return Run(ctx, run)
 	})
@@ -215,15 +228,35 @@ func ReplayCases(ctx context.Context, o Options, dir string) (*Replay, error) {
 
 // ReplayClientCases replays every case of dir saved by test-client: each
 // runs the client program o.Client (or the one the case recorded) against
-// the server o.Server (or the one the case recorded).
+// the server o.Server (or the one the case recorded), over HTTP when the
+// case recorded a URL or o.ServerURL is set.
 func ReplayClientCases(ctx context.Context, o ClientOptions, dir string) (*Replay, error) {
-	return replayCases(dir, true, func(c faults.Case) caseGroup {
-		return caseGroup{target: [][]string{cmdOr(o.Client, c.Command), cmdOr(o.Server, c.Server)}}
+	return replayCases(dir, true, func(c faults.Case) (caseGroup, error) {
+		g := caseGroup{target: [][]string{cmdOr(o.Client, c.Command), cmdOr(o.Server, c.Server)}}
+		var err error
+		g.url, err = urlOr(o.ServerURL, c.URL)
+		return g, err
 	}, func(g caseGroup, scs []faults.Scenario, observe func(string, []faults.Decision)) (*reports.Report, error) {
 		run := o
-		run.Client, run.Server, run.Scenarios, run.observe = g.target[0], g.target[1], scs, observe
+		run.Client, run.Server, run.ServerURL, run.Scenarios, run.observe = g.target[0], g.target[1], g.url, scs, observe
 		return RunClient(ctx, run)
 	})
+}
+
+// urlOr is the HTTP server a case replays against: the one given, else the
+// one it recorded (nil over stdio).
+func urlOr(given *url.URL, recorded string) (*url.URL, error) {
+	if given != nil || recorded == "" {
+		return given, nil
+	}
+	u, err := url.Parse(recorded)
+	if err != nil {
+		return nil, err
+	}
+	if _, hasPassword := u.User.Password(); hasPassword {
+		return nil, fmt.Errorf("the case recorded %s without its password; give the URL with --url or --server-url", recorded)
+	}
+	return u, nil
 }
 
 func cmdOr(given, recorded []string) []string {
@@ -237,6 +270,7 @@ func cmdOr(given, recorded []string) []string {
 // the same probe workload.
 type caseGroup struct {
 	target [][]string
+	url    *url.URL // the HTTP server; nil over stdio
 	calls  []faults.ToolCall
 	skips  []string
 	idx    []int
@@ -244,6 +278,7 @@ type caseGroup struct {
 
 func (g *caseGroup) same(o caseGroup) bool {
 	return slices.EqualFunc(g.target, o.target, func(a, b []string) bool { return slices.Equal(a, b) }) &&
+		caseURL(g.url) == caseURL(o.url) &&
 		slices.Equal(g.calls, o.calls) && slices.Equal(g.skips, o.skips)
 }
 
@@ -251,7 +286,7 @@ func (g *caseGroup) same(o caseGroup) bool {
 // key returns), runs each group once and compares each case's replay with
 // its record. client says which command saved the cases: a case of the
 // other is an error, as it cannot be replayed here.
-func replayCases(dir string, client bool, key func(faults.Case) caseGroup,
+func replayCases(dir string, client bool, key func(faults.Case) (caseGroup, error),
 	run func(g caseGroup, scs []faults.Scenario, observe func(string, []faults.Decision)) (*reports.Report, error)) (*Replay, error) {
 	files, cases, err := ReadCases(dir)
 	if err != nil {
@@ -259,13 +294,16 @@ func replayCases(dir string, client bool, key func(faults.Case) caseGroup,
 	}
 	var groups []*caseGroup
 	for i, c := range cases {
-		if client != (len(c.Server) > 0) {
+		if client != c.Client {
 			if client {
-				return nil, fmt.Errorf("%s: a case of mcpchaos test (it has no server:); replay it with mcpchaos test --cases", files[i])
+				return nil, fmt.Errorf("%s: a case of mcpchaos test; replay it with mcpchaos test --cases", files[i])
 			}
-			return nil, fmt.Errorf("%s: a case of mcpchaos test-client (it has a server:); replay it with mcpchaos test-client --cases", files[i])
+			return nil, fmt.Errorf("%s: a case of mcpchaos test-client; replay it with mcpchaos test-client --cases", files[i])
 		}
-		k := key(c)
+		k, err := key(c)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", files[i], err)
+		}
 		gi := slices.IndexFunc(groups, func(g *caseGroup) bool { return g.same(k) })
 		if gi < 0 {
 			groups = append(groups, &k)

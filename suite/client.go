@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/chaos"
-	"github.com/mcpchaos/mcpchaos/chaos/probe"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/wire"
@@ -91,8 +90,8 @@ func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
 		if err := checkHTTPScenarios(o.Scenarios); err != nil {
 			return nil, err
 		}
-		if o.CaseDir != "" {
-			return nil, errors.New("test-client --server-url does not save regression cases yet: a case file records commands, not URLs (leave out --save-case)")
+		if err := checkOnePort(o.Server, o.Parallel); err != nil {
+			return nil, err
 		}
 		if len(o.Server) == 0 {
 			if err := CheckReachable(ctx, o.ServerURL); err != nil {
@@ -226,16 +225,23 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 		}
 		res.Transcript = path
 	}
-	if o.CaseDir != "" && sc.Name != faults.Baseline.Name {
-		ran := sc
-		ran.Deadline = o.Deadline
-		decisions := Decisions(events)
-		run.save = func(own []reports.Finding) error {
-			_, err := SaveCase(o.CaseDir, ran, seed, o.Client, o.Server, probe.Config{}, own, decisions)
-			return err
-		}
-	}
+	run.save = o.caseSaver(sc, seed, o.Deadline, Decisions(events))
 	return run, nil
+}
+
+// caseSaver writes a failing client scenario run as a regression case
+// (nil without a CaseDir, and for the baseline): the scenario with the
+// deadline it ran with, the client, the server and its URL.
+func (o ClientOptions) caseSaver(sc faults.Scenario, seed uint64, deadline time.Duration, decisions []faults.Decision) func([]reports.Finding) error {
+	if o.CaseDir == "" || sc.Name == faults.Baseline.Name {
+		return nil
+	}
+	sc.Deadline = deadline
+	return func(own []reports.Finding) error {
+		_, err := SaveCase(o.CaseDir, faults.Case{Scenario: sc, Seed: seed, Client: true, Command: o.Client, Server: o.Server,
+			URL: caseURL(o.ServerURL), Decisions: decisions}, own)
+		return err
+	}
 }
 
 // clientVerdict makes a client scenario's run of its verdict.

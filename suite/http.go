@@ -154,6 +154,15 @@ func CheckReachable(ctx context.Context, u *url.URL) error {
 
 // checkHTTPScenarios refuses a scenario with a fault that has no meaning
 // over HTTP, before anything runs.
+// checkOnePort refuses to run scenarios in parallel when each starts the
+// HTTP server from a command: they would all start it on one port.
+func checkOnePort(command []string, parallel int) error {
+	if len(command) > 0 && parallel > 1 {
+		return fmt.Errorf("%d scenarios at once: each starts the server %s on the port of its URL, so they run one at a time (run them one at a time, or start the server yourself and give only its URL)", parallel, ShellQuote(command))
+	}
+	return nil
+}
+
 func checkHTTPScenarios(scs []faults.Scenario) error {
 	for _, sc := range scs {
 		parsed, err := sc.Parse()

@@ -53,6 +53,7 @@ func (o ClientOptions) runHTTPClientScenario(ctx context.Context, sc faults.Scen
 	run := clientVerdict(sc, seed, repro, verdict, time.Since(start))
 	run.stderr = log.clientStderr.list()
 	run.result.Transcript = log.path
+	run.save = o.caseSaver(sc, seed, deadline, log.decisions.out)
 	return run, nil
 }
 

@@ -120,7 +120,7 @@ func TestClientCaseRoundTrip(t *testing.T) {
 	}
 
 	// A server case directory is not replayed as client cases.
-	if _, err := ReplayCases(ctx, Options{}, dir); err == nil || !strings.Contains(err.Error(), "a case of mcpchaos test-client (it has a server:); replay it with mcpchaos test-client --cases") {
+	if _, err := ReplayCases(ctx, Options{}, dir); err == nil || !strings.Contains(err.Error(), "a case of mcpchaos test-client; replay it with mcpchaos test-client --cases") {
 		t.Errorf("ReplayCases of a client case: %v", err)
 	}
 

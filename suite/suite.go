@@ -125,6 +125,9 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 		if err := checkHTTPScenarios(o.Scenarios); err != nil {
 			return nil, err
 		}
+		if err := checkOnePort(o.Command, o.Parallel); err != nil {
+			return nil, err
+		}
 		if len(o.Command) == 0 {
 			if err := CheckReachable(ctx, o.URL); err != nil {
 				return nil, &SetupError{Reason: "the HTTP server cannot be reached", Err: err}
@@ -338,7 +341,8 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 		ran := sc
 		ran.Deadline = deadline // the replay must judge with the same patience
 		run.save = func(own []reports.Finding) error {
-			_, err := SaveCase(o.CaseDir, ran, seed, o.Command, nil, o.Probe, own, log.decisions.out)
+			_, err := SaveCase(o.CaseDir, faults.Case{Scenario: ran, Seed: seed, Command: o.Command, URL: caseURL(o.URL),
+				Calls: ToolCalls(o.Probe.Calls), SkipTools: o.Probe.SkipTools, Decisions: log.decisions.out}, own)
 			return err
 		}
 	}

@@ -151,7 +151,7 @@ func TestClientCaseWithCallsRefused(t *testing.T) {
 	if code := run([]string{"test-client", "--cases", dir}, nil, &stdout, &stderr); code != exitUsage {
 		t.Errorf("exit %d, want %d\nstderr:\n%s", code, exitUsage, stderr.String())
 	}
-	want := file + ":7: calls: a case of test-client (it has a server:) has no probe workload: its client program makes the calls; remove calls:"
+	want := file + ":7: calls: a case of test-client has no probe workload: its client program makes the calls; remove calls:"
 	if !strings.Contains(stderr.String(), want) {
 		t.Errorf("stderr = %q, want it to contain %q", stderr.String(), want)
 	}

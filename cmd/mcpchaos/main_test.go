@@ -31,8 +31,8 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	code := m.Run()
-	if crashBin != "" { // built once for every test that wants it (crashServer)
-		os.RemoveAll(filepath.Dir(crashBin))
+	if examples.dir != "" { // built once for every test that wants them (exampleBin)
+		os.RemoveAll(examples.dir)
 	}
 	os.Exit(code)
 }

@@ -178,33 +178,41 @@ func TestExtraPresetsPassOnTheBundledServer(t *testing.T) {
 	}
 }
 
-var (
-	crashOnce sync.Once
-	crashBin  string
-	crashErr  error
-)
+// examples holds the planted-bug examples the tests build, each once.
+var examples struct {
+	mu   sync.Mutex
+	dir  string
+	bins map[string]string
+}
 
-// crashServer is the planted-bug example that panics when its stdin closes
-// under running calls (examples/servers/crash); with --fixed it is its
-// fixed twin.
-func crashServer(t *testing.T) string {
+// exampleBin builds the example package examples/PKG (servers/crash,
+// httpservers/cancel-panic...) once for every test that wants it; with
+// --fixed each is its fixed twin.
+func exampleBin(t *testing.T, pkg string) string {
 	t.Helper()
-	crashOnce.Do(func() {
+	examples.mu.Lock()
+	defer examples.mu.Unlock()
+	if bin, ok := examples.bins[pkg]; ok {
+		return bin
+	}
+	if examples.dir == "" {
 		dir, err := os.MkdirTemp("", "mcpchaos-cmd-test-")
 		if err != nil {
-			crashErr = err
-			return
+			t.Fatal(err)
 		}
-		crashBin = filepath.Join(dir, "crash")
-		if out, err := exec.Command("go", "build", "-o", crashBin, "github.com/mcpchaos/mcpchaos/examples/servers/crash").CombinedOutput(); err != nil {
-			crashErr = fmt.Errorf("%v\n%s", err, out)
-		}
-	})
-	if crashErr != nil {
-		t.Fatalf("building the crash example: %v", crashErr)
+		examples.dir, examples.bins = dir, map[string]string{}
 	}
-	return crashBin
+	bin := filepath.Join(examples.dir, strings.ReplaceAll(pkg, "/", "-"))
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/mcpchaos/mcpchaos/examples/"+pkg).CombinedOutput(); err != nil {
+		t.Fatalf("building examples/%s: %v\n%s", pkg, err, out)
+	}
+	examples.bins[pkg] = bin
+	return bin
 }
+
+// crashServer is the planted-bug example that panics when its stdin closes
+// under running calls (examples/servers/crash).
+func crashServer(t *testing.T) string { return exampleBin(t, "servers/crash") }
 
 // A failing scenario saved with --save-case replays with --cases: against
 // the same buggy server it still fails the same way, with the same fault

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -59,20 +60,18 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 	if maxWait <= 0 {
 		return usageError(stderr, "test: --max-deadline must be positive")
 	}
+	ht := httpTest{url: serverURL, headers: headers, startWait: startWait, command: command,
+		calls: calls, skipTools: skipTools, maxWait: maxWait}
+	if casesDir != "" {
+		return runCases(fs, casesDir, ht, m, stdout, stderr)
+	}
 	if serverURL != "" {
-		if casesDir != "" {
-			return usageError(stderr, "test: --cases replays stdio cases; it does not take --url yet")
-		}
-		return runHTTPTest(fs, httpTest{url: serverURL, headers: headers, startWait: startWait, command: command,
-			calls: calls, skipTools: skipTools, maxWait: maxWait}, m, stdout, stderr)
+		return runHTTPTest(fs, ht, m, stdout, stderr)
 	}
 	for _, f := range []string{"header", "start-timeout"} {
 		if fs.Changed(f) {
 			return usageError(stderr, "test: --%s goes with --url, for an HTTP server", f)
 		}
-	}
-	if casesDir != "" {
-		return runCases(fs, casesDir, command, calls, skipTools, m, maxWait, stdout, stderr)
 	}
 	defaultTarget := !hasCommand
 	if defaultTarget {
@@ -179,18 +178,47 @@ func finishReplay(replay *suite.Replay, stdout io.Writer) int {
 	return replay.ExitCode()
 }
 
-// runCases is test --cases DIR: every case replayed, one line each.
-func runCases(fs *pflag.FlagSet, dir string, command, calls, skipTools []string, m matrixFlags, maxWait time.Duration, stdout, stderr io.Writer) int {
+// runCases is test --cases DIR: every case replayed, one line each. The
+// command after -- and --url replace the recorded server; --header and
+// --start-timeout serve the cases over HTTP.
+func runCases(fs *pflag.FlagSet, dir string, t httpTest, m matrixFlags, stdout, stderr io.Writer) int {
 	if err := casesFlagsOK(fs, "test", m); err != nil {
 		return usageError(stderr, "%v", err)
 	}
-	probeCalls, err := parseCalls(calls)
+	probeCalls, err := parseCalls(t.calls)
 	if err != nil {
 		return usageError(stderr, "test: %v", err)
 	}
-	target := "the command each case recorded"
-	if len(command) > 0 {
-		target = suite.ShellQuote(command)
+	header, err := parseHeaders(t.headers)
+	if err != nil {
+		return usageError(stderr, "test: %v", err)
+	}
+	if t.startWait <= 0 {
+		return usageError(stderr, "test: --start-timeout must be positive")
+	}
+	var (
+		u       *url.URL
+		against []string
+		// targetArgs are the flags that name the server in a repro line.
+		targetArgs []string
+	)
+	if t.url != "" {
+		if u, err = parseServerURL(t.url); err != nil {
+			return usageError(stderr, "test: --url %v", err)
+		}
+		against = append(against, u.Redacted())
+		targetArgs = []string{"--url", u.String()}
+	}
+	targetArgs = append(targetArgs, headerArgs(t.headers)...)
+	if fs.Changed("start-timeout") {
+		targetArgs = append(targetArgs, "--start-timeout", t.startWait.String())
+	}
+	if len(t.command) > 0 {
+		against = append(against, suite.ShellQuote(t.command))
+	}
+	target := "the server each case recorded"
+	if len(against) > 0 {
+		target = strings.Join(against, ", served by ")
 	}
 	fmt.Fprintf(stdout, "mcpchaos test: replaying the cases in %s against %s\n", dir, target)
 	// The flags replace the recorded workload, as the command after --
@@ -200,12 +228,12 @@ func runCases(fs *pflag.FlagSet, dir string, command, calls, skipTools []string,
 	if fs.Changed("call") {
 		given = append(given, "--call")
 	} else {
-		calls = nil
+		t.calls, probeCalls = nil, nil
 	}
 	if fs.Changed("skip-tool") {
 		given = append(given, "--skip-tool")
 	} else {
-		skipTools = nil
+		t.skipTools = nil
 	}
 	if len(given) > 0 {
 		fmt.Fprintf(stdout, "mcpchaos test: %s replaces what each case recorded; the replay may not recreate the recorded runs\n", strings.Join(given, " and "))
@@ -213,15 +241,18 @@ func runCases(fs *pflag.FlagSet, dir string, command, calls, skipTools []string,
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	replay, err := suite.ReplayCases(ctx, suite.Options{
-		Command:       command,
+		Command:       t.command,
+		URL:           u,
+		Header:        header,
+		StartTimeout:  t.startWait,
 		Seed:          m.seed,
 		Deadline:      m.deadline,
-		MaxDeadline:   maxWait,
+		MaxDeadline:   t.maxWait,
 		Grace:         m.grace,
 		Parallel:      m.parallel,
 		TranscriptDir: m.transcriptDir,
-		Probe:         probe.Config{Calls: probeCalls, SkipTools: skipTools},
-		Repro:         casesRepro("test", dir, "", command, workloadArgs(calls, skipTools)...),
+		Probe:         probe.Config{Calls: probeCalls, SkipTools: t.skipTools},
+		Repro:         casesRepro("test", dir, "", t.command, append(targetArgs, workloadArgs(t.calls, t.skipTools)...)...),
 		Tool:          "mcpchaos " + version,
 		Version:       version,
 	}, dir)

@@ -49,6 +49,13 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 	if !hasCommand && casesDir == "" {
 		return usageError(stderr, "test-client: no client command; put it after --, as in mcpchaos test-client -- python my_client.py")
 	}
+	self, err := os.Executable()
+	if err != nil {
+		return usageError(stderr, "test-client: cannot find the mcpchaos executable: %v", err)
+	}
+	if casesDir != "" {
+		return runClientCases(fs, casesDir, command, server, serverURL, startWait, self, m, stdout, stderr)
+	}
 	if serverURL == "" && fs.Changed("start-timeout") {
 		return usageError(stderr, "test-client: --start-timeout is how long the server of --server-url may take to listen; there is no --server-url")
 	}
@@ -71,9 +78,6 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 		against  string
 	)
 	if serverURL != "" {
-		if casesDir != "" {
-			return usageError(stderr, "test-client: --cases does not take --server-url yet: a case file records a server command, not a URL")
-		}
 		target, err := clientServerFlags.target(fs, serverURL, serverArgv, startWait, m.parallel)
 		if err != nil {
 			return usageError(stderr, "%v", err)
@@ -85,13 +89,6 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 		}
 		against = target.String()
 	} else {
-		self, err := os.Executable()
-		if err != nil {
-			return usageError(stderr, "test-client: cannot find the mcpchaos executable: %v", err)
-		}
-		if casesDir != "" {
-			return runClientCases(fs, casesDir, command, server, self, m, stdout, stderr)
-		}
 		if opts.Server == nil {
 			opts.Server = []string{self, "serve"}
 		}
@@ -128,8 +125,9 @@ func serverCommand(server string) ([]string, error) {
 	return argv, nil
 }
 
-// runClientCases is test-client --cases DIR.
-func runClientCases(fs *pflag.FlagSet, dir string, command []string, server, self string, m matrixFlags, stdout, stderr io.Writer) int {
+// runClientCases is test-client --cases DIR: the client after --, --server
+// and --server-url replace the recorded ones.
+func runClientCases(fs *pflag.FlagSet, dir string, command []string, server, serverURL string, startWait time.Duration, self string, m matrixFlags, stdout, stderr io.Writer) int {
 	if err := casesFlagsOK(fs, "test-client", m); err != nil {
 		return usageError(stderr, "%v", err)
 	}
@@ -137,21 +135,36 @@ func runClientCases(fs *pflag.FlagSet, dir string, command []string, server, sel
 	if err != nil {
 		return usageError(stderr, "%v", err)
 	}
-	fmt.Fprintf(stdout, "mcpchaos test-client: replaying the cases in %s\n", dir)
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	replay, err := suite.ReplayClientCases(ctx, suite.ClientOptions{
+	if startWait <= 0 {
+		return usageError(stderr, "test-client: --start-timeout must be positive")
+	}
+	opts := suite.ClientOptions{
 		Client:        command,
 		Server:        serverArgv,
 		Self:          []string{self},
+		StartTimeout:  startWait,
 		Seed:          m.seed,
 		Deadline:      m.deadline,
 		Grace:         m.grace,
 		Parallel:      m.parallel,
 		TranscriptDir: m.transcriptDir,
-		Repro:         casesRepro("test-client", dir, server, command),
 		Version:       version,
-	}, dir)
+	}
+	var targetArgs []string
+	if serverURL != "" {
+		if opts.ServerURL, err = parseServerURL(serverURL); err != nil {
+			return usageError(stderr, "test-client: --server-url %v", err)
+		}
+		targetArgs = []string{"--server-url", opts.ServerURL.String()}
+	}
+	if fs.Changed("start-timeout") {
+		targetArgs = append(targetArgs, "--start-timeout", startWait.String())
+	}
+	opts.Repro = casesRepro("test-client", dir, server, command, targetArgs...)
+	fmt.Fprintf(stdout, "mcpchaos test-client: replaying the cases in %s\n", dir)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	replay, err := suite.ReplayClientCases(ctx, opts, dir)
 	if err != nil {
 		return runFailed(stderr, "test-client", "client", err)
 	}

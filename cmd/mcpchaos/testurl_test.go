@@ -102,7 +102,7 @@ func TestTestClientServerURLUsageErrors(t *testing.T) {
 		{"start-timeout without --server-url", []string{"test-client", "--start-timeout", "5s", "--", "client"}, "there is no --server-url"},
 		{"start-timeout without --server", []string{"test-client", "--server-url", u, "--start-timeout", "5s", "--", "client"}, "there is no --server"},
 		{"--parallel with --server", []string{"test-client", "--server-url", u, "--server", "server", "--parallel", "2", "--", "client"}, "--parallel 2: each scenario starts the server from --server on the port of --server-url"},
-		{"cases", []string{"test-client", "--server-url", u, "--cases", t.TempDir()}, "--cases does not take --server-url yet"},
+		{"cases with a bad URL", []string{"test-client", "--server-url", "localhost:1", "--cases", t.TempDir()}, "test-client: --server-url \"localhost:1\": give the server's MCP endpoint"},
 		{"a stdio-only fault", []string{"test-client", "--server-url", u, "--fault", "half-close", "--", "sh", "-c", "exit 0"}, "fault half-close has no meaning on HTTP"},
 		{"nothing listening", []string{"test-client", "--server-url", u, "--", "sh", "-c", "exit 0"}, "nothing answers at " + u},
 		{"an HTTP-only fault on stdio (test-client)", []string{"test-client", "--fault", "reset", "--", "sh", "-c", "exit 0"}, "fault reset works only on HTTP"},
@@ -116,6 +116,98 @@ func TestTestClientServerURLUsageErrors(t *testing.T) {
 			}
 			if !strings.Contains(stderr.String(), tc.want) {
 				t.Errorf("stderr = %q, want it to contain %q", stderr.String(), tc.want)
+			}
+		})
+	}
+}
+
+// test --url --save-case writes a case that records the URL and the
+// command serving it; test --cases replays it against that recorded
+// server (it still fails the same way) and, given the fixed twin after --,
+// passes. The planted bug: cancel-panic's cancellation of a finished call
+// panics in a handler (examples/httpservers/cancel-panic).
+func TestTestURLSaveCaseAndReplay(t *testing.T) {
+	bin := exampleBin(t, "httpservers/cancel-panic")
+	addr := freeAddr(t)
+	u := "http://" + addr + "/mcp"
+	cases := filepath.Join(t.TempDir(), "cases")
+	var stdout, stderr bytes.Buffer
+	args := []string{"test", "--url", u, "--scenario", "cancel-race", "--seed", "1", "--deadline", "3s", "--save-case", cases, "--", bin, "--addr", addr}
+	if code := run(args, nil, &stdout, &stderr); code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	file := filepath.Join(cases, "cancel-race-seed1.yaml")
+	c, err := faults.ReadCaseFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.URL != u || !cmp.Equal(c.Command, []string{bin, "--addr", addr}) || c.Client || !cmp.Equal(c.Findings, []string{"crash"}) {
+		t.Errorf("case: url %q, command %q, client %v, findings %q", c.URL, c.Command, c.Client, c.Findings)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"the recorded server", nil, 1, "STILL FAILS  " + file + ": the same way (crash)\n"},
+		{"the fixed twin", []string{"--url", u, "--", bin, "--addr", addr, "--fixed"}, 0, "PASSES       " + file + ": no longer fails (was crash)\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run(append([]string{"test", "--cases", cases}, tc.args...), nil, &stdout, &stderr); code != tc.code {
+				t.Errorf("exit %d, want %d\nstderr:\n%s", code, tc.code, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), tc.want) {
+				t.Errorf("stdout lacks %q:\n%s", tc.want, stdout.String())
+			}
+		})
+	}
+}
+
+// test-client --server-url --save-case and --cases: the planted-bug
+// client that keeps using an expired session (examples/httpclients/
+// stale-session) is saved as a case, still fails when replayed, and its
+// fixed twin passes it; the server is the bundled one on HTTP, started per
+// scenario.
+func TestTestClientServerURLSaveCaseAndReplay(t *testing.T) {
+	t.Setenv("MCPCHAOS_TEST_MAIN", "1")
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
+	client := exampleBin(t, "httpclients/stale-session")
+	addr := freeAddr(t)
+	u := "http://" + addr + "/mcp"
+	server := os.Args[0] + " serve --http " + addr
+	cases := filepath.Join(t.TempDir(), "cases")
+	var stdout, stderr bytes.Buffer
+	args := []string{"test-client", "--server-url", u, "--server", server, "--scenario", "session-expired", "--seed", "2", "--deadline", "4s", "--save-case", cases, "--", client}
+	if code := run(args, nil, &stdout, &stderr); code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	file := filepath.Join(cases, "session-expired-seed2.yaml")
+	c, err := faults.ReadCaseFile(file)
+	if err != nil {
+		entries, _ := os.ReadDir(cases)
+		t.Fatalf("%v (the directory holds %v)\n%s", err, entries, stdout.String())
+	}
+	if c.URL != u || !c.Client || !cmp.Equal(c.Command, []string{client}) || !cmp.Equal(c.Server, []string{os.Args[0], "serve", "--http", addr}) || !cmp.Equal(c.Findings, []string{"hang"}) {
+		t.Errorf("case: url %q, client %v %q, server %q, findings %q", c.URL, c.Client, c.Command, c.Server, c.Findings)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"the recorded client", nil, 1, "STILL FAILS  " + file + ": the same way (hang)\n"},
+		{"the fixed twin", []string{"--", client, "--fixed"}, 0, "PASSES       " + file + ": no longer fails (was hang)\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run(append([]string{"test-client", "--cases", cases}, tc.args...), nil, &stdout, &stderr); code != tc.code {
+				t.Errorf("exit %d, want %d\nstderr:\n%s", code, tc.code, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), tc.want) {
+				t.Errorf("stdout lacks %q:\n%s", tc.want, stdout.String())
 			}
 		})
 	}
