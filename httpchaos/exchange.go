@@ -130,9 +130,13 @@ func (x *exchange) post() {
 		// server/discover and fall back to initialize.
 		p.era.Store(uint32(m.Era))
 	}
-	if m.IsAnswer() && strings.HasPrefix(m.ID, wire.InjectIDPrefix) {
+	if m.IsAnswer() && (strings.HasPrefix(m.ID, wire.InjectIDPrefix) || strings.HasPrefix(m.ID, wire.ProbeIDPrefix)) {
 		// The server never asked: it must not see the answer.
-		x.recordRef(wire.EventDropped, wire.ToServer, seq, "the answer to a request injected "+p.injector(m.ID))
+		why := "the answer to a liveness probe of mcpchaos"
+		if strings.HasPrefix(m.ID, wire.InjectIDPrefix) {
+			why = "the answer to a request injected " + p.injector(m.ID)
+		}
+		x.recordRef(wire.EventDropped, wire.ToServer, seq, why)
 		x.w.WriteHeader(http.StatusAccepted)
 		p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: http.StatusAccepted, Detail: "answered by mcpchaos, not the upstream"})
 		return

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/mcpchaos/mcpchaos/internal/mcpheader"
+	"github.com/mcpchaos/mcpchaos/internal/sse"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -54,4 +55,59 @@ func (p *Proxy) Probe(why string) {
 	}
 	p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: resp.StatusCode, Detail: "response: " + orNone(resp.Header.Get("Content-Type"))})
 	x.swallow(resp, "the answer to a liveness probe of mcpchaos")
+}
+
+// ProbeClient sends the client a liveness probe (ping) on an open event
+// stream toward it, the GET stream when one is open (a ping relates to no
+// request of the client's), else the latest open response stream, and
+// records it; the client's answer is recorded and swallowed, never sent
+// upstream. It is what the stdio relay's probe toward a client is: asked
+// when the client program is past its deadline, the answer tells a client
+// whose receive loop still runs from one that is stuck. The stateless
+// revision has no server-to-client requests, so there it sends nothing.
+func (p *Proxy) ProbeClient(why string) {
+	if !p.enter() {
+		return
+	}
+	defer p.leave()
+	era := wire.Era(p.era.Load())
+	if era == wire.Stateless {
+		// The judge then says no probe was sent, which is so.
+		return
+	}
+	pr := wire.NewProbe(p.probes.Add(1), era)
+	e := wire.Event{Type: wire.EventProbe, Dir: wire.ToClient.String(), ID: pr.ID, Method: pr.Method, Detail: why}
+	e.SetRaw(pr.Raw)
+	st := p.clientStream()
+	if st == nil {
+		e.Detail += "; not delivered: no event stream is open toward the client"
+		p.record(e)
+		return
+	}
+	e.Exchange = st.x.n
+	if err := st.write(sse.Format("", pr.Raw)); err != nil {
+		e.Detail += "; not delivered: " + err.Error()
+	}
+	p.record(e)
+}
+
+// clientStream is the stream a message of the proxy's own goes to the
+// client on: the GET stream, else the latest open response stream.
+func (p *Proxy) clientStream() *stream {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var best *stream
+	for _, st := range p.streams {
+		switch {
+		case best == nil:
+			best = st
+		case (st.x.r.Method == http.MethodGet) != (best.x.r.Method == http.MethodGet):
+			if st.x.r.Method == http.MethodGet {
+				best = st
+			}
+		case st.x.n > best.x.n:
+			best = st
+		}
+	}
+	return best
 }

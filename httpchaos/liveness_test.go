@@ -1,9 +1,12 @@
 package httpchaos_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -46,4 +49,80 @@ func TestProbeAsksTheServerInTheClientsEra(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A liveness probe toward the client goes on its GET stream; mcp-go's
+// client answers the ping by POST, and the proxy records the answer and
+// swallows it: the server never sees an answer to a request it did not
+// send. With no stream open toward the client, the probe is recorded as
+// not delivered, which the judge does not count; in the stateless era,
+// which has no requests from the server, none is sent.
+func TestProbeClientOnTheGETStream(t *testing.T) {
+	t.Run("GET stream", func(t *testing.T) {
+		r := startRig(t, 1)
+		c := r.dial(t, mcp.ProtocolVersion20251125, transport.WithContinuousListening())
+		r.waitFor(t, func(e wire.Event) bool { return e.Type == wire.EventHTTP && strings.HasPrefix(e.HTTP, "GET ") })
+		r.waitFor(t, func(e wire.Event) bool {
+			return e.Type == wire.EventHTTP && e.Status == 200 && strings.HasPrefix(e.Detail, "response: text/event-stream") && r.method(e.Exchange) == "GET"
+		})
+		r.proxy.ProbeClient("a test asks")
+		r.waitFor(t, func(e wire.Event) bool { return e.Type == wire.EventDropped })
+		c.Close()
+		if v := r.end(t); len(v.Findings) != 0 {
+			t.Errorf("findings: %+v", v.Findings)
+		}
+		want := []string{"probe s2c ping on GET: a test asks", "received c2s response", "dropped: the answer to a liveness probe of mcpchaos"}
+		if diff := cmp.Diff(want, probeEvents(r)); diff != "" {
+			t.Errorf("probe events (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("no stream", func(t *testing.T) {
+		r := startRig(t, 1)
+		c := r.dial(t, mcp.ProtocolVersion20251125)
+		r.proxy.ProbeClient("a test asks")
+		c.Close()
+		r.end(t)
+		want := []string{"probe s2c ping on : a test asks; not delivered: no event stream is open toward the client"}
+		if diff := cmp.Diff(want, probeEvents(r)); diff != "" {
+			t.Errorf("probe events (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("stateless", func(t *testing.T) {
+		r := startRig(t, 1)
+		c := r.dial(t, "")
+		r.proxy.ProbeClient("a test asks")
+		c.Close()
+		r.end(t)
+		if got := probeEvents(r); len(got) != 0 {
+			t.Errorf("probe events in the stateless era: %q", got)
+		}
+	})
+}
+
+// method is the HTTP method of exchange n.
+func (r *rig) method(n int64) string {
+	for _, e := range r.rec.Events() {
+		if e.Type == wire.EventHTTP && e.Exchange == n && e.HTTP != "" {
+			m, _, _ := strings.Cut(e.HTTP, " ")
+			return m
+		}
+	}
+	return ""
+}
+
+// probeEvents are the probe toward the client (with the method of the
+// exchange it went on) and what became of its answer.
+func probeEvents(r *rig) []string {
+	var got []string
+	for _, e := range r.rec.Events() {
+		switch {
+		case e.Type == wire.EventProbe:
+			got = append(got, "probe "+e.Dir+" "+e.Method+" on "+r.method(e.Exchange)+": "+e.Detail)
+		case e.Type == wire.EventReceived && e.Dir == "c2s" && strings.HasPrefix(e.ID, wire.ProbeIDPrefix):
+			got = append(got, "received c2s "+e.Kind)
+		case e.Type == wire.EventDropped:
+			got = append(got, "dropped: "+e.Detail)
+		}
+	}
+	return got
 }

@@ -110,7 +110,9 @@ func (r *rig) dial(t *testing.T, protocol string, opts ...transport.StreamableHT
 	t.Cleanup(func() { c.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	if err := c.Start(ctx); err != nil {
+	// Start's context is the life of the client's GET stream, when it
+	// opens one: the client's, not the handshake's.
+	if err := c.Start(context.Background()); err != nil {
 		t.Fatalf("starting the client: %v", err)
 	}
 	req := mcp.InitializeRequest{}

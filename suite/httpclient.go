@@ -76,7 +76,12 @@ func (o ClientOptions) driveHTTPClient(ctx context.Context, sc faults.Scenario, 
 	env := append(withoutEnv(os.Environ(), ServerCommandEnv), ServerURLEnv+"="+pr.front.String())
 	proc, err := startClient(o.Client, env, record)
 	if err == nil {
-		proc.await(ctx, deadline, o.Grace, nil)
+		proc.await(ctx, deadline, o.Grace, func() {
+			// Past its deadline: whether the client still answers a ping
+			// tells a stuck receive loop from one that waits for the
+			// server. The proxy's session bounds the probe's write.
+			go pr.px.ProbeClient("the client program is past its deadline")
+		})
 		proc.finish()
 	}
 	connected = pr.px.Exchanges() > 0
