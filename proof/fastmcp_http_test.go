@@ -2,6 +2,7 @@ package proof
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpchaos/mcpchaos/chaos/probe"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/suite"
@@ -58,8 +60,12 @@ func TestFastMCPOverHTTP(t *testing.T) {
 			u, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d%s", port, tc.path))
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
+			// Only slow calls: echo answers in a millisecond, so whether
+			// three calls are ever in flight at once (end-session-inflight,
+			// cut-inflight) would hang on the machine's load.
 			report, err := suite.Run(ctx, suite.Options{Command: server(port, tc.transport), URL: u,
-				Scenarios: faults.HTTPServerScenarios(), Seed: 1, Deadline: 5 * time.Second, Grace: 2 * time.Second})
+				Scenarios: faults.HTTPServerScenarios(), Seed: 1, Deadline: 5 * time.Second, Grace: 2 * time.Second,
+				Probe: probe.Config{Calls: []probe.Call{{Tool: "slow", Args: json.RawMessage(`{"ms":400,"steps":2}`)}}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,6 +119,15 @@ func TestFastMCPOverHTTP(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("findings besides the logged tracebacks (-want +got):\n%s\n%s", diff, b.String())
+		}
+		// Past its deadline the client gets a ping on its /sse stream. Its
+		// post_writer died with the 503 or the reset, so answering the
+		// ping raises and it exits 1: still a hang, as it had outrun its
+		// deadline waiting for a call its transport had already failed.
+		for _, f := range report.Findings {
+			if f.Kind == reports.KindHang && !strings.Contains(f.Message, "liveness") {
+				t.Errorf("%s: the hang does not say what the liveness probe found: %s", f.Scenario, f.Message)
+			}
 		}
 	})
 }

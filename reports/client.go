@@ -342,7 +342,9 @@ func (j *Judger) clientFindings() []Finding {
 	fs = append(fs, c.openRequests(j, killed)...)
 	fs = append(fs, j.tr.answerFindings(j)...)
 	crashes := j.cr.signatureFindings(j)
-	if len(crashes) == 0 {
+	if len(crashes) == 0 && !killed {
+		// A client that did not end on its own has no exit status of its
+		// own to judge.
 		crashes = c.exitFindings(j)
 	}
 	fs = append(fs, crashes...)
@@ -351,8 +353,10 @@ func (j *Judger) clientFindings() []Finding {
 }
 
 // hang decides whether the client was still running past its deadline.
-// killed reports that it did not end on its own (signalled, or still
-// running): its unanswered server requests are then the hang's business.
+// killed reports that it did not end on its own (signalled, still
+// running, or exited past its deadline only once a liveness probe reached
+// it): its unanswered server requests and its exit status are then the
+// hang's business.
 func (c *clientJudge) hang(j *Judger) (fs []Finding, killed bool) {
 	pc := &j.pc
 	var start int64
@@ -369,9 +373,16 @@ func (c *clientJudge) hang(j *Judger) (fs []Finding, killed bool) {
 	// time, and in seq for the signal) is not what it hung on.
 	var moment int64
 	momentSeq := int64(never)
+	// lateExit is a client that outran its deadline and exited only after
+	// mcpchaos's liveness probe reached it: the probe, not the client,
+	// may have ended the wait (a client whose write path died raises on
+	// answering it), so the exit does not excuse the overrun.
+	lateExit := pc.exit != nil && sig == nil && pc.exit.TUS-start > j.deadlineUS && c.probedBefore(pc.exit.Seq)
 	switch {
 	case sig != nil:
 		moment, momentSeq = sig.TUS, sig.Seq
+	case lateExit:
+		moment, momentSeq = start+j.deadlineUS, pc.exit.Seq
 	case pc.exit != nil:
 		return nil, false
 	case c.started == nil && len(c.sigs) == 0:
@@ -399,6 +410,8 @@ func (c *clientJudge) hang(j *Judger) (fs []Finding, killed bool) {
 			}
 		}
 		head += " (mcpchaos sent it " + strings.Join(names, ", then ") + ")"
+	case lateExit:
+		head += fmt.Sprintf(" (it exited only %s after it started, once mcpchaos's liveness probe had reached it)", fmtDur(pc.exit.TUS-start))
 	default:
 		head += fmt.Sprintf(" (it was still running when the transcript ends, %s after it started)", fmtDur(endT-start))
 	}
@@ -441,7 +454,7 @@ func (c *clientJudge) hang(j *Judger) (fs []Finding, killed bool) {
 		parts = append(parts, "the server end did not exit when told ("+l.Excerpt+"): a client must escalate to SIGTERM and SIGKILL rather than wait for ever")
 		ev = append(ev, *l)
 	}
-	if w, stuck, pev := c.probeWords(inputEnded); w != "" {
+	if w, stuck, pev := c.probeWords(inputEnded, lateExit); w != "" {
 		if stuck && c.last != nil && c.last.answer != nil {
 			// The answer was delivered and the loop that must read it does
 			// not run: the agent-framework list_changed deadlock.
@@ -459,6 +472,12 @@ func (c *clientJudge) hang(j *Judger) (fs []Finding, killed bool) {
 	f := NewFinding(RuleClientHang, strings.Join(parts, "; "), ev)
 	f.Request = req
 	return []Finding{f}, true
+}
+
+// probedBefore reports whether a liveness probe reached the client before
+// event seq.
+func (c *clientJudge) probedBefore(seq int64) bool {
+	return len(c.probes) > 0 && c.probes[0].ev.Seq < seq
 }
 
 // quietWords says what was sent toward the client after its last frame.
@@ -531,7 +550,7 @@ func (c *clientJudge) lastCallWords(k *clientCall) string {
 
 // probeWords says what the liveness probes toward the client tell, and
 // whether its receive loop is stuck (the last probe went unanswered).
-func (c *clientJudge) probeWords(inputEnded bool) (words string, stuck bool, ev []Evidence) {
+func (c *clientJudge) probeWords(inputEnded, exitedAfter bool) (words string, stuck bool, ev []Evidence) {
 	n := len(c.probes)
 	if n == 0 {
 		if inputEnded {
@@ -556,6 +575,10 @@ func (c *clientJudge) probeWords(inputEnded bool) (words string, stuck bool, ev 
 		ev = append(ev, *last.answer)
 	}
 	switch {
+	case exitedAfter && last.answer == nil:
+		// It exited instead: its receive loop ran, but whatever it hung
+		// on ended it rather than an answer.
+		return "it exited without answering the " + what, false, ev
 	case last.answer != nil && total == 1:
 		return "it answered a " + what + ", so its receive loop runs", false, ev
 	case last.answer != nil:

@@ -298,6 +298,29 @@ func TestJudgeClientNoFindings(t *testing.T) {
 func TestJudgeClientHang(t *testing.T) {
 	runClientCases(t, expectSuccess, []judgeCase{
 		{
+			// The SDK's sse_client under a 503 (python-sdk #2110): its call
+			// waits for ever, and answering the ping past its deadline
+			// raises in its dead write path, so it exits 1 before SIGTERM.
+			name: "exited past the deadline only once the ping reached it",
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.at(10000).cprobe(1)
+				b.at(10200).cexit(1)
+				b.clientDone(0)
+			},
+			want: []short{{Kind: KindHang, Severity: SeverityError, Request: req("1", "tools/call"), Seqs: seqs(4, 6, 7),
+				Message: "the client had not exited by its 10s deadline (it exited only 10.2s after it started, once mcpchaos's liveness probe had reached it); " +
+					"its last request, tools/call (id 1), was never answered, so it waits for the server; it exited without answering the liveness ping"}},
+		},
+		{
+			name: "exited past the deadline with no probe sent: not judged a hang",
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.at(10200).cexit(0)
+				b.clientDone(0)
+			},
+		},
+		{
 			name: "killed at the deadline, pings answered: it waits for the server",
 			build: func(b *tb) {
 				b.call("1", "tools/call")
