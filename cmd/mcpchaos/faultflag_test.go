@@ -54,21 +54,10 @@ func TestTestFaultFlags(t *testing.T) {
 }
 
 func TestFaultFlagUsageErrors(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"test", "--fault", "stal:for=1s", "--", "cat"}, `--fault: scenario fault-flags: fault "stal:for=1s": unknown fault "stal" (did you mean "stall"?)`},
-		{[]string{"test-client", "--fault", "delay:for=soon", "--", "true"}, `fault "delay:for=soon": for:`},
-	} {
-		var stdout, stderr bytes.Buffer
-		if code := run(tc.args, nil, &stdout, &stderr); code != exitUsage {
-			t.Errorf("%q: exit %d, want %d; stderr %q", tc.args, code, exitUsage, stderr.String())
-		}
-		if !strings.Contains(stderr.String(), tc.want) {
-			t.Errorf("%q: stderr = %q, want it to contain %q", tc.args, stderr.String(), tc.want)
-		}
-	}
+	checkUsageErrors(t, []usageCase{
+		{"test", []string{"test", "--fault", "stal:for=1s", "--", "cat"}, `--fault: scenario fault-flags: fault "stal:for=1s": unknown fault "stal" (did you mean "stall"?)`},
+		{"test-client", []string{"test-client", "--fault", "delay:for=soon", "--", "true"}, `fault "delay:for=soon": for:`},
+	})
 }
 
 func readReportFile(t *testing.T, path string) *reports.Report {

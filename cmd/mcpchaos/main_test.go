@@ -37,6 +37,29 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// usageCase is a command line mcpchaos must refuse: exit 2, and want in
+// what it says on stderr.
+type usageCase struct {
+	name string
+	args []string
+	want string
+}
+
+func checkUsageErrors(t *testing.T, cases []usageCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run(tc.args, strings.NewReader(""), &stdout, &stderr); code != exitUsage {
+				t.Errorf("exit %d, want %d; stderr %q", code, exitUsage, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("stderr = %q, want it to contain %q", stderr.String(), tc.want)
+			}
+		})
+	}
+}
+
 func catServer(t *testing.T) []string {
 	t.Setenv("MCPCHAOS_TEST_CAT", "1")
 	// A race-enabled binary sleeps a second at exit by default; the

@@ -81,11 +81,7 @@ func TestScenarioUsageErrors(t *testing.T) {
 	os.WriteFile(bad, []byte("version: 1\nscenarios:\n  - name: a\n    faults: [stal]\n"), 0o644)
 	client := filepath.Join(t.TempDir(), "client.yaml")
 	os.WriteFile(client, []byte("version: 1\nscenarios:\n  - name: c\n    faults: [eof]\n    expect: failure\n"), 0o644)
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	checkUsageErrors(t, []usageCase{
 		{"wrap: a file of several scenarios", []string{"wrap", "--scenario", file, "--", "cat"},
 			"wrap: --scenario " + file + ": the file has 3 scenarios and one session runs one; pick it with " + file + "#NAME, NAME one of: echo-burst, pinned-eof, with-workload"},
 		{"wrap: two scenarios", []string{"wrap", "--scenario", "stall-s2c", "--scenario", "burst-c2s", "--", "cat"}, "--scenario given 2 times; one session runs one scenario"},
@@ -96,17 +92,7 @@ func TestScenarioUsageErrors(t *testing.T) {
 		{"test: expect", []string{"test", "--scenario", client, "--", "cat"}, "scenario c (" + client + ":3): expect: failure says what a client program must do"},
 		{"test-client: workload", []string{"test-client", "--scenario", file + "#with-workload", "--", "cat"}, "scenario with-workload (" + file + ":13): workload: shapes the probe client of mcpchaos test"},
 		{"test-client: a server preset", []string{"test-client", "--scenario", "stall-s2c", "--", "cat"}, `unknown scenario "stall-s2c"`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			if code := run(tc.args, strings.NewReader(""), &stdout, &stderr); code != exitUsage {
-				t.Errorf("exit %d, want %d", code, exitUsage)
-			}
-			if !strings.Contains(stderr.String(), tc.want) {
-				t.Errorf("stderr = %q, want it to contain %q", stderr.String(), tc.want)
-			}
-		})
-	}
+	})
 }
 
 // test --scenario FILE#NAME runs that scenario with its own seed, and the
@@ -278,27 +264,13 @@ func TestCasesErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(malformed, "a.yaml"), []byte("version: 1\nscenario: {name: a, faults: [eof]}\nseed: x\ncommand: [srv]\nfindings: []\n"), 0o644)
 	stray := t.TempDir()
 	os.WriteFile(filepath.Join(stray, "notes.txt"), []byte("hi\n"), 0o644)
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	checkUsageErrors(t, []usageCase{
 		{"empty directory", []string{"test", "--cases", empty}, empty + " holds no case files; save some with mcpchaos test --save-case " + empty},
 		{"missing directory", []string{"test", "--cases", filepath.Join(empty, "nope")}, "cannot read the case directory"},
 		{"malformed case", []string{"test", "--cases", malformed}, filepath.Join(malformed, "a.yaml") + `:3: seed: expected a whole number from 0 to 18446744073709551615, got "x"`},
 		{"not a case file", []string{"test", "--cases", stray}, filepath.Join(stray, "notes.txt") + ": not a case file"},
 		{"with --scenario", []string{"test", "--cases", empty, "--scenario", "stall-s2c"}, "--cases replays the recorded scenarios with their recorded seeds; it takes no --scenario"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			if code := run(tc.args, nil, &stdout, &stderr); code != exitUsage {
-				t.Errorf("exit %d, want %d", code, exitUsage)
-			}
-			if !strings.Contains(stderr.String(), tc.want) {
-				t.Errorf("stderr = %q, want it to contain %q", stderr.String(), tc.want)
-			}
-		})
-	}
+	})
 }
 
 // The listing shows every preset and every bug class.

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,11 +27,7 @@ func freeAddr(t *testing.T) string {
 
 func TestTestURLUsageErrors(t *testing.T) {
 	addr := freeAddr(t)
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	checkUsageErrors(t, []usageCase{
 		{"not a URL scheme", []string{"test", "--url", "localhost:3000/mcp"}, "give the server's MCP endpoint as an http:// or https:// URL"},
 		{"no host", []string{"test", "--url", "http:///mcp"}, "has no host"},
 		{"bad header", []string{"test", "--url", "http://" + addr + "/mcp", "--header", "Authorization"}, "--header \"Authorization\": write NAME:VALUE"},
@@ -43,17 +40,7 @@ func TestTestURLUsageErrors(t *testing.T) {
 		{"--parallel with a command", []string{"test", "--url", "http://" + addr + "/mcp", "--parallel", "2", "--", "server"}, "--parallel 2: each scenario starts the server from the command after -- on the port of --url"},
 		{"a server that exits", []string{"test", "--url", "http://" + addr + "/mcp", "--", "sh", "-c", "echo no config >&2; exit 1"},
 			"the server exited (status 1) before it listened"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			if code := run(tc.args, nil, &stdout, &stderr); code != exitUsage {
-				t.Errorf("exit %d, want %d; stderr %q", code, exitUsage, stderr.String())
-			}
-			if !strings.Contains(stderr.String(), tc.want) {
-				t.Errorf("stderr = %q, want it to contain %q", stderr.String(), tc.want)
-			}
-		})
-	}
+	})
 }
 
 // test --url -- CMD starts the bundled example server on HTTP for each
@@ -93,11 +80,7 @@ func TestTestURLStartsTheServer(t *testing.T) {
 func TestTestClientServerURLUsageErrors(t *testing.T) {
 	addr := freeAddr(t)
 	u := "http://" + addr + "/mcp"
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	checkUsageErrors(t, []usageCase{
 		{"not a URL", []string{"test-client", "--server-url", "localhost:3000", "--", "client"}, "give the server's MCP endpoint as an http:// or https:// URL"},
 		{"start-timeout without --server-url", []string{"test-client", "--start-timeout", "5s", "--", "client"}, "there is no --server-url"},
 		{"start-timeout without --server", []string{"test-client", "--server-url", u, "--start-timeout", "5s", "--", "client"}, "there is no --server"},
@@ -108,14 +91,28 @@ func TestTestClientServerURLUsageErrors(t *testing.T) {
 		{"an HTTP-only fault on stdio (test-client)", []string{"test-client", "--fault", "reset", "--", "sh", "-c", "exit 0"}, "fault reset works only on HTTP"},
 		{"an HTTP-only fault on stdio (test)", []string{"test", "--fault", "end-session", "--", "cat"}, "fault end-session works only on HTTP"},
 		{"an HTTP-only fault on stdio (wrap)", []string{"wrap", "--fault", "http-error", "--", "cat"}, "fault http-error works only on HTTP"},
-	} {
+	})
+}
+
+// replayCase is a replay of saved cases: the flags after the prefix, the
+// exit status, and a line of its output.
+type replayCase struct {
+	name string
+	args []string
+	code int
+	want string
+}
+
+func checkReplays(t *testing.T, prefix []string, cases []replayCase) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			if code := run(tc.args, nil, &stdout, &stderr); code != exitUsage {
-				t.Errorf("exit %d, want %d; stderr %q", code, exitUsage, stderr.String())
+			if code := run(append(slices.Clone(prefix), tc.args...), nil, &stdout, &stderr); code != tc.code {
+				t.Errorf("exit %d, want %d\nstderr:\n%s", code, tc.code, stderr.String())
 			}
-			if !strings.Contains(stderr.String(), tc.want) {
-				t.Errorf("stderr = %q, want it to contain %q", stderr.String(), tc.want)
+			if !strings.Contains(stdout.String(), tc.want) {
+				t.Errorf("stdout lacks %q:\n%s", tc.want, stdout.String())
 			}
 		})
 	}
@@ -144,25 +141,10 @@ func TestTestURLSaveCaseAndReplay(t *testing.T) {
 	if c.URL != u || !cmp.Equal(c.Command, []string{bin, "--addr", addr}) || c.Client || !cmp.Equal(c.Findings, []string{"crash"}) {
 		t.Errorf("case: url %q, command %q, client %v, findings %q", c.URL, c.Command, c.Client, c.Findings)
 	}
-	for _, tc := range []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
+	checkReplays(t, []string{"test", "--cases", cases}, []replayCase{
 		{"the recorded server", nil, 1, "STILL FAILS  " + file + ": the same way (crash)\n"},
 		{"the fixed twin", []string{"--url", u, "--", bin, "--addr", addr, "--fixed"}, 0, "PASSES       " + file + ": no longer fails (was crash)\n"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			if code := run(append([]string{"test", "--cases", cases}, tc.args...), nil, &stdout, &stderr); code != tc.code {
-				t.Errorf("exit %d, want %d\nstderr:\n%s", code, tc.code, stderr.String())
-			}
-			if !strings.Contains(stdout.String(), tc.want) {
-				t.Errorf("stdout lacks %q:\n%s", tc.want, stdout.String())
-			}
-		})
-	}
+	})
 }
 
 // test-client --server-url --save-case and --cases: the planted-bug
@@ -192,23 +174,8 @@ func TestTestClientServerURLSaveCaseAndReplay(t *testing.T) {
 	if c.URL != u || !c.Client || !cmp.Equal(c.Command, []string{client}) || !cmp.Equal(c.Server, []string{os.Args[0], "serve", "--http", addr}) || !cmp.Equal(c.Findings, []string{"hang"}) {
 		t.Errorf("case: url %q, client %v %q, server %q, findings %q", c.URL, c.Client, c.Command, c.Server, c.Findings)
 	}
-	for _, tc := range []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
+	checkReplays(t, []string{"test-client", "--cases", cases}, []replayCase{
 		{"the recorded client", nil, 1, "STILL FAILS  " + file + ": the same way (hang)\n"},
 		{"the fixed twin", []string{"--", client, "--fixed"}, 0, "PASSES       " + file + ": no longer fails (was hang)\n"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			if code := run(append([]string{"test-client", "--cases", cases}, tc.args...), nil, &stdout, &stderr); code != tc.code {
-				t.Errorf("exit %d, want %d\nstderr:\n%s", code, tc.code, stderr.String())
-			}
-			if !strings.Contains(stdout.String(), tc.want) {
-				t.Errorf("stdout lacks %q:\n%s", tc.want, stdout.String())
-			}
-		})
-	}
+	})
 }
