@@ -3,8 +3,6 @@ package httpchaos_test
 import (
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -12,9 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpchaos/mcpchaos/chaos"
-	"github.com/mcpchaos/mcpchaos/faults"
-	"github.com/mcpchaos/mcpchaos/httpchaos"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -74,25 +69,12 @@ func TestHoldHeadersForeverKeepsTheServersAnswer(t *testing.T) {
 func TestEventIDReuse(t *testing.T) {
 	stream := "id: 7\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n" +
 		"id: 8\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
-	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	front, p, rec := proxyTo(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = io.WriteString(w, stream)
-	}))
-	defer upstream.Close()
-	u, _ := url.Parse(upstream.URL + "/mcp")
-	fs, err := faults.Parse("event-id-reuse:on=s2c,times=0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := chaos.NewMemoryRecorder()
-	p, err := httpchaos.New(httpchaos.Config{Upstream: u, Plan: faults.NewPlan(1, []*faults.Fault{fs}), Recorder: rec})
-	if err != nil {
-		t.Fatal(err)
-	}
-	front := httptest.NewServer(p)
-	defer front.Close()
-	resp, err := http.Post(front.URL+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`))
+	}), "/mcp", "event-id-reuse:on=s2c,times=0")
+	resp, err := http.Post(front, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package httpchaos_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"slices"
@@ -81,6 +82,42 @@ func startRigWith(t *testing.T, opts []server.StreamableHTTPOption, seed uint64,
 	})
 	r.url = front.URL + "/mcp"
 	return r
+}
+
+// proxyTo puts a proxy, with a plan of the fault specs, in front of the
+// upstream handler's endpoint path (/mcp, /sse), and returns the proxy's
+// URL for that path (front), the proxy and its recorder. The upstream, the
+// proxy and its front server are closed when the test ends.
+func proxyTo(tb testing.TB, upstream http.Handler, path string, specs ...string) (front string, p *httpchaos.Proxy, rec *chaos.MemoryRecorder) {
+	tb.Helper()
+	up := httptest.NewServer(upstream)
+	tb.Cleanup(up.Close)
+	u, _ := url.Parse(up.URL + path)
+	return proxyToURL(tb, u, specs...)
+}
+
+// proxyToURL is proxyTo for an upstream endpoint that is already served.
+func proxyToURL(tb testing.TB, upstream *url.URL, specs ...string) (front string, p *httpchaos.Proxy, rec *chaos.MemoryRecorder) {
+	tb.Helper()
+	var fs []*faults.Fault
+	for _, spec := range specs {
+		f, err := faults.Parse(spec)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		fs = append(fs, f)
+	}
+	rec = chaos.NewMemoryRecorder()
+	p, err := httpchaos.New(httpchaos.Config{Upstream: upstream, Plan: faults.NewPlan(1, fs), Recorder: rec})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv := httptest.NewServer(p)
+	tb.Cleanup(func() {
+		p.Close("the test ended")
+		srv.Close()
+	})
+	return srv.URL + upstream.Path, p, rec
 }
 
 // end closes the session, once.
@@ -388,15 +425,9 @@ func TestLegacySSE(t *testing.T) {
 	defer upstream.Close()
 	upstream.Config.Handler = server.NewSSEServer(everything.New(), server.WithBaseURL(upstream.URL))
 	u, _ := url.Parse(upstream.URL + "/sse")
-	rec := chaos.NewMemoryRecorder()
-	p, err := httpchaos.New(httpchaos.Config{Upstream: u, Recorder: rec})
-	if err != nil {
-		t.Fatal(err)
-	}
-	front := httptest.NewServer(p)
-	defer front.Close()
+	front, p, rec := proxyToURL(t, u)
 
-	c, err := client.NewSSEMCPClient(front.URL + "/sse")
+	c, err := client.NewSSEMCPClient(front)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,7 +453,7 @@ func TestLegacySSE(t *testing.T) {
 	events := rec.Events()
 	var rewrote bool
 	for _, e := range events {
-		if e.Type == wire.EventHTTP && strings.HasPrefix(e.Detail, "the legacy transport's endpoint event, rewritten to point at the proxy: "+front.URL+"/message?sessionId=") {
+		if e.Type == wire.EventHTTP && strings.HasPrefix(e.Detail, "the legacy transport's endpoint event, rewritten to point at the proxy: "+strings.TrimSuffix(front, "/sse")+"/message?sessionId=") {
 			rewrote = true
 		}
 	}

@@ -13,8 +13,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/mcpchaos/mcpchaos/chaos"
-	"github.com/mcpchaos/mcpchaos/httpchaos"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -138,20 +136,11 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // no message: recording one made the judge call the empty body a protocol
 // violation.
 func TestEmptyJSONAcceptedIsNoMessage(t *testing.T) {
-	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	front, p, rec := proxyTo(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusAccepted)
-	}))
-	defer upstream.Close()
-	u, _ := url.Parse(upstream.URL + "/mcp")
-	rec := chaos.NewMemoryRecorder()
-	p, err := httpchaos.New(httpchaos.Config{Upstream: u, Recorder: rec})
-	if err != nil {
-		t.Fatal(err)
-	}
-	front := httptest.NewServer(p)
-	defer front.Close()
-	resp, err := http.Post(front.URL+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	}), "/mcp")
+	resp, err := http.Post(front, "application/json", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,18 +171,12 @@ func TestHostPassesUnlessItNamesTheProxy(t *testing.T) {
 	}))
 	defer upstream.Close()
 	u, _ := url.Parse(upstream.URL + "/mcp")
-	p, err := httpchaos.New(httpchaos.Config{Upstream: u, Recorder: chaos.NewMemoryRecorder()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	front := httptest.NewServer(p)
-	defer front.Close()
-	defer p.Close("the test ended")
+	front, _, _ := proxyToURL(t, u)
 	for _, tc := range []struct{ sent, want string }{
 		{"", u.Host},
 		{"evil.example.com", "evil.example.com"},
 	} {
-		req, _ := http.NewRequest(http.MethodPost, front.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+		req, _ := http.NewRequest(http.MethodPost, front, strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 		if tc.sent != "" {
 			req.Host = tc.sent
 		}
