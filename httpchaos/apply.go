@@ -218,12 +218,7 @@ func (p *Proxy) post(from *exchange, l labelled) {
 	}
 	m := wire.Classify(l.inj.Raw)
 	p.injecting(&m, l.label)
-	p.mu.Lock()
-	h := p.lastHeaders.Clone()
-	p.mu.Unlock()
-	if h == nil {
-		h = http.Header{}
-	}
+	h, _ := p.asTheClient()
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json, text/event-stream")
 	mcpheader.Mirror(h, l.inj.Raw, h.Get("MCP-Protocol-Version"))

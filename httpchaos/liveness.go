@@ -3,6 +3,7 @@ package httpchaos
 import (
 	"context"
 	"net/http"
+	"net/url"
 
 	"github.com/mcpchaos/mcpchaos/internal/mcpheader"
 	"github.com/mcpchaos/mcpchaos/internal/sse"
@@ -22,15 +23,7 @@ func (p *Proxy) Probe(why string) {
 	}
 	defer p.leave()
 	pr := wire.NewProbe(p.probes.Add(1), wire.Era(p.era.Load()))
-	p.mu.Lock()
-	h, target := p.lastHeaders.Clone(), p.lastPost
-	p.mu.Unlock()
-	if target == nil {
-		target = p.cfg.Upstream
-	}
-	if h == nil {
-		h = http.Header{}
-	}
+	h, target := p.asTheClient()
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json, text/event-stream")
 	mcpheader.Mirror(h, pr.Raw, h.Get("MCP-Protocol-Version"))
@@ -55,6 +48,24 @@ func (p *Proxy) Probe(why string) {
 	}
 	p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: resp.StatusCode, Detail: "response: " + orNone(resp.Header.Get("Content-Type"))})
 	x.swallow(resp, "the answer to a liveness probe of mcpchaos")
+}
+
+// asTheClient is how a request of the proxy's own (a probe, a fault's
+// injection or DELETE) reaches the upstream as the client's would: with a
+// copy of the headers of the client's latest POST (its session, protocol
+// version, token) and to that POST's URL (the upstream's endpoint before
+// any).
+func (p *Proxy) asTheClient() (http.Header, *url.URL) {
+	p.mu.Lock()
+	h, target := p.lastHeaders.Clone(), p.lastPost
+	p.mu.Unlock()
+	if target == nil {
+		target = p.cfg.Upstream
+	}
+	if h == nil {
+		h = http.Header{}
+	}
+	return h, target
 }
 
 // ProbeClient sends the client a liveness probe (ping) on an open event

@@ -90,12 +90,7 @@ func (x *exchange) reset() (how string) {
 // it and the server's answer; the client is not told. It returns once the
 // server answered, bounded by the session and injectTimeout.
 func (p *Proxy) endSession(from *exchange, label string, cause int64) {
-	p.mu.Lock()
-	h, target := p.lastHeaders.Clone(), p.lastPost
-	p.mu.Unlock()
-	if target == nil {
-		target = p.cfg.Upstream
-	}
+	h, target := p.asTheClient()
 	for _, k := range []string{"Content-Type", "Content-Length", "Accept", "Mcp-Method", "Mcp-Name", "Last-Event-ID"} {
 		h.Del(k)
 	}

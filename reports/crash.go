@@ -118,10 +118,7 @@ func (c *crashes) signatureFindings(j *Judger) []Finding {
 	var fs []Finding
 	for _, sig := range c.order {
 		cs := c.sigs[sig]
-		times := ""
-		if cs.count > 1 {
-			times = fmt.Sprintf(" (%d times)", cs.count)
-		}
+		times := timesWords(cs.count)
 		if j.survived(cs) {
 			// An SDK that catches a handler's exception, logs its
 			// traceback and returns an error (the Python SDK's "request
@@ -207,4 +204,12 @@ func sigWords(h crashHit) string {
 		return "Node.js uncaught exception: " + h.text
 	}
 	return h.text
+}
+
+// timesWords says how often a signature was seen, when more than once.
+func timesWords(n int) string {
+	if n > 1 {
+		return fmt.Sprintf(" (%d times)", n)
+	}
+	return ""
 }

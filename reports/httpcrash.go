@@ -115,16 +115,12 @@ func (h *httpCrashes) findings() []Finding {
 	var fs []Finding
 	for _, sig := range h.sigList {
 		c := h.sigs[sig]
-		times := ""
-		if c.count > 1 {
-			times = fmt.Sprintf(" (%d times)", c.count)
-		}
 		unanswered := ""
 		if c.what.request {
 			unanswered = ", and the request got no JSON-RPC answer"
 		}
 		f := NewFinding(RuleCrashHTTPStatus, fmt.Sprintf("the server answered %s with HTTP %d whose body carries %s%s: an exception escaped its handler to the HTTP layer%s",
-			c.what.words, c.status, c.words, times, unanswered), []Evidence{c.ev})
+			c.what.words, c.status, c.words, timesWords(c.count), unanswered), []Evidence{c.ev})
 		f.Signature = sig
 		fs = append(fs, f)
 	}
