@@ -229,7 +229,7 @@ func ReadReport(r io.Reader) (*Report, error) {
 		Schema *string `json:"schema"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
-		return nil, fmt.Errorf("the report is not JSON: %v (is it an mcpchaos --report file?)", err)
+		return nil, fmt.Errorf("the report is not JSON: %w (is it an mcpchaos --report file?)", err)
 	}
 	switch {
 	case head.Schema == nil:
@@ -239,7 +239,7 @@ func ReadReport(r io.Reader) (*Report, error) {
 	}
 	var rep Report
 	if err := json.Unmarshal(b, &rep); err != nil {
-		return nil, fmt.Errorf("the report does not fit %s: %v", Schema, err)
+		return nil, fmt.Errorf("the report does not fit %s: %w", Schema, err)
 	}
 	return &rep, nil
 }

@@ -32,6 +32,8 @@ Usage:
   mcpchaos proxy --upstream URL [flags]    relay MCP over HTTP (streamable HTTP, legacy SSE)
                                            to URL, injecting faults
   mcpchaos judge TRANSCRIPT.jsonl...       judge stored transcripts again, offline
+  mcpchaos report [--format F] REPORT.json render a --report file: text, markdown, junit,
+                                           github (annotations) or json
   mcpchaos serve [--http ADDR]             serve the bundled example MCP server on stdio (or HTTP)
   mcpchaos faults                          list the faults, their parameters and the trigger keys
   mcpchaos scenarios                       list the built-in scenarios and the bug classes they expose
@@ -57,6 +59,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runTestClient(args[1:], stdout, stderr)
 	case "judge":
 		return runJudge(args[1:], stdout, stderr)
+	case "report":
+		return runReport(args[1:], stdout, stderr)
 	case "serve":
 		return runServe(args[1:], stdin, stdout, stderr)
 	case "faults":

@@ -22,7 +22,7 @@ type matrixFlags struct {
 	seed          uint64
 	deadline      time.Duration
 	grace         time.Duration
-	reportPath    string
+	reports       reportOutputs
 	transcriptDir string
 	parallel      int
 	strict        bool
@@ -35,7 +35,7 @@ func (m *matrixFlags) register(fs *pflag.FlagSet, deadline time.Duration, deadli
 	fs.Uint64Var(&m.seed, "seed", 0, "seed for every random decision (default: random, printed)")
 	fs.DurationVar(&m.deadline, "deadline", deadline, deadlineDoc)
 	fs.DurationVar(&m.grace, "grace", suite.DefaultGrace, graceDoc)
-	fs.StringVar(&m.reportPath, "report", "", "write the mcpchaos.report/v1 JSON report to `FILE`")
+	m.reports.register(fs, "write the mcpchaos.report/v1 JSON report to `FILE`")
 	fs.StringVar(&m.transcriptDir, "transcript-dir", "", "write one JSONL transcript per scenario into `DIR`")
 	fs.IntVar(&m.parallel, "parallel", 1, "scenarios to run at once")
 	fs.BoolVar(&m.strict, "strict", false, "exit 1 on warnings too")
@@ -45,7 +45,7 @@ func (m *matrixFlags) register(fs *pflag.FlagSet, deadline time.Duration, deadli
 // finish prints the summary, writes the report, says where --save-case put
 // the failing runs, and returns the exit status the report calls for.
 func (m *matrixFlags) finish(report *reports.Report, command string, stdout, stderr io.Writer) int {
-	code := finishReport(report, m.reportPath, m.strict, stdout, stderr)
+	code := finishReport(report, &m.reports, m.strict, stdout, stderr)
 	if m.saveCase != "" {
 		announceCases(stdout, report, m.saveCase, command)
 	}
@@ -58,6 +58,9 @@ func (m *matrixFlags) finish(report *reports.Report, command string, stdout, std
 func (m *matrixFlags) resolve(fs *pflag.FlagSet, command string, matrix []faults.Scenario) ([]faults.Scenario, error) {
 	if m.deadline <= 0 || m.grace <= 0 || m.parallel <= 0 {
 		return nil, errors.New("--deadline, --grace and --parallel must be positive")
+	}
+	if err := m.reports.parse(true); err != nil {
+		return nil, err
 	}
 	selected := matrix
 	if len(m.faults) > 0 {

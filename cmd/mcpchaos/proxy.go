@@ -31,7 +31,8 @@ type proxyFlags struct {
 	listen, upstream   string
 	scenarios, faults  []string
 	seed               uint64
-	transcript, report string
+	transcript         string
+	reports            reportOutputs
 	allowRemote, quiet bool
 	duration, deadline time.Duration
 }
@@ -46,7 +47,7 @@ func runProxy(args []string, stdout, stderr io.Writer) int {
 	fs.StringArrayVar(&f.scenarios, "scenario", nil, "inject the faults of one scenario: a built-in `NAME`, a scenario FILE, or FILE#NAME; --fault adds to them")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed for every random decision (default: random, printed at start)")
 	fs.StringVar(&f.transcript, "transcript", "", "write the session's events to `FILE` as JSON lines")
-	fs.StringVar(&f.report, "report", "", "judge the session when it ends and write the mcpchaos.report/v1 JSON to `FILE`")
+	f.reports.register(fs, "judge the session when it ends and write the mcpchaos.report/v1 JSON to `FILE`")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a --listen address other than loopback")
 	fs.DurationVar(&f.duration, "duration", 0, "end the session after this long (default: at SIGINT or SIGTERM)")
 	fs.DurationVar(&f.deadline, "deadline", 0, "request deadline the judge holds the server to (default 5s)")
@@ -71,12 +72,15 @@ func runProxy(args []string, stdout, stderr io.Writer) int {
 	if err := checkListen(f.listen, f.allowRemote); err != nil {
 		return usageError(stderr, "proxy: %v", err)
 	}
+	if err := f.reports.parse(true); err != nil {
+		return usageError(stderr, "proxy: %v", err)
+	}
 	var sc *faults.Scenario
 	if len(f.scenarios) > 1 {
 		return usageError(stderr, "proxy: --scenario given %d times; one session runs one scenario (add faults with --fault)", len(f.scenarios))
 	}
 	if len(f.scenarios) == 1 {
-		got, err := relayScenario("proxy", f.scenarios[0], f.report != "")
+		got, err := relayScenario("proxy", f.scenarios[0], f.reports.wanted())
 		if err != nil {
 			return usageError(stderr, "proxy: %v", err)
 		}
@@ -120,7 +124,7 @@ func runProxy(args []string, stdout, stderr io.Writer) int {
 	}
 	repro := suite.ShellQuote(argv)
 
-	rec, err := openSessionRecord(f.transcript, f.report != "")
+	rec, err := openSessionRecord(f.transcript, f.reports.wanted())
 	if err != nil {
 		ln.Close()
 		return usageError(stderr, "proxy: %v", err)
@@ -177,7 +181,7 @@ func runProxy(args []string, stdout, stderr io.Writer) int {
 	if rec.judge == nil {
 		return exitOK
 	}
-	return rec.report("proxy", f.report, reports.Target{URL: f.upstream}, name, f.seed, sc, repro, f.quiet, stderr)
+	return rec.report("proxy", &f.reports, stdout, reports.Target{URL: f.upstream}, name, f.seed, sc, repro, f.quiet, stderr)
 }
 
 // checkListen refuses an address other than loopback unless allowed: the

@@ -95,7 +95,7 @@ func (r *sessionRecord) finish() error {
 
 // report judges the session, checks a scenario's expectations, writes the
 // one-scenario report to path, and returns the exit status it calls for.
-func (r *sessionRecord) report(command, path string, target reports.Target, name string, seed uint64, sc *faults.Scenario, repro string, quiet bool, stderr io.Writer) int {
+func (r *sessionRecord) report(command string, out *reportOutputs, stdout io.Writer, target reports.Target, name string, seed uint64, sc *faults.Scenario, repro string, quiet bool, stderr io.Writer) int {
 	v := r.judge.Verdict()
 	if sc != nil {
 		suite.ApplyExpectation(*sc, seed, repro, &v)
@@ -110,11 +110,11 @@ func (r *sessionRecord) report(command, path string, target reports.Target, name
 	if reports.Failing(v.Findings) {
 		rep.Outcome = reports.OutcomeFail
 	}
-	if err := writeReport(path, rep); err != nil {
+	if err := out.write(rep, stdout); err != nil {
 		return usageError(stderr, "%s: %v", command, err)
 	}
 	if !quiet {
-		fmt.Fprintf(stderr, "mcpchaos %s: %d finding(s); report in %s\n", command, len(v.Findings), path)
+		fmt.Fprintf(stderr, "mcpchaos %s: %d finding(s); report in %s\n", command, len(v.Findings), out.where())
 	}
 	return rep.ExitCode(false)
 }

@@ -127,7 +127,7 @@ func announceCases(stdout io.Writer, report *reports.Report, dir, command string
 
 // casesFlagsOK refuses the flags --cases replaces, and checks the rest.
 func casesFlagsOK(fs *pflag.FlagSet, command string, m matrixFlags) error {
-	for _, f := range []string{"scenario", "save-case", "report", "seed"} {
+	for _, f := range []string{"scenario", "save-case", "report", "report-format", "seed"} {
 		if fs.Changed(f) {
 			return fmt.Errorf("%s: --cases replays the recorded scenarios with their recorded seeds; it takes no --%s", command, f)
 		}
@@ -284,12 +284,10 @@ func workloadText(ws []suite.Workload, i int) string {
 
 // finishReport prints the summary, writes the JSON report, and returns the
 // exit status the report calls for.
-func finishReport(report *reports.Report, path string, strict bool, stdout, stderr io.Writer) int {
+func finishReport(report *reports.Report, out *reportOutputs, strict bool, stdout, stderr io.Writer) int {
 	reports.WriteSummary(stdout, report)
-	if path != "" {
-		if err := writeReport(path, report); err != nil {
-			return usageError(stderr, "%v", err)
-		}
+	if err := out.write(report, stdout); err != nil {
+		return usageError(stderr, "%v", err)
 	}
 	return report.ExitCode(strict)
 }

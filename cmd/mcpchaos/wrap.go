@@ -34,7 +34,7 @@ type wrapFlags struct {
 	quiet      bool
 
 	// Set by test-client for the session it judges; hidden from --help.
-	report                                 string
+	reports                                reportOutputs
 	role, scenario, expect, repro, pidFile string
 	deadline                               time.Duration
 }
@@ -55,7 +55,7 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.maxLine, "max-line", chaos.DefaultMaxLine, "longest line in `BYTES` classified as one message; longer lines pass through in pieces")
 	fs.DurationVar(&f.grace, "grace", chaos.DefaultGrace, "shutdown ladder wait: stdin closed, wait, SIGTERM, wait, SIGKILL")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "do not print the seed line on stderr")
-	fs.StringVar(&f.report, "report", "", "judge the session when it ends and write the mcpchaos.report/v1 JSON to `FILE`")
+	f.reports.register(fs, "judge the session when it ends and write the mcpchaos.report/v1 JSON to `FILE`")
 	fs.StringVar(&f.role, "role", "", "peer under test, recorded for the judge (server or client)")
 	fs.StringVar(&f.scenario, "scenario-name", "", "scenario name, recorded for the judge")
 	fs.StringVar(&f.expect, "expect", "", "what the client must do, recorded for the judge (success or failure)")
@@ -78,12 +78,15 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !hasCommand || len(command) == 0 {
 		return usageError(stderr, "wrap: no server command; put it after --, as in mcpchaos wrap -- python server.py")
 	}
+	if err := f.reports.parse(false); err != nil {
+		return usageError(stderr, "wrap: %v", err)
+	}
 	var sc *faults.Scenario
 	if len(f.scenarios) > 1 {
 		return usageError(stderr, "wrap: --scenario given %d times; one session runs one scenario (add faults with --fault)", len(f.scenarios))
 	}
 	if len(f.scenarios) == 1 {
-		got, err := relayScenario("wrap", f.scenarios[0], f.report != "")
+		got, err := relayScenario("wrap", f.scenarios[0], f.reports.wanted())
 		if err != nil {
 			return usageError(stderr, "wrap: %v", err)
 		}
@@ -132,7 +135,7 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 
-	if f.report != "" && f.scenario == "" {
+	if f.reports.wanted() && f.scenario == "" {
 		f.scenario = "wrap"
 	}
 	if f.repro == "" {
@@ -160,7 +163,7 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Repro:    f.repro,
 		Deadline: f.deadline,
 	}
-	rec, err := openSessionRecord(f.transcript, f.report != "")
+	rec, err := openSessionRecord(f.transcript, f.reports.wanted())
 	if err != nil {
 		return usageError(stderr, "wrap: %v", err)
 	}
@@ -194,7 +197,7 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if rec.judge == nil {
 		return exitOK
 	}
-	return rec.report("wrap", f.report, reports.Target{Command: command}, "wrap", f.seed, sc, f.repro, f.quiet, stderr)
+	return rec.report("wrap", &f.reports, nil, reports.Target{Command: command}, "wrap", f.seed, sc, f.repro, f.quiet, stderr)
 }
 
 // faultsList prints what `mcpchaos faults` shows.

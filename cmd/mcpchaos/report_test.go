@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpchaos/mcpchaos/reports"
+)
+
+// One run of test writes its JSON report and, with --report-format, the
+// renderings CI needs; mcpchaos report renders the JSON file again the
+// same way.
+func TestReportFormats(t *testing.T) {
+	dir := t.TempDir()
+	jsonPath, junit, md := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml"), filepath.Join(dir, "r.md")
+	var stdout, stderr bytes.Buffer
+	args := []string{"test", "--seed", "3", "--deadline", "2s", "--scenario", "eof-inflight", "--report", jsonPath,
+		"--report-format", "junit=" + junit, "--report-format", "markdown=" + md, "--report-format", "github=-", "--", crashServer(t)}
+	if code := run(args, nil, &stdout, &stderr); code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "::error title=mcpchaos crash go%3Apanic in eof-inflight::") {
+		t.Errorf("no GitHub annotation on stdout:\n%s", stdout.String())
+	}
+	r, err := reports.ReadReportFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for format, path := range map[string]string{"junit": junit, "markdown": md} {
+		written, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		if err := reports.Render(&want, r, format); err != nil {
+			t.Fatal(err)
+		}
+		if want.String() != string(written) {
+			t.Errorf("%s: --report-format wrote other bytes than mcpchaos report renders from the JSON", format)
+		}
+		var out, errb bytes.Buffer
+		if code := run([]string{"report", "--format", format, jsonPath}, nil, &out, &errb); code != exitOK {
+			t.Errorf("report --format %s: exit %d: %s", format, code, errb.String())
+		}
+		if out.String() != want.String() {
+			t.Errorf("report --format %s differs from the rendering", format)
+		}
+	}
+}
+
+func TestReportUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte("{\n  \"schema\": \"mcpchaos.report/v1\",\n  \"seed\": oops\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkUsageErrors(t, []usageCase{
+		{"no file", []string{"report"}, "give one report file"},
+		{"unknown format", []string{"report", "--format", "pdf", bad}, `unknown report format "pdf" (formats: json, markdown, junit, github, text)`},
+		{"bad JSON", []string{"report", bad}, bad + ":3:11: the report is not JSON"},
+		{"missing file", []string{"report", filepath.Join(dir, "nope.json")}, "cannot read the report"},
+		{"bad --report-format", []string{"test", "--report-format", "junit", "--", "cat"}, `--report-format "junit": write FORMAT=FILE`},
+		{"unknown --report-format", []string{"test", "--report-format", "pdf=x.pdf", "--", "cat"}, `unknown report format "pdf"`},
+		{"wrap's stdout", []string{"wrap", "--report-format", "junit=-", "--", "cat"}, "stdout carries the MCP session here; give a file"},
+		{"with --cases", []string{"test", "--cases", dir, "--report-format", "junit=x.xml"}, "it takes no --report-format"},
+	})
+}
