@@ -34,6 +34,7 @@ Usage:
   mcpchaos judge TRANSCRIPT.jsonl...       judge stored transcripts again, offline
   mcpchaos report [--format F] REPORT.json render a --report file: text, markdown, junit,
                                            github (annotations) or json
+  mcpchaos report diff OLD.json NEW.json   what a change fixed, broke, left failing
   mcpchaos serve [--http ADDR]             serve the bundled example MCP server on stdio (or HTTP)
   mcpchaos faults                          list the faults, their parameters and the trigger keys
   mcpchaos scenarios                       list the built-in scenarios and the bug classes they expose

@@ -11,8 +11,12 @@ import (
 	"github.com/mcpchaos/mcpchaos/reports"
 )
 
-// runReport is mcpchaos report: a --report file rendered for CI or people.
+// runReport is mcpchaos report: a --report file rendered for CI or people;
+// report diff compares two.
 func runReport(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "diff" {
+		return runReportDiff(args[1:], stdout, stderr)
+	}
 	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	format := fs.StringP("format", "f", "text", "`FORMAT` to render: "+strings.Join(reports.Formats, ", "))
@@ -36,6 +40,50 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := writeRendered(*out, *format, r, stdout); err != nil {
 		return usageError(stderr, "report: %v", err)
+	}
+	return exitOK
+}
+
+// runReportDiff is mcpchaos report diff OLD NEW: what a change fixed,
+// broke, and left failing; exit 1 when something new fails.
+func runReportDiff(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("report diff", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	format := fs.StringP("format", "f", "markdown", "`FORMAT`: markdown or json")
+	out := fs.StringP("output", "o", "-", "write to `FILE` (default: stdout)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprintf(stdout, "Usage: mcpchaos report diff [--format markdown|json] [-o FILE] OLD.json NEW.json\n\nCompares the failing findings of two reports of the same matrix (before and\nafter a change), matched by kind, crash signature, scenario and method: new,\nfixed, still failing. Exits 1 when anything new fails.\n\n%s", fs.FlagUsages())
+			return exitOK
+		}
+		return usageError(stderr, "report diff: %v (see mcpchaos report diff --help)", err)
+	}
+	if *format != "markdown" && *format != "md" && *format != "json" {
+		return usageError(stderr, "report diff: --format %q: the diff renders as markdown or json", *format)
+	}
+	if fs.NArg() != 2 {
+		return usageError(stderr, "report diff: give the old report and the new one, as in mcpchaos report diff main.json branch.json")
+	}
+	var reps [2]*reports.Report
+	for i := range reps {
+		r, err := reports.ReadReportFile(fs.Arg(i))
+		if err != nil {
+			return usageError(stderr, "report diff: %v", err)
+		}
+		reps[i] = r
+	}
+	d := reports.DiffReports(fs.Arg(0), reps[0], fs.Arg(1), reps[1])
+	err := writeTo(*out, stdout, func(w io.Writer) error {
+		if *format == "json" {
+			return d.WriteJSON(w)
+		}
+		return d.WriteMarkdown(w)
+	})
+	if err != nil {
+		return usageError(stderr, "report diff: %v", err)
+	}
+	if d.Regressed() {
+		return 1
 	}
 	return exitOK
 }

@@ -68,3 +68,47 @@ func TestReportUsageErrors(t *testing.T) {
 		{"with --cases", []string{"test", "--cases", dir, "--report-format", "junit=x.xml"}, "it takes no --report-format"},
 	})
 }
+
+// report diff, end to end on a planted bug: the buggy server's run against
+// its fixed twin's is a fix (exit 0), and the other way round a regression
+// (exit 1) that names the crash by kind, signature and scenario.
+func TestReportDiffBuggyVsFixed(t *testing.T) {
+	dir := t.TempDir()
+	bin := crashServer(t)
+	buggy, fixed := filepath.Join(dir, "buggy.json"), filepath.Join(dir, "fixed.json")
+	for path, target := range map[string][]string{buggy: {bin}, fixed: {bin, "--fixed"}} {
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"test", "--seed", "3", "--deadline", "2s", "--scenario", "eof-inflight", "--report", path, "--"}, target...)
+		run(args, nil, &stdout, &stderr)
+		if _, err := os.Stat(path); err != nil {
+			t.Fatalf("%v\n%s%s", err, stdout.String(), stderr.String())
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		code     int
+		contains string
+	}{
+		{"the fix", []string{"report", "diff", buggy, fixed}, 0, "| crash go:panic in eof-inflight | 1 | Go panic: send on closed channel"},
+		{"a regression", []string{"report", "diff", "--format", "json", fixed, buggy}, 1, `"newly_failing": [
+    {
+      "kind": "crash",
+      "signature": "go:panic",
+      "scenario": "eof-inflight",`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run(tc.args, nil, &stdout, &stderr); code != tc.code {
+				t.Errorf("exit %d, want %d: %s", code, tc.code, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), tc.contains) {
+				t.Errorf("the diff lacks %q:\n%s", tc.contains, stdout.String())
+			}
+		})
+	}
+	checkUsageErrors(t, []usageCase{
+		{"one file", []string{"report", "diff", buggy}, "give the old report and the new one"},
+		{"bad format", []string{"report", "diff", "--format", "junit", buggy, fixed}, "the diff renders as markdown or json"},
+	})
+}

@@ -68,16 +68,21 @@ func (o *reportOutputs) write(r *reports.Report, stdout io.Writer) error {
 
 // writeRendered writes r in format to path (- is stdout).
 func writeRendered(path, format string, r *reports.Report, stdout io.Writer) error {
+	return writeTo(path, stdout, func(w io.Writer) error { return reports.Render(w, r, format) })
+}
+
+// writeTo writes what write writes into the file path, or to stdout for -.
+func writeTo(path string, stdout io.Writer, write func(io.Writer) error) error {
 	if path == "-" {
-		return reports.Render(stdout, r, format)
+		return write(stdout)
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("cannot write the %s report: %w", format, err)
+		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
-	if err := reports.Render(f, r, format); err != nil {
+	if err := write(f); err != nil {
 		f.Close()
-		return fmt.Errorf("writing the %s report: %w", format, err)
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return f.Close()
 }
