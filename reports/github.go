@@ -31,6 +31,9 @@ func WriteGitHub(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(&b, "::%s title=%s::%s\n", level, githubProperty(title), githubData(msg))
 	}
+	for _, fp := range r.StaleBaseline {
+		fmt.Fprintf(&b, "::error title=mcpchaos stale baseline entry::%s\n", githubData(staleWords(fp, r.BaselineFile)))
+	}
 	if r.Outcome == OutcomeError {
 		fmt.Fprintf(&b, "::error title=mcpchaos could not test the target::%s\n", githubData(orDash(r.Error)))
 	}
@@ -49,4 +52,9 @@ func githubData(s string) string {
 // escapes and the separators of properties (: ,).
 func githubProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// staleWords says what to do about a stale baseline entry.
+func staleWords(fp Fingerprint, file string) string {
+	return fp.String() + " no longer fails; remove it from " + orDash(file)
 }

@@ -111,6 +111,14 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		}
 		suite.Cases = append(suite.Cases, c)
 	}
+	if len(r.StaleBaseline) > 0 {
+		c := junitCase{Name: "baseline entries", Classname: classname, Time: "0"}
+		for _, fp := range r.StaleBaseline {
+			c.Failures = append(c.Failures, junitProblem{Message: staleWords(fp, r.BaselineFile), Type: "stale-baseline", Text: xmlSafe(staleWords(fp, r.BaselineFile))})
+		}
+		suite.Cases = append(suite.Cases, c)
+		suite.Failures++
+	}
 	if r.Outcome == OutcomeError {
 		why := r.Error
 		if why == "" {

@@ -45,6 +45,12 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", name, markdownOutcome(s.Outcome), s.Findings, fmtMS(s.DurationMS), strings.Join(notes, "<br>"))
 	}
+	if len(r.StaleBaseline) > 0 {
+		fmt.Fprintf(&b, "\n### Stale baseline entries\n\nThese no longer fail: remove them from %s.\n\n", markdownCode(orDash(r.BaselineFile)))
+		for _, fp := range r.StaleBaseline {
+			fmt.Fprintf(&b, "- %s\n", markdownText(fp.String()))
+		}
+	}
 	if len(r.Findings) > 0 {
 		b.WriteString("\n### Findings\n")
 	}
@@ -66,7 +72,10 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 
 func writeMarkdownFinding(b *strings.Builder, n int, f *Finding) {
 	head := fmt.Sprintf("\n#### %d. `%s` %s", n, f.Kind, f.Severity)
-	if f.Expected {
+	switch {
+	case f.Baselined:
+		head += " (known: in the baseline)"
+	case f.Expected:
 		head += " (expected)"
 	}
 	if f.Signature != "" {

@@ -67,6 +67,11 @@ type Report struct {
 	Scenarios []ScenarioResult `json:"scenarios"`
 	Findings  []Finding        `json:"findings"`
 	Error     string           `json:"error,omitempty"`
+	// BaselineFile is the --baseline the run was judged against, and
+	// StaleBaseline its entries that no longer fail (each fails the run:
+	// a fixed bug must leave the baseline).
+	BaselineFile  string        `json:"baseline_file,omitempty"`
+	StaleBaseline []Fingerprint `json:"stale_baseline,omitempty"`
 }
 
 // Tool names the program that wrote the report.
@@ -126,6 +131,8 @@ type Finding struct {
 	// known bug pinned by a scenario file): it is reported, and does not
 	// fail the run.
 	Expected bool `json:"expected,omitempty"`
+	// Baselined says the --baseline lists it (Expected is set too).
+	Baselined bool `json:"baselined,omitempty"`
 }
 
 // Request names the request a finding is about.
@@ -250,6 +257,9 @@ func ReadReport(r io.Reader) (*Report, error) {
 func (r *Report) ExitCode(strict bool) int {
 	if r.Outcome == OutcomeError {
 		return 2
+	}
+	if len(r.StaleBaseline) > 0 {
+		return 1
 	}
 	for _, f := range r.Findings {
 		if !f.Expected && (f.Severity != SeverityWarning || strict) {

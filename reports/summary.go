@@ -55,6 +55,9 @@ func WriteSummary(w io.Writer, r *Report) {
 		b.WriteString("\n")
 		writeFinding(&b, &f)
 	}
+	for _, fp := range r.StaleBaseline {
+		fmt.Fprintf(&b, "\nstale baseline entry: %s\n", staleWords(fp, r.BaselineFile))
+	}
 	b.WriteString("\n" + totals(r) + "\n")
 	if r.Baseline != nil && r.Baseline.Outcome == OutcomeFail {
 		b.WriteString("the target fails without faults: the baseline's findings are listed once, and each scenario reports only what differs from them\n")
@@ -67,7 +70,10 @@ func WriteSummary(w io.Writer, r *Report) {
 
 func writeFinding(b *strings.Builder, f *Finding) {
 	head := f.Kind + "  " + f.Severity
-	if f.Expected {
+	switch {
+	case f.Baselined:
+		head += " (known: in the baseline)"
+	case f.Expected:
 		head += " (expected)"
 	}
 	if f.Signature != "" {

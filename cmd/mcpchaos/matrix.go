@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -27,6 +28,9 @@ type matrixFlags struct {
 	parallel      int
 	strict        bool
 	saveCase      string
+	baselinePath  string
+	writeBaseline string
+	baseline      *reports.Baseline
 }
 
 func (m *matrixFlags) register(fs *pflag.FlagSet, deadline time.Duration, deadlineDoc, graceDoc string) {
@@ -40,12 +44,23 @@ func (m *matrixFlags) register(fs *pflag.FlagSet, deadline time.Duration, deadli
 	fs.IntVar(&m.parallel, "parallel", 1, "scenarios to run at once")
 	fs.BoolVar(&m.strict, "strict", false, "exit 1 on warnings too")
 	fs.StringVar(&m.saveCase, "save-case", "", "write each failing scenario run into `DIR` as a regression case file")
+	fs.StringVar(&m.baselinePath, "baseline", "", "the known findings in `FILE` (written by --write-baseline) do not fail the run; a new one does, and so does an entry that no longer fails")
+	fs.StringVar(&m.writeBaseline, "write-baseline", "", "write the run's failing findings to `FILE` as a baseline (notes of --baseline entries kept)")
 }
 
 // finish prints the summary, writes the report, says where --save-case put
 // the failing runs, and returns the exit status the report calls for.
 func (m *matrixFlags) finish(report *reports.Report, command string, stdout, stderr io.Writer) int {
+	if m.baseline != nil {
+		m.baseline.Apply(report, m.baselinePath)
+	}
 	code := finishReport(report, &m.reports, m.strict, stdout, stderr)
+	if m.writeBaseline != "" {
+		if err := m.saveBaseline(report); err != nil {
+			return usageError(stderr, "%s: %v", command, err)
+		}
+		fmt.Fprintf(stdout, "baseline of %d known finding(s) written to %s; pass it with --baseline %s\n", len(reports.BaselineOf(report).Findings), m.writeBaseline, suite.ShellQuote([]string{m.writeBaseline}))
+	}
 	if m.saveCase != "" {
 		announceCases(stdout, report, m.saveCase, command)
 	}
@@ -61,6 +76,13 @@ func (m *matrixFlags) resolve(fs *pflag.FlagSet, command string, matrix []faults
 	}
 	if err := m.reports.parse(true); err != nil {
 		return nil, err
+	}
+	if m.baselinePath != "" {
+		b, err := reports.ReadBaselineFile(m.baselinePath)
+		if err != nil {
+			return nil, fmt.Errorf("--baseline: %v", err)
+		}
+		m.baseline = b
 	}
 	selected := matrix
 	if len(m.faults) > 0 {
@@ -116,4 +138,28 @@ func (m *matrixFlags) selectorArgs(scenario string) []string {
 		out = append(out, "--fault", spec)
 	}
 	return out
+}
+
+// saveBaseline writes --write-baseline: the run's failing findings, with
+// the notes the --baseline entries of the same findings had.
+func (m *matrixFlags) saveBaseline(report *reports.Report) error {
+	b := reports.BaselineOf(report)
+	if m.baseline != nil {
+		notes := map[reports.Fingerprint]string{}
+		for _, e := range m.baseline.Findings {
+			notes[e.Fingerprint] = e.Note
+		}
+		for i := range b.Findings {
+			b.Findings[i].Note = notes[b.Findings[i].Fingerprint]
+		}
+	}
+	f, err := os.Create(m.writeBaseline)
+	if err != nil {
+		return fmt.Errorf("cannot write the baseline: %w", err)
+	}
+	if err := b.Write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing the baseline: %w", err)
+	}
+	return f.Close()
 }

@@ -112,3 +112,43 @@ func TestReportDiffBuggyVsFixed(t *testing.T) {
 		{"bad format", []string{"report", "diff", "--format", "junit", buggy, fixed}, "the diff renders as markdown or json"},
 	})
 }
+
+// Baselines end to end on a planted bug: --write-baseline keeps the buggy
+// server's crash; with --baseline the same server passes (the crash is
+// known), its fixed twin fails (the entry is stale: a fixed bug must leave
+// the baseline), and a malformed baseline is a usage error naming the line.
+func TestBaselineFlow(t *testing.T) {
+	dir := t.TempDir()
+	bin := crashServer(t)
+	baseline := filepath.Join(dir, "baseline.yaml")
+	runTest := func(extra []string, target ...string) (int, string) {
+		var stdout, stderr bytes.Buffer
+		args := append(append([]string{"test", "--seed", "3", "--deadline", "2s", "--scenario", "eof-inflight"}, extra...), "--")
+		code := run(append(args, target...), nil, &stdout, &stderr)
+		return code, stdout.String() + stderr.String()
+	}
+	if code, out := runTest([]string{"--write-baseline", baseline}, bin); code != 1 || !strings.Contains(out, "baseline of 1 known finding(s) written to "+baseline) {
+		t.Fatalf("--write-baseline: exit %d\n%s", code, out)
+	}
+	b, err := reports.ReadBaselineFile(baseline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Findings) != 1 || b.Findings[0].String() != "crash go:panic in eof-inflight" {
+		t.Fatalf("baseline %+v", b.Findings)
+	}
+	if code, out := runTest([]string{"--baseline", baseline}, bin); code != 0 || !strings.Contains(out, "(known: in the baseline)") {
+		t.Errorf("the buggy server against its baseline: exit %d, want 0\n%s", code, out)
+	}
+	if code, out := runTest([]string{"--baseline", baseline}, bin, "--fixed"); code != 1 || !strings.Contains(out, "stale baseline entry: crash go:panic in eof-inflight no longer fails; remove it from "+baseline) {
+		t.Errorf("the fixed twin against the baseline: exit %d, want 1 and the stale entry\n%s", code, out)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("version: 1\nfindings:\n  - kind: crash\n    scenario: eof-inflight\n    reason: flaky\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkUsageErrors(t, []usageCase{
+		{"unknown key", []string{"test", "--baseline", bad, "--", bin}, bad + ":5: field reason not found"},
+		{"missing", []string{"test", "--baseline", filepath.Join(dir, "nope.yaml"), "--", bin}, "cannot read the baseline"},
+	})
+}
