@@ -70,7 +70,9 @@ type Report struct {
 	// BaselineFile is the --baseline the run was judged against, and
 	// StaleBaseline its entries that no longer fail (each fails the run:
 	// a fixed bug must leave the baseline).
-	BaselineFile  string        `json:"baseline_file,omitempty"`
+	BaselineFile string `json:"baseline_file,omitempty"`
+	// Shard is set on the report of one shard of a matrix (--shard K/N).
+	Shard         *Shard        `json:"shard,omitempty"`
 	StaleBaseline []Fingerprint `json:"stale_baseline,omitempty"`
 }
 

@@ -31,6 +31,8 @@ type matrixFlags struct {
 	baselinePath  string
 	writeBaseline string
 	baseline      *reports.Baseline
+	shard         string
+	shardOf       *reports.Shard
 }
 
 func (m *matrixFlags) register(fs *pflag.FlagSet, deadline time.Duration, deadlineDoc, graceDoc string) {
@@ -45,12 +47,18 @@ func (m *matrixFlags) register(fs *pflag.FlagSet, deadline time.Duration, deadli
 	fs.BoolVar(&m.strict, "strict", false, "exit 1 on warnings too")
 	fs.StringVar(&m.saveCase, "save-case", "", "write each failing scenario run into `DIR` as a regression case file")
 	fs.StringVar(&m.baselinePath, "baseline", "", "the known findings in `FILE` (written by --write-baseline) do not fail the run; a new one does, and so does an entry that no longer fails")
+	fs.StringVar(&m.shard, "shard", "", "run only slice `K/N` of the matrix (scenarios dealt round-robin; needs --seed, the same for every shard); mcpchaos report merge joins the shards' reports")
 	fs.StringVar(&m.writeBaseline, "write-baseline", "", "write the run's failing findings to `FILE` as a baseline (notes of --baseline entries kept)")
 }
 
 // finish prints the summary, writes the report, says where --save-case put
 // the failing runs, and returns the exit status the report calls for.
 func (m *matrixFlags) finish(report *reports.Report, command string, stdout, stderr io.Writer) int {
+	if m.shardOf != nil {
+		s := *m.shardOf
+		s.Run = reports.ShardRun(m.seed, report.Target, s.Matrix, s.Total)
+		report.Shard = &s
+	}
 	if m.baseline != nil {
 		m.baseline.Apply(report, m.baselinePath)
 	}
@@ -103,6 +111,9 @@ func (m *matrixFlags) resolve(fs *pflag.FlagSet, command string, matrix []faults
 			return nil, err
 		}
 		selected = append(selected, sc)
+	}
+	if m.shard != "" {
+		return m.slice(fs, selected)
 	}
 	if !fs.Changed("seed") {
 		m.seed = rand.Uint64()
@@ -162,4 +173,25 @@ func (m *matrixFlags) saveBaseline(report *reports.Report) error {
 		return fmt.Errorf("writing the baseline: %w", err)
 	}
 	return f.Close()
+}
+
+// slice keeps the scenarios of --shard K/N.
+func (m *matrixFlags) slice(fs *pflag.FlagSet, matrix []faults.Scenario) ([]faults.Scenario, error) {
+	var k, n int
+	if _, err := fmt.Sscanf(m.shard, "%d/%d", &k, &n); err != nil || n < 1 || k < 1 || k > n || fmt.Sprintf("%d/%d", k, n) != m.shard {
+		return nil, fmt.Errorf("--shard %q: write K/N with 1 <= K <= N, as in --shard 2/4", m.shard)
+	}
+	if !fs.Changed("seed") {
+		return nil, fmt.Errorf("--shard %s needs --seed: every shard of a run must use the same seed (as in --seed %d on each)", m.shard, rand.Uint32())
+	}
+	s := &reports.Shard{Index: k, Total: n}
+	var out []faults.Scenario
+	for i, sc := range matrix {
+		s.Matrix = append(s.Matrix, sc.Name)
+		if reports.InShard(i, k, n) {
+			out = append(out, sc)
+		}
+	}
+	m.shardOf = s
+	return out, nil
 }

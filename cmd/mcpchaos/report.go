@@ -17,6 +17,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "diff" {
 		return runReportDiff(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "merge" {
+		return runReportMerge(args[1:], stdout, stderr)
+	}
 	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	format := fs.StringP("format", "f", "text", "`FORMAT` to render: "+strings.Join(reports.Formats, ", "))
@@ -86,4 +89,42 @@ func runReportDiff(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return exitOK
+}
+
+// runReportMerge is mcpchaos report merge SHARD.json...: the reports of
+// every shard of one run (--shard K/N) joined into the run's report.
+func runReportMerge(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("report merge", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	format := fs.StringP("format", "f", "json", "`FORMAT` of the merged report: "+strings.Join(reports.Formats, ", "))
+	out := fs.StringP("output", "o", "-", "write to `FILE` (default: stdout)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprintf(stdout, "Usage: mcpchaos report merge [--format FORMAT] [-o FILE] SHARD.json...\n\nJoins the reports of every shard of one run (test or test-client with\n--shard K/N and one --seed) into the report of the whole matrix. Refuses\nreports of different runs, a shard given twice and a missing shard.\nExits as test does: 0, or 1 when the merged run has error findings.\n\n%s", fs.FlagUsages())
+			return exitOK
+		}
+		return usageError(stderr, "report merge: %v (see mcpchaos report merge --help)", err)
+	}
+	if err := reports.CheckFormat(*format); err != nil {
+		return usageError(stderr, "report merge: --format: %v", err)
+	}
+	if fs.NArg() == 0 {
+		return usageError(stderr, "report merge: give the shards' reports, as in mcpchaos report merge -o run.json shard-*.json")
+	}
+	var rs []*reports.Report
+	for _, path := range fs.Args() {
+		r, err := reports.ReadReportFile(path)
+		if err != nil {
+			return usageError(stderr, "report merge: %v", err)
+		}
+		rs = append(rs, r)
+	}
+	merged, err := reports.MergeShards(fs.Args(), rs)
+	if err != nil {
+		return usageError(stderr, "report merge: %v", err)
+	}
+	if err := writeRendered(*out, *format, merged, stdout); err != nil {
+		return usageError(stderr, "report merge: %v", err)
+	}
+	return merged.ExitCode(false)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/mcpchaos/mcpchaos/reports"
 )
 
@@ -150,5 +152,58 @@ func TestBaselineFlow(t *testing.T) {
 	checkUsageErrors(t, []usageCase{
 		{"unknown key", []string{"test", "--baseline", bad, "--", bin}, bad + ":5: field reason not found"},
 		{"missing", []string{"test", "--baseline", filepath.Join(dir, "nope.yaml"), "--", bin}, "cannot read the baseline"},
+	})
+}
+
+// Sharding: the shards of a run, merged, give the scenarios and findings
+// the unsharded run gives; merge refuses a shard twice, a missing shard
+// and a shard of another run.
+func TestShardAndMerge(t *testing.T) {
+	dir := t.TempDir()
+	bin := crashServer(t)
+	matrix := []string{"--scenario", "eof-inflight", "--scenario", "burst-c2s", "--scenario", "half-close-s2c"}
+	runTo := func(path string, extra ...string) {
+		var stdout, stderr bytes.Buffer
+		args := append(append(append([]string{"test", "--deadline", "2s", "--report", path}, matrix...), extra...), "--", bin)
+		if code := run(args, nil, &stdout, &stderr); code == exitUsage {
+			t.Fatalf("exit 2: %s", stderr.String())
+		}
+	}
+	full, s1, s2, other := filepath.Join(dir, "full.json"), filepath.Join(dir, "s1.json"), filepath.Join(dir, "s2.json"), filepath.Join(dir, "other.json")
+	runTo(full, "--seed", "3")
+	runTo(s1, "--seed", "3", "--shard", "1/2")
+	runTo(s2, "--seed", "3", "--shard", "2/2")
+	runTo(other, "--seed", "4", "--shard", "2/2")
+	merged := filepath.Join(dir, "merged.json")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"report", "merge", "-o", merged, s2, s1}, nil, &stdout, &stderr); code != 1 {
+		t.Fatalf("merge: exit %d, want 1 (the crash): %s", code, stderr.String())
+	}
+	summary := func(path string) []string {
+		r, err := reports.ReadReportFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, s := range r.Scenarios {
+			out = append(out, s.Name+" "+s.Outcome)
+		}
+		for _, f := range r.Findings {
+			if f.Severity == reports.SeverityError {
+				out = append(out, reports.FingerprintOf(&f).String())
+			}
+		}
+		return append(out, "outcome "+r.Outcome)
+	}
+	if diff := cmp.Diff(summary(full), summary(merged)); diff != "" {
+		t.Errorf("merged shards vs the whole run (-whole +merged):\n%s", diff)
+	}
+	checkUsageErrors(t, []usageCase{
+		{"a shard twice", []string{"report", "merge", s1, s1}, "are both shard 1/2"},
+		{"a missing shard", []string{"report", "merge", s1}, "shard 2/2 of run"},
+		{"another run", []string{"report", "merge", s1, other}, "is shard 2/2 of another run than " + s1},
+		{"not a shard", []string{"report", "merge", full}, full + " is not a shard's report"},
+		{"shard without seed", []string{"test", "--shard", "1/2", "--", bin}, "--shard 1/2 needs --seed"},
+		{"bad shard", []string{"test", "--seed", "1", "--shard", "3/2", "--", bin}, `--shard "3/2": write K/N with 1 <= K <= N`},
 	})
 }

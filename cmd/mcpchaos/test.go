@@ -127,7 +127,7 @@ func announceCases(stdout io.Writer, report *reports.Report, dir, command string
 
 // casesFlagsOK refuses the flags --cases replaces, and checks the rest.
 func casesFlagsOK(fs *pflag.FlagSet, command string, m matrixFlags) error {
-	for _, f := range []string{"scenario", "save-case", "report", "report-format", "seed", "baseline", "write-baseline"} {
+	for _, f := range []string{"scenario", "save-case", "report", "report-format", "seed", "baseline", "write-baseline", "shard"} {
 		if fs.Changed(f) {
 			return fmt.Errorf("%s: --cases replays the recorded scenarios with their recorded seeds; it takes no --%s", command, f)
 		}
