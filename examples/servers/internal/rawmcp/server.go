@@ -300,24 +300,34 @@ func (s *Server) request(id json.RawMessage, method string, params json.RawMessa
 
 	s.handlers.Add(1)
 	go func() {
-		defer s.handlers.Done()
-		result, rerr := s.dispatch(ctx, method, params)
-		s.mu.Lock()
-		if s.inflight[key] == f {
-			delete(s.inflight, key)
-		}
-		cancelled := f.cancelled
-		s.mu.Unlock()
-		cancel()
-		if cancelled {
-			return
-		}
-		if rerr != nil {
-			_ = s.ReplyError(id, rerr.Code, rerr.Message, rerr.Data)
-			return
-		}
-		_ = s.send(message{JSONRPC: "2.0", ID: id, Result: mustJSON(result)})
+		s.answer(ctx, id, method, params, key, f)
+		// Not deferred: while a panic in the handler unwinds (the crash
+		// example's send on a closed channel), a deferred Done would let
+		// Serve and main return, and the process exit 0 before the runtime
+		// printed the panic.
+		s.handlers.Done()
 	}()
+}
+
+// answer runs the handler of request id and answers it, unless the client
+// cancelled it meanwhile.
+func (s *Server) answer(ctx context.Context, id json.RawMessage, method string, params json.RawMessage, key string, f *inflight) {
+	result, rerr := s.dispatch(ctx, method, params)
+	s.mu.Lock()
+	if s.inflight[key] == f {
+		delete(s.inflight, key)
+	}
+	cancelled := f.cancelled
+	s.mu.Unlock()
+	f.cancel()
+	if cancelled {
+		return
+	}
+	if rerr != nil {
+		_ = s.ReplyError(id, rerr.Code, rerr.Message, rerr.Data)
+		return
+	}
+	_ = s.send(message{JSONRPC: "2.0", ID: id, Result: mustJSON(result)})
 }
 
 // Request sends a request to the client and waits for its answer, for ctx to
