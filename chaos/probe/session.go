@@ -10,6 +10,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/wire"
@@ -43,6 +44,10 @@ type session struct {
 	// order; it is never held by the writer, which keeps the queue moving.
 	sendMu sync.Mutex
 	queue  chan outgoing
+	// batch, while set, is closed once callTools has queued its first
+	// Concurrency calls: the writer waits for it (batchWait at most), so
+	// they go in one write however the scheduler runs this process.
+	batch  atomic.Pointer[chan struct{}]
 	closed bool // guarded by sendMu: queue is closed
 	// stopping wakes senders blocked on a full queue when the workload ends.
 	stopping chan struct{}
@@ -364,6 +369,40 @@ func (s *session) gather(first outgoing) []outgoing {
 			batch = append(batch, o)
 			size += len(o.line)
 		case <-t.C:
+			return s.gatherBatch(batch, size)
+		}
+	}
+	return batch
+}
+
+// batchWait bounds how long the writer waits for callTools to finish
+// queueing its first calls.
+const batchWait = time.Second
+
+// gatherBatch adds to batch the rest of the first calls, when callTools is
+// still queueing them: under load, the gap between two of them can outlast
+// gatherWindow, and the calls would reach the server one by one.
+func (s *session) gatherBatch(batch []outgoing, size int) []outgoing {
+	b := s.batch.Load()
+	if b == nil {
+		return batch
+	}
+	t := time.NewTimer(batchWait)
+	defer t.Stop()
+	select {
+	case <-*b:
+	case <-t.C:
+		return batch
+	}
+	for size < 64<<10 {
+		select {
+		case o, ok := <-s.queue:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, o)
+			size += len(o.line)
+		default:
 			return batch
 		}
 	}

@@ -325,7 +325,22 @@ func (s *session) callTools(calls []Call) {
 	slots := make(chan struct{}, s.cfg.Concurrency)
 	var inFlight sync.WaitGroup
 	defer inFlight.Wait()
+	// The first Concurrency calls are one batch: the writer sends them in
+	// one write (see session.batch).
+	batched := make(chan struct{})
+	s.batch.Store(&batched)
+	var endBatch sync.Once
+	closeBatch := func() {
+		endBatch.Do(func() {
+			s.batch.Store(nil)
+			close(batched)
+		})
+	}
+	defer closeBatch()
 	for i, c := range calls {
+		if i == s.cfg.Concurrency {
+			closeBatch()
+		}
 		select {
 		case slots <- struct{}{}:
 		case <-s.ctx.Done():
