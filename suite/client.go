@@ -46,6 +46,8 @@ type ClientOptions struct {
 	Version       string
 	// CaseDir: as in Options; the cases record the client and the server.
 	CaseDir string
+	// Progress: as in Options.
+	Progress Progress
 	// ServerURL, when set, is the MCP endpoint of an HTTP server: the
 	// client program gets the proxy's URL in $MCPCHAOS_SERVER_URL instead
 	// of a server command, and Server, when given, is the command that
@@ -125,12 +127,12 @@ func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
 	}
 	baseline := faults.Baseline
 	baseline.Expect = "success"
-	base, err := o.runClientScenario(ctx, baseline, work)
+	base, err := withProgress(o.Progress, baseline.Name, nil, func() (*scenarioRun, error) { return o.runClientScenario(ctx, baseline, work) })
 	if err != nil {
 		return nil, err
 	}
 	return completeMatrix(report, base, o.Parallel, o.Scenarios, func(sc faults.Scenario) (*scenarioRun, error) {
-		return o.runClientScenario(ctx, sc, work)
+		return withProgress(o.Progress, sc.Name, base, func() (*scenarioRun, error) { return o.runClientScenario(ctx, sc, work) })
 	})
 }
 

@@ -66,6 +66,8 @@ type Options struct {
 	// CaseDir, if set, receives a regression case file for every failing
 	// fault scenario (see SaveCase).
 	CaseDir string
+	// Progress, if set, hears of each scenario as it starts and ends.
+	Progress Progress
 
 	// observe, if set, sees each scenario's fault decisions (ReplayCases
 	// compares them with the recorded ones). It may be called concurrently.
@@ -154,7 +156,7 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 		report.Target.URL = o.URL.Redacted()
 	}
 
-	base, err := o.runScenario(ctx, faults.Baseline)
+	base, err := withProgress(o.Progress, faults.Baseline.Name, nil, func() (*scenarioRun, error) { return o.runScenario(ctx, faults.Baseline) })
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +169,7 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 	}
 	workloadHints(base, o.Deadline)
 	return completeMatrix(report, base, o.Parallel, o.Scenarios, func(sc faults.Scenario) (*scenarioRun, error) {
-		return o.runScenario(ctx, sc)
+		return withProgress(o.Progress, sc.Name, base, func() (*scenarioRun, error) { return o.runScenario(ctx, sc) })
 	})
 }
 

@@ -93,7 +93,9 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	progress := newProgress(stderr, len(selected)+1)
 	report, err := suite.Run(ctx, suite.Options{
+		Progress:      progress,
 		Command:       command,
 		Scenarios:     selected,
 		Seed:          m.seed,
@@ -108,6 +110,7 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 		Version:       version,
 		CaseDir:       m.saveCase,
 	})
+	progress.close()
 	if err != nil {
 		return runFailed(stderr, "test", "server", err)
 	}

@@ -52,7 +52,9 @@ func runHTTPTest(fs *pflag.FlagSet, t httpTest, m matrixFlags, stdout, stderr io
 	targetArgs := slices.Concat(target.args, headerArgs(t.headers))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	progress := newProgress(stderr, len(selected)+1)
 	report, err := suite.Run(ctx, suite.Options{
+		Progress:      progress,
 		Command:       t.command,
 		URL:           target.url,
 		Header:        header,
@@ -70,6 +72,7 @@ func runHTTPTest(fs *pflag.FlagSet, t httpTest, m matrixFlags, stdout, stderr io
 		Version:       version,
 		CaseDir:       m.saveCase,
 	})
+	progress.close()
 	if err != nil {
 		return runFailed(stderr, "test", "server", err)
 	}

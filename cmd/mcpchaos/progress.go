@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/suite"
+)
+
+// progressLine shows a matrix run as it goes, on stderr: on a terminal one
+// live line (what runs, how many are done, findings so far, elapsed),
+// redrawn in place; elsewhere (a CI log, a pipe, or CI set) one plain line
+// per scenario as it ends, which a log keeps readable.
+type progressLine struct {
+	w     io.Writer
+	live  bool
+	total int
+	start time.Time
+
+	mu       sync.Mutex
+	running  []string
+	done     int
+	findings int
+	stop     chan struct{}
+	stopped  chan struct{}
+}
+
+// newProgress starts the display of a run of total scenarios, the
+// baseline included; close ends it before the summary is printed.
+func newProgress(w io.Writer, total int) *progressLine {
+	p := &progressLine{w: w, live: isTerminal(w) && os.Getenv("CI") == "", total: total, start: time.Now()}
+	if p.live {
+		p.stop, p.stopped = make(chan struct{}), make(chan struct{})
+		go p.redraw()
+	}
+	return p
+}
+
+// isTerminal reports whether w is a terminal a live line can be redrawn on.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func (p *progressLine) Started(scenario string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.running = append(p.running, scenario)
+}
+
+func (p *progressLine) Finished(scenario, outcome string, findings int, took time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if i := slices.Index(p.running, scenario); i >= 0 {
+		p.running = slices.Delete(p.running, i, i+1)
+	}
+	p.done++
+	p.findings += findings
+	if !p.live {
+		fmt.Fprintf(p.w, "mcpchaos: [%d/%d] %s: %s, %d %s, %s; %s\n", p.done, p.total, scenario, outcome,
+			findings, plural(findings, "finding"), took.Round(time.Millisecond), p.tally())
+	}
+}
+
+// tally is the run so far; the caller holds mu.
+func (p *progressLine) tally() string {
+	return fmt.Sprintf("%d %s so far, %s elapsed", p.findings, plural(p.findings, "finding"), time.Since(p.start).Round(100*time.Millisecond))
+}
+
+func (p *progressLine) redraw() {
+	defer close(p.stopped)
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		p.mu.Lock()
+		line := fmt.Sprintf("[%d/%d] running %s · %s", p.done, p.total, orNothing(strings.Join(p.running, ", ")), p.tally())
+		p.mu.Unlock()
+		if len(line) > 150 {
+			line = line[:147] + "..."
+		}
+		fmt.Fprintf(p.w, "\r\x1b[K%s", line)
+		select {
+		case <-p.stop:
+			fmt.Fprint(p.w, "\r\x1b[K")
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// close ends the display: the live line is erased.
+func (p *progressLine) close() {
+	if p.live {
+		close(p.stop)
+		<-p.stopped
+	}
+}
+
+func orNothing(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	return s
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+var _ suite.Progress = (*progressLine)(nil)
