@@ -12,7 +12,7 @@ import (
 
 // Formats are the renderings of a report, by the name --format and
 // --report-format take.
-var Formats = []string{"json", "markdown", "junit", "github", "text"}
+var Formats = []string{"json", "markdown", "junit", "github", "html", "text"}
 
 // Render writes the report in format (one of Formats).
 func Render(w io.Writer, r *Report, format string) error {
@@ -25,6 +25,8 @@ func Render(w io.Writer, r *Report, format string) error {
 		return WriteJUnit(w, r)
 	case "github":
 		return WriteGitHub(w, r)
+	case "html":
+		return WriteHTML(w, r)
 	case "text":
 		WriteSummary(w, r)
 		return nil

@@ -61,7 +61,7 @@ func TestReportUsageErrors(t *testing.T) {
 	}
 	checkUsageErrors(t, []usageCase{
 		{"no file", []string{"report"}, "give one report file"},
-		{"unknown format", []string{"report", "--format", "pdf", bad}, `unknown report format "pdf" (formats: json, markdown, junit, github, text)`},
+		{"unknown format", []string{"report", "--format", "pdf", bad}, `unknown report format "pdf" (formats: json, markdown, junit, github, html, text)`},
 		{"bad JSON", []string{"report", bad}, bad + ":3:11: the report is not JSON"},
 		{"missing file", []string{"report", filepath.Join(dir, "nope.json")}, "cannot read the report"},
 		{"bad --report-format", []string{"test", "--report-format", "junit", "--", "cat"}, `--report-format "junit": write FORMAT=FILE`},

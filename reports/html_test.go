@@ -1,0 +1,125 @@
+package reports
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// bigRun is a failing run whose transcript holds n calls answered, then
+// one that never is (a hang), as a report written with --transcript-dir
+// has it.
+func bigRun(t *testing.T, n int) *Report {
+	t.Helper()
+	b := newTB()
+	b.evs[0].Scenario = "stall-s2c"
+	for i := 1; i <= n; i++ {
+		id := fmt.Sprint(i)
+		b.at(float64(i)).call(id, "tools/call")
+		b.at(float64(i) + 0.5).reply(id)
+	}
+	hung := fmt.Sprint(n + 1)
+	b.at(float64(n)+10).call(hung, "tools/call")
+	b.at(float64(n) + 20).stderr("<script>alert('peer bytes')</script> </script><!--")
+	b.at(float64(n) + 9000).finish()
+	v := JudgeSession(b.evs)
+	path := filepath.Join(t.TempDir(), "stall-s2c.jsonl")
+	var buf bytes.Buffer
+	for _, e := range b.evs {
+		line, _ := json.Marshal(e)
+		buf.Write(append(line, '\n'))
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return &Report{Schema: Schema, Outcome: OutcomeFail, Target: Target{Command: []string{"python", "server.py"}}, Seed: 7,
+		Scenarios: []ScenarioResult{{Name: "stall-s2c", Seed: 7, Outcome: OutcomeFail, Findings: len(v.Findings), Transcript: path}},
+		Findings:  v.Findings}
+}
+
+// The HTML report is one self-contained page: no network (no src or href
+// leaves the file), the peers' bytes cannot close its script, and its data
+// holds every event of the failing scenario's transcript.
+func TestHTMLSelfContained(t *testing.T) {
+	r := bigRun(t, 50)
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	if regexp.MustCompile(`(?i)(src|href)=["']?(https?:)?//`).MatchString(page) {
+		t.Error("the page loads something from the network")
+	}
+	if strings.Count(page, "</script>") != 2 {
+		t.Errorf("a peer's bytes closed a script element: %d </script>", strings.Count(page, "</script>"))
+	}
+	if !strings.Contains(page, `tools/call #51`) {
+		t.Error("the hung request is not in the page's data")
+	}
+}
+
+// The HTML report in a real headless browser (Debian's Chromium, installed
+// by scripts/install-tools): a run of 3,000 calls renders, with no console
+// error, the rows the finding points at drawn and the rest folded, and a
+// screenshot shows the diagram.
+func TestHTMLInABrowser(t *testing.T) {
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatalf("chromium is not installed (%v): run scripts/install-tools (it installs Debian's chromium)", err)
+	}
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, bigRun(t, 3000)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	browse := func(args ...string) (stdout, stderr string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		argv := append([]string{"--headless=new", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + filepath.Join(dir, "profile"),
+			"--enable-logging=stderr", "--v=0"}, args...)
+		cmd := exec.CommandContext(ctx, chromium, append(argv, "file://"+page)...)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("chromium %v: %v\n%s", args, err, errb.String())
+		}
+		return out.String(), errb.String()
+	}
+	dom, logs := browse("--dump-dom", "--virtual-time-budget=5000")
+	for _, l := range strings.Split(logs, "\n") {
+		if strings.Contains(l, ":CONSOLE") || strings.Contains(l, "Uncaught") {
+			t.Errorf("console: %s", l)
+		}
+	}
+	if !strings.Contains(dom, `data-rendered="ok"`) {
+		t.Fatalf("the page's script did not finish rendering:\n%.2000s", dom)
+	}
+	rows := strings.Count(dom, `class="row`)
+	if rows < 100 || rows > 400 {
+		t.Errorf("%d timeline rows drawn; want the ends and the rows around the finding, the rest folded", rows)
+	}
+	if !strings.Contains(dom, `class="gap"`) || !strings.Contains(dom, "more events") {
+		t.Error("no folded gap in a timeline of 6,000 messages")
+	}
+	if !strings.Contains(dom, `class="row bad"`) {
+		t.Error("the hung request is not highlighted")
+	}
+	shot := filepath.Join(dir, "shot.png")
+	browse("--screenshot="+shot, "--window-size=1280,1000")
+	png, err := os.ReadFile(shot)
+	if err != nil || len(png) < 20000 || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+		t.Errorf("screenshot: %d bytes, %v", len(png), err)
+	}
+}
