@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/judge"
 )
 
 // Every corrupt mode, and a duplicated call, against the real mcp-go server:
@@ -54,7 +54,7 @@ func TestCorruptAndDuplicateCallsWithRealMCPServer(t *testing.T) {
 				t.Fatalf("the server stopped serving after the fault: %v", err)
 			}
 			s.end(t)
-			v := reports.JudgeSession(s.Rec.Events())
+			v := judge.Session(s.Rec.Events())
 			if len(v.Findings) > 0 || len(v.Indeterminate) > 0 {
 				t.Errorf("judge: %s; indeterminate %q; want a clean session", findingKinds(v), v.Indeterminate)
 			}

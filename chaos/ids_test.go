@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -106,7 +106,7 @@ func TestIDTypeWithRealMCPServer(t *testing.T) {
 	if diff := cmp.Diff([]string{`"` + id + `" -> ` + id}, answersTo(events, `"`+id+`"`, id)); diff != "" {
 		t.Errorf("the server's answers (-want +got):\n%s", diff)
 	}
-	checkVerdict(t, reports.JudgeSession(events))
+	checkVerdict(t, judge.Session(events))
 }
 
 // id-collision against mcp-go: a slow call is in flight when an echo call
@@ -166,7 +166,7 @@ func TestIDCollisionWithRealMCPServer(t *testing.T) {
 	if diff := cmp.Diff([]string{ids[0] + " -> " + ids[0], ids[0] + " -> " + ids[1]}, answersTo(events, ids[0])); diff != "" {
 		t.Errorf("the server's answers (-want +got):\n%s", diff)
 	}
-	checkVerdict(t, reports.JudgeSession(events))
+	checkVerdict(t, judge.Session(events))
 }
 
 // calls lists the ids of the tools/call requests the client sent.
@@ -236,5 +236,5 @@ func TestIDTypeTranslatesCancellationsForRealMCPServer(t *testing.T) {
 	if diff := cmp.Diff([]string{`"` + id + `" -> ` + id}, answersTo(events, `"`+id+`"`, id)); diff != "" {
 		t.Errorf("the server's answers (-want +got):\n%s", diff)
 	}
-	checkVerdict(t, reports.JudgeSession(events))
+	checkVerdict(t, judge.Session(events))
 }

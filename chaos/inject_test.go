@@ -17,7 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -113,11 +113,11 @@ func (s *injectSession) call(t *testing.T, name string, args map[string]any) *mc
 
 // end closes the client, waits for the session and returns the judge's
 // verdict on it.
-func (s *injectSession) end(t *testing.T) reports.Verdict {
+func (s *injectSession) end(t *testing.T) judge.Verdict {
 	t.Helper()
 	s.client.Close()
 	s.wait(t, 15*time.Second)
-	return reports.JudgeSession(s.Rec.Events())
+	return judge.Session(s.Rec.Events())
 }
 
 // swallowedAnswers lists "dir kind id: reason" for each answer to an
@@ -155,7 +155,7 @@ const noClientProgram = "the transcript records nothing about the client program
 
 // checkVerdict wants no findings and, in the client role, only the note
 // that there is no client program.
-func checkVerdict(t *testing.T, v reports.Verdict, notes ...string) {
+func checkVerdict(t *testing.T, v judge.Verdict, notes ...string) {
 	t.Helper()
 	if len(v.Findings) != 0 || !cmp.Equal(notes, v.Indeterminate, cmpopts.EquateEmpty()) {
 		b, _ := json.MarshalIndent(v, "", "  ")

@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -27,12 +27,12 @@ func startInitializedMCP(t *testing.T, cfg Config, specs ...string) *mcpSession 
 }
 
 // verdict judges the session's transcript as mcpchaos test would.
-func verdict(s *mcpSession) reports.Verdict {
-	return reports.JudgeSession(s.Rec.Events())
+func verdict(s *mcpSession) judge.Verdict {
+	return judge.Session(s.Rec.Events())
 }
 
 // findingKinds lists "kind: message" for each finding.
-func findingKinds(v reports.Verdict) []string {
+func findingKinds(v judge.Verdict) []string {
 	var out []string
 	for _, f := range v.Findings {
 		out = append(out, f.Kind+": "+f.Message)

@@ -18,7 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -47,7 +47,7 @@ func startMCPWith(t *testing.T, cfg Config, specs ...string) *mcpSession {
 // server in the recorded session.
 func judgedClean(t *testing.T, events []wire.Event) {
 	t.Helper()
-	v := reports.JudgeSession(events)
+	v := judge.Session(events)
 	for _, f := range v.Findings {
 		t.Errorf("the judge found %s: %s", f.Kind, f.Message)
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/examples/everything"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/httpchaos"
-	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -121,7 +121,7 @@ func proxyToURL(tb testing.TB, upstream *url.URL, specs ...string) (front string
 }
 
 // end closes the session, once.
-func (r *rig) end(t *testing.T) reports.Verdict {
+func (r *rig) end(t *testing.T) judge.Verdict {
 	t.Helper()
 	if !r.ended {
 		r.ended = true
@@ -129,7 +129,7 @@ func (r *rig) end(t *testing.T) reports.Verdict {
 			t.Errorf("closing the proxy: %v", err)
 		}
 	}
-	return reports.JudgeSession(r.rec.Events())
+	return judge.Session(r.rec.Events())
 }
 
 // dial connects an mcp-go client through the proxy and initializes it.
@@ -469,7 +469,7 @@ func TestLegacySSE(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("messages (-want +got):\n%s", diff)
 	}
-	if v := reports.JudgeSession(events); len(v.Findings) != 0 {
+	if v := judge.Session(events); len(v.Findings) != 0 {
 		t.Errorf("findings: %+v", v.Findings)
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -154,7 +154,7 @@ func TestEmptyJSONAcceptedIsNoMessage(t *testing.T) {
 			t.Errorf("an empty body recorded as a message: %+v", e)
 		}
 	}
-	if v := reports.JudgeSession(rec.Events()); len(v.Findings) != 0 {
+	if v := judge.Session(rec.Events()); len(v.Findings) != 0 {
 		t.Errorf("findings: %+v", v.Findings)
 	}
 }

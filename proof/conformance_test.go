@@ -25,6 +25,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/examples/everything"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/httpchaos"
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/reports"
 )
 
@@ -163,7 +164,7 @@ func TestConformanceThroughTheProxy(t *testing.T) {
 				t.Errorf("conformance checks, direct vs through the proxy (-direct +proxied):\n%s", diff)
 			}
 			t.Logf("%d checks, %d passed, the same through the proxy", len(direct), passed)
-			v := reports.JudgeSession(rec.Events())
+			v := judge.Session(rec.Events())
 			for _, f := range v.Findings {
 				t.Errorf("the judge, on the suite's traffic: %s %s: %s", f.Kind, f.Rule, f.Message)
 			}

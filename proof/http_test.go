@@ -17,7 +17,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/chaos"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/httpchaos"
-	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -76,7 +76,7 @@ func TestHTTPProxyRealPeers(t *testing.T) {
 				t.Error(err)
 			}
 			events := rec.Events()
-			v := reports.JudgeSession(events)
+			v := judge.Session(events)
 			if len(v.Findings) != 0 || len(v.Indeterminate) != 0 {
 				t.Errorf("verdict %+v", v)
 			}

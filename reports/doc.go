@@ -1,7 +1,9 @@
-// Package reports judges mcpchaos transcripts and models the reports built
-// from the verdicts. The judge is a pure function of the recorded events, so a
-// stored transcript is judged offline exactly as it was live, and it streams:
-// its memory follows the requests still open, not the length of the
-// transcript. The report is the mcpchaos.report/v1 JSON contract of
-// DESIGN.md, plus the short summary a person reads on stdout.
+// Package reports holds the report model, the mcpchaos.report/v1 JSON
+// contract (a run's scenarios and findings, the rules findings cite, their
+// kinds and severities), and what is made from a report: the terminal
+// summary, Markdown, JUnit XML, GitHub annotations, the HTML timeline, the
+// diff of two runs, baselines and the merge of sharded runs. The judge
+// that produces the findings from transcripts is package judge; this
+// package never reads a transcript except to draw a failing scenario's
+// timeline.
 package reports

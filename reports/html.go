@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mcpchaos/mcpchaos/internal/words"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -130,7 +131,7 @@ func timelineOf(index int, s ScenarioResult, all []Finding) htmlTimeline {
 		case e.Type == wire.EventStderr || e.Type == wire.EventProcessExited:
 			lane = "server"
 		}
-		tl.Events = append(tl.Events, htmlEvent{Seq: e.Seq, T: e.TUS, Lane: lane, Label: e.Type + ": " + cut(firstLine(e.Excerpt), 80), Excerpt: cut(e.Excerpt, 300), Reached: true})
+		tl.Events = append(tl.Events, htmlEvent{Seq: e.Seq, T: e.TUS, Lane: lane, Label: e.Type + ": " + words.Cut(firstLine(e.Excerpt), 80), Excerpt: words.Cut(e.Excerpt, 300), Reached: true})
 	}
 	return tl
 }
@@ -172,31 +173,31 @@ func htmlEvents(events []wire.Event) []htmlEvent {
 		case wire.EventForwarded, wire.EventDropped:
 			continue // drawn with the message they are the fate of
 		case wire.EventReceived:
-			h.Lane, h.Label, h.Excerpt = e.Dir, messageLabel(e), cut(rawOf(e), 300)
+			h.Lane, h.Label, h.Excerpt = e.Dir, messageLabel(e), words.Cut(rawOf(e), 300)
 			if f := fate[e.Seq]; f != nil && f.Type == wire.EventForwarded {
 				h.Reached = true
 			} else if f != nil {
-				h.Why = cut(f.Detail, 60)
+				h.Why = words.Cut(f.Detail, 60)
 			}
 		case wire.EventInjected, wire.EventProbe:
-			h.Lane, h.Label, h.Excerpt, h.Fault = "inj-"+e.Dir, messageLabel(e), cut(rawOf(e), 300), e.Fault
+			h.Lane, h.Label, h.Excerpt, h.Fault = "inj-"+e.Dir, messageLabel(e), words.Cut(rawOf(e), 300), e.Fault
 			if e.Type == wire.EventProbe {
 				h.Fault = "liveness probe"
 			}
 		case wire.EventFault:
-			h.Lane, h.Label = "fault", cut(e.Fault+": "+e.Detail, 90)
+			h.Lane, h.Label = "fault", words.Cut(e.Fault+": "+e.Detail, 90)
 		case wire.EventStderr:
-			h.Lane, h.Label, h.Excerpt = who, cut(firstLine(rawOf(e)), 90), cut(rawOf(e), 300)
+			h.Lane, h.Label, h.Excerpt = who, words.Cut(firstLine(rawOf(e)), 90), words.Cut(rawOf(e), 300)
 		case wire.EventProcessExited:
-			h.Lane, h.Label = who, exitWords(e)
+			h.Lane, h.Label = who, exitLabel(e)
 		case wire.EventProcessStarted:
 			h.Lane, h.Label = who, "started"
 		case wire.EventSignal:
 			h.Label = fmt.Sprintf("%s to the %s", e.Signal, who)
 		case wire.EventHTTP:
-			h.Label = cut(strings.TrimSpace(e.HTTP+" "+statusWord(e.Status)+" "+e.Detail), 90)
+			h.Label = words.Cut(strings.TrimSpace(e.HTTP+" "+statusWord(e.Status)+" "+e.Detail), 90)
 		default:
-			h.Label = cut(strings.TrimSpace(e.Type+" "+e.Pipe+" "+e.Detail), 90)
+			h.Label = words.Cut(strings.TrimSpace(e.Type+" "+e.Pipe+" "+e.Detail), 90)
 		}
 		out = append(out, h)
 	}
@@ -240,4 +241,15 @@ func statusWord(s int) string {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return line
+}
+
+// exitLabel says how a process ended, for its row.
+func exitLabel(e *wire.Event) string {
+	switch {
+	case e.Signal != "":
+		return "killed by " + e.Signal
+	case e.ExitCode != nil:
+		return fmt.Sprintf("exited with status %d", *e.ExitCode)
+	}
+	return "exited"
 }

@@ -12,37 +12,54 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/wire"
 )
 
 // bigRun is a failing run whose transcript holds n calls answered, then
-// one that never is (a hang), as a report written with --transcript-dir
-// has it.
+// one that never is (a hang, as the judge would report it), as a report
+// written with --transcript-dir has it.
 func bigRun(t *testing.T, n int) *Report {
 	t.Helper()
-	b := newTB()
-	b.evs[0].Scenario = "stall-s2c"
-	for i := 1; i <= n; i++ {
-		id := fmt.Sprint(i)
-		b.at(float64(i)).call(id, "tools/call")
-		b.at(float64(i) + 0.5).reply(id)
-	}
-	hung := fmt.Sprint(n + 1)
-	b.at(float64(n)+10).call(hung, "tools/call")
-	b.at(float64(n) + 20).stderr("<script>alert('peer bytes')</script> </script><!--")
-	b.at(float64(n) + 9000).finish()
-	v := JudgeSession(b.evs)
-	path := filepath.Join(t.TempDir(), "stall-s2c.jsonl")
 	var buf bytes.Buffer
-	for _, e := range b.evs {
+	seq := int64(0)
+	add := func(e wire.Event) wire.Event {
+		seq++
+		e.Seq, e.T = seq, seq*100
 		line, _ := json.Marshal(e)
 		buf.Write(append(line, '\n'))
+		return e
 	}
+	message := func(dir, raw string) wire.Event {
+		m := wire.Classify([]byte(raw + "\n"))
+		d, _ := wire.ParseDirection(dir)
+		e := wire.Event{Type: wire.EventReceived}
+		e.SetMessage(d, &m)
+		rec := add(e)
+		add(wire.Event{Type: wire.EventForwarded, Dir: dir, Of: rec.Seq})
+		return rec
+	}
+	add(wire.Event{Type: wire.EventSession, Scenario: "stall-s2c"})
+	for i := 1; i <= n; i++ {
+		message("c2s", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{}}`, i))
+		message("s2c", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, i))
+	}
+	hung := message("c2s", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{}}`, n+1))
+	e := wire.Event{Type: wire.EventStderr}
+	e.SetRaw([]byte("<script>alert('peer bytes')</script> </script><!--\n"))
+	stderr := add(e)
+	end := add(wire.Event{Type: wire.EventSessionEnd, Detail: "the client closed its output"})
+	path := filepath.Join(t.TempDir(), "stall-s2c.jsonl")
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	f := Finding{Kind: KindHang, Severity: SeverityError, Rule: RuleUnanswered, Scenario: "stall-s2c", Seed: 7,
+		Message: fmt.Sprintf("tools/call (id %d) unanswered", n+1), Request: &Request{ID: fmt.Sprint(n + 1), Method: "tools/call"},
+		Evidence: []Evidence{{Seq: hung.Seq, TUS: hung.T, Type: hung.Type, Dir: "c2s"}, {Seq: stderr.Seq, TUS: stderr.T, Type: "stderr"}, {Seq: end.Seq, TUS: end.T, Type: "session-end"}},
+		Repro:    "mcpchaos test --scenario stall-s2c --seed 7 -- python server.py"}
 	return &Report{Schema: Schema, Outcome: OutcomeFail, Target: Target{Command: []string{"python", "server.py"}}, Seed: 7,
-		Scenarios: []ScenarioResult{{Name: "stall-s2c", Seed: 7, Outcome: OutcomeFail, Findings: len(v.Findings), Transcript: path}},
-		Findings:  v.Findings}
+		Scenarios: []ScenarioResult{{Name: "stall-s2c", Seed: 7, Outcome: OutcomeFail, Findings: 1, Transcript: path}},
+		Findings:  []Finding{f}}
 }
 
 // The HTML report is one self-contained page: no network (no src or href

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpchaos/mcpchaos/internal/shell"
+	"github.com/mcpchaos/mcpchaos/internal/words"
 )
 
 // MarkdownLimit bounds the Markdown rendering: a CI job summary refuses
@@ -41,7 +42,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		}
 		var notes []string
 		for _, n := range append(append([]string(nil), s.Indeterminate...), s.Notes...) {
-			notes = append(notes, markdownCell(cut(n, 300)))
+			notes = append(notes, markdownCell(words.Cut(n, 300)))
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", name, markdownOutcome(s.Outcome), s.Findings, fmtMS(s.DurationMS), strings.Join(notes, "<br>"))
 	}
@@ -61,7 +62,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		writeMarkdownFinding(&fb, i+1, &f)
 		if b.Len()+fb.Len() > budget {
 			fmt.Fprintf(&b, "\n… %d more %s, left out to keep this summary under 1 MiB: the JSON report has every one.\n",
-				len(r.Findings)-i, plural(len(r.Findings)-i, "finding", "findings"))
+				len(r.Findings)-i, words.Plural(len(r.Findings)-i, "finding", "findings"))
 			break
 		}
 		b.WriteString(fb.String())
@@ -103,7 +104,7 @@ func writeMarkdownFinding(b *strings.Builder, n int, f *Finding) {
 			if e.Dir != "" {
 				ev.WriteString(" " + e.Dir)
 			}
-			ev.WriteString(" at " + fmtDur(e.TUS) + "\n")
+			ev.WriteString(" at " + words.Duration(e.TUS) + "\n")
 			for _, l := range excerptLines(e.Excerpt, signatureWord(f.Signature)) {
 				ev.WriteString("  | " + l + "\n")
 			}

@@ -36,6 +36,16 @@ var kindOrder = map[string]int{
 	KindProtocolViolation: 6,
 }
 
+// IsKind reports whether kind is one of the finding kinds.
+func IsKind(kind string) bool {
+	_, ok := kindOrder[kind]
+	return ok
+}
+
+// KindRank is where findings of kind are listed: hangs first, protocol
+// violations last.
+func KindRank(kind string) int { return kindOrder[kind] }
+
 // Severities. A finding's severity is its rule's (see Rules): what the MCP
 // specification allows is at most a warning.
 const (

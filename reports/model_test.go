@@ -33,87 +33,17 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-// sampleReport is a run of mcpchaos test as the suite assembles it, from
-// transcripts judged here: a baseline, a scenario that finds a crash and a
-// lost response, one made indeterminate by its fault, one that passes.
+// sampleReport is the sample run (a baseline, a scenario that finds a
+// crash and a lost response, one made indeterminate by its fault, one that
+// passes) as the judge reports it: judge's TestWriteJSONGolden writes the
+// same into judge/testdata/report.json.golden.
 func sampleReport(t *testing.T) *Report {
 	t.Helper()
-	session := func(name string, build func(b *tb)) (ScenarioResult, []Finding) {
-		b := newTB()
-		b.evs[0].Scenario = name
-		b.evs[0].Repro = "mcpchaos test --scenario " + name + " --seed 7 -- python server.py"
-		build(b)
-		v := JudgeSession(b.evs)
-		res := ScenarioResult{Name: name, Seed: 7, DurationMS: b.t / 1000, Findings: len(v.Findings), Indeterminate: v.Indeterminate, Notes: v.Notes, Outcome: OutcomePass}
-		switch {
-		case Failing(v.Findings):
-			res.Outcome = OutcomeFail
-		case len(v.Indeterminate) > 0:
-			res.Outcome = OutcomeIndeterminate
-		}
-		return res, v.Findings
-	}
-	r := &Report{Schema: Schema, Tool: Tool{Name: "mcpchaos", Version: "0.3.0"}, Target: Target{Command: []string{"python", "server.py"}}, Seed: 7}
-	base, _ := session("baseline", func(b *tb) {
-		b.call("0", "initialize")
-		b.at(120).replyRaw(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"weather"}}}`)
-		b.at(640).finish()
-	})
-	r.Baseline = &base
-	eof, fs := session("eof-inflight", func(b *tb) {
-		b.call("3", "tools/call")
-		b.at(100).eofFault()
-		b.at(150).stderr(readLines(t, "python_closed_resource_group.txt")...)
-		b.at(812).stdoutEOF()
-		b.exit(1)
-		b.end("the server exited")
-	})
-	r.Scenarios = append(r.Scenarios, eof)
-	r.Findings = append(r.Findings, fs...)
-	stall, fs := session("stall-s2c", func(b *tb) {
-		b.call("4", "tools/call")
-		b.at(10).stall(-1)
-		b.at(6000).clientClosed()
-		b.at(9000).signal("SIGTERM", "the server did not exit within 3s of its stdin closing")
-		b.killed("SIGTERM", true)
-		b.end("the client closed its output")
-	})
-	r.Scenarios = append(r.Scenarios, stall)
-	r.Findings = append(r.Findings, fs...)
-	close, fs := session("client-close", func(b *tb) {
-		b.call("5", "tools/call")
-		b.at(1000).clientClosed()
-		b.at(2100).stdoutEOF()
-		b.exit(0)
-		b.end("the client closed its output")
-	})
-	r.Scenarios = append(r.Scenarios, close)
-	r.Findings = append(r.Findings, fs...)
-	pass, _ := session("burst", func(b *tb) {
-		b.call("6", "tools/call")
-		b.at(300).reply("6")
-		b.at(1300).finish()
-	})
-	r.Scenarios = append(r.Scenarios, pass)
-	// The suite says so of a scenario none of whose faults fired.
-	r.Scenarios = append(r.Scenarios, ScenarioResult{Name: "eof-server-request", Seed: 7, DurationMS: 400, Outcome: OutcomeIndeterminate,
-		Indeterminate: []string{"no fault fired: the moment this scenario waits for never came (eof:on=s2c:request)"}})
-	r.Outcome = OutcomeFail
-	return r
-}
-
-func TestWriteJSONGolden(t *testing.T) {
-	var buf bytes.Buffer
-	if err := sampleReport(t).WriteJSON(&buf); err != nil {
+	r, err := ReadReportFile(filepath.Join("testdata", "sample.report.json"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "report.json.golden", buf.Bytes())
-}
-
-func TestWriteSummaryGolden(t *testing.T) {
-	var buf bytes.Buffer
-	WriteSummary(&buf, sampleReport(t))
-	golden(t, "summary.golden", buf.Bytes())
+	return r
 }
 
 func TestWriteSummaryBaselineFails(t *testing.T) {

@@ -61,17 +61,3 @@ func TestRulesCoverTheKinds(t *testing.T) {
 		}
 	}
 }
-
-// checkRule is what every judge test checks of every finding: it cites a
-// rule, and its kind and severity are that rule's.
-func checkRule(t *testing.T, f Finding) {
-	t.Helper()
-	r, ok := LookupRule(f.Rule)
-	if !ok {
-		t.Errorf("finding %s %q cites no known rule (%q)", f.Kind, f.Message, f.Rule)
-		return
-	}
-	if r.Kind != f.Kind || r.Severity != f.Severity {
-		t.Errorf("finding %s/%s cites rule %s, which is %s/%s", f.Kind, f.Severity, r.ID, r.Kind, r.Severity)
-	}
-}

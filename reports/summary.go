@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/words"
 )
 
 // WriteSummary writes the short summary a person reads on stdout: one line
@@ -32,7 +34,7 @@ func WriteSummary(w io.Writer, r *Report) {
 	for i, s := range rows {
 		line := fmt.Sprintf("%-5s  %-*s  %6s", outcomeWord(s.Outcome), width, names[i], fmtMS(s.DurationMS))
 		if s.Findings > 0 {
-			line += fmt.Sprintf("  %d %s", s.Findings, plural(s.Findings, "finding", "findings"))
+			line += fmt.Sprintf("  %d %s", s.Findings, words.Plural(s.Findings, "finding", "findings"))
 		}
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
 		// Why a scenario could not fail, always; what a fault explains,
@@ -105,7 +107,7 @@ func writeFinding(b *strings.Builder, f *Finding) {
 		if ev.Dir != "" {
 			b.WriteString(" " + ev.Dir)
 		}
-		b.WriteString(" at " + fmtDur(ev.TUS) + "\n")
+		b.WriteString(" at " + words.Duration(ev.TUS) + "\n")
 		for _, l := range excerptLines(ev.Excerpt, signatureWord(f.Signature)) {
 			b.WriteString("    | " + l + "\n")
 		}
@@ -133,14 +135,14 @@ func excerptLines(x, focus string) []string {
 		}
 	}
 	if below := len(lines) - end; below > 0 {
-		lines = append(lines[:end:end], fmt.Sprintf("… (%d %s below)", below, plural(below, "line", "lines")))
+		lines = append(lines[:end:end], fmt.Sprintf("… (%d %s below)", below, words.Plural(below, "line", "lines")))
 	}
 	if len(lines) > maxLines {
 		lines = append([]string{fmt.Sprintf("… (%d lines above)", len(lines)-maxLines+1)}, lines[len(lines)-maxLines+1:]...)
 	}
 	for i, l := range lines {
 		if len(l) > maxWidth {
-			lines[i] = cut(l, maxWidth)
+			lines[i] = words.Cut(l, maxWidth)
 		}
 	}
 	return lines
@@ -185,8 +187,8 @@ func totals(r *Report) string {
 	}
 	n := len(r.Findings)
 	return fmt.Sprintf("%d %s: %d passed, %d failed, %d indeterminate; %d %s (%d %s, %d %s); outcome %s",
-		len(r.Scenarios), plural(len(r.Scenarios), "scenario", "scenarios"), pass, fail, indet,
-		n, plural(n, "finding", "findings"), errs, plural(errs, "error", "errors"), warns, plural(warns, "warning", "warnings"),
+		len(r.Scenarios), words.Plural(len(r.Scenarios), "scenario", "scenarios"), pass, fail, indet,
+		n, words.Plural(n, "finding", "findings"), errs, words.Plural(errs, "error", "errors"), warns, words.Plural(warns, "warning", "warnings"),
 		orDash(r.Outcome))
 }
 

@@ -12,7 +12,7 @@ import (
 // summary must show each finding the end of its own traceback, not both the
 // tail of the group.
 func TestSummaryShowsEachCrashItsOwnException(t *testing.T) {
-	raw, err := os.ReadFile("testdata/stderr/python_two_leaves_group.txt")
+	raw, err := os.ReadFile("../judge/testdata/stderr/python_two_leaves_group.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/chaos"
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -217,7 +218,7 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 	if o.observe != nil {
 		o.observe(sc.Name, Decisions(events))
 	}
-	run := clientVerdict(sc, seed, repro, reports.JudgeSession(events), time.Since(rec.start))
+	run := clientVerdict(sc, seed, repro, judge.Session(events), time.Since(rec.start))
 	run.stderr = stderrText(rec.events)
 	res := &run.result
 	if o.TranscriptDir != "" {
@@ -247,7 +248,7 @@ func (o ClientOptions) caseSaver(sc faults.Scenario, seed uint64, deadline time.
 }
 
 // clientVerdict makes a client scenario's run of its verdict.
-func clientVerdict(sc faults.Scenario, seed uint64, repro string, v reports.Verdict, took time.Duration) *scenarioRun {
+func clientVerdict(sc faults.Scenario, seed uint64, repro string, v judge.Verdict, took time.Duration) *scenarioRun {
 	run := &scenarioRun{verdict: v}
 	for i := range run.verdict.Findings {
 		// A wrap killed before it wrote its session event leaves the judge

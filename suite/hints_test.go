@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/reports"
 )
 
 // A tool that hangs without faults may only be slow: the baseline's hang
 // says which flags to try (issue 9, bad input: a slow tool).
 func TestBaselineHangOfAToolSaysWhatToPass(t *testing.T) {
-	base := &scenarioRun{verdict: reports.Verdict{Findings: []reports.Finding{
+	base := &scenarioRun{verdict: judge.Verdict{Findings: []reports.Finding{
 		{Kind: reports.KindHang, Message: "tools/call (id 7) unanswered after 5s; the server answered a liveness ping, so its receive loop runs but the handler is stuck",
 			Request: &reports.Request{ID: "7", Method: "tools/call", Tool: "fetch"}},
 		{Kind: reports.KindHang, Message: "ping (id 9) unanswered after 5s", Request: &reports.Request{ID: "9", Method: "ping"}},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/reports"
 )
 
@@ -77,7 +78,7 @@ func errorKinds(fs []reports.Finding) []string {
 // no longer fail the run. Otherwise an expectation finding says what
 // differed, which fails the run even when the bug it pinned is gone (the
 // file must then be updated).
-func ApplyExpectation(sc faults.Scenario, seed uint64, repro string, v *reports.Verdict) {
+func ApplyExpectation(sc faults.Scenario, seed uint64, repro string, v *judge.Verdict) {
 	if len(sc.Findings) == 0 {
 		return
 	}

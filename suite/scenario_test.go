@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/reports"
 )
 
@@ -47,7 +48,7 @@ func TestApplyExpectation(t *testing.T) {
 		{"the bug is gone", []string{"crash"}, nil, got{[]string{"expectation"}, []bool{false}, true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := reports.Verdict{Findings: slices.Clone(tc.findings)}
+			v := judge.Verdict{Findings: slices.Clone(tc.findings)}
 			ApplyExpectation(faults.Scenario{Name: "s", Findings: tc.expect}, 1, "repro", &v)
 			g := got{Failing: reports.Failing(v.Findings)}
 			for _, f := range v.Findings {

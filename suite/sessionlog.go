@@ -9,7 +9,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/chaos"
 	"github.com/mcpchaos/mcpchaos/faults"
-	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -22,7 +22,7 @@ type sessionLog struct {
 	rec       *chaos.JSONLRecorder
 	file      *os.File // nil when no transcript is kept
 	path      string
-	judge     *reports.Judger
+	judge     *judge.Judger
 	decisions decisionLog
 	// stderr is the server's, clientStderr the client program's (under
 	// test-client over HTTP, where both go into one session).
@@ -35,7 +35,7 @@ const stderrTailLines = 40
 // newSessionLog starts the log of scenario name; with dir set, the
 // transcript goes to dir/NAME.jsonl.
 func newSessionLog(dir, name string) (*sessionLog, error) {
-	l := &sessionLog{judge: reports.NewJudger(), stderr: tailLines{max: stderrTailLines}, clientStderr: tailLines{max: stderrTailLines}}
+	l := &sessionLog{judge: judge.New(), stderr: tailLines{max: stderrTailLines}, clientStderr: tailLines{max: stderrTailLines}}
 	var w io.Writer = io.Discard
 	if dir != "" {
 		l.path = filepath.Join(dir, name+".jsonl")
@@ -66,7 +66,7 @@ func (l *sessionLog) see(e wire.Event) {
 }
 
 // finish writes out the transcript, if one is kept, and returns the verdict.
-func (l *sessionLog) finish() (reports.Verdict, error) {
+func (l *sessionLog) finish() (judge.Verdict, error) {
 	v := l.judge.Verdict()
 	if l.file == nil {
 		return v, nil

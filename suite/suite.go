@@ -15,6 +15,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/chaos/probe"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/internal/shell"
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -22,7 +23,7 @@ import (
 // Defaults for Options fields left zero.
 const (
 	DefaultDeadline    = 5 * time.Second
-	DefaultMaxDeadline = reports.DefaultMaxDeadline
+	DefaultMaxDeadline = judge.DefaultMaxDeadline
 	DefaultGrace       = 3 * time.Second
 	// DefaultStartTimeout is long enough for npx or uvx to fetch a server
 	// before it listens.
@@ -274,7 +275,7 @@ func parallel(n int, scenarios []faults.Scenario, run func(faults.Scenario) (*sc
 
 type scenarioRun struct {
 	result   reports.ScenarioResult
-	verdict  reports.Verdict
+	verdict  judge.Verdict
 	probeErr error
 	stderr   []string
 	// probe is what the probe client saw (nil under test-client).

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -183,7 +184,7 @@ func judgeDir(t *testing.T, dir string) []reports.Finding {
 			t.Fatal(err)
 		}
 		f.Close()
-		all = append(all, reports.Judge(events)...)
+		all = append(all, judge.Findings(events)...)
 	}
 	return all
 }

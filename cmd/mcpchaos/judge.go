@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -32,7 +33,7 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		if len(events) == 0 || events[0].Type != wire.EventSession {
 			return usageError(stderr, "judge: %s does not start with a session event; is it an mcpchaos transcript?", path)
 		}
-		v := reports.JudgeSession(events)
+		v := judge.Session(events)
 		s := events[0]
 		if s.Seed != nil {
 			report.Seed = *s.Seed

@@ -17,7 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpchaos/mcpchaos/examples/everything"
-	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -93,7 +93,7 @@ func TestProxyReportAndTranscript(t *testing.T) {
 	if last := events[len(events)-1]; last.Type != wire.EventSessionEnd || last.Detail != "--duration 2s ran out" {
 		t.Errorf("last event %+v, want the session's end", last)
 	}
-	if v := reports.JudgeSession(events); len(v.Findings) != 0 || len(v.Indeterminate) != 0 {
+	if v := judge.Session(events); len(v.Findings) != 0 || len(v.Indeterminate) != 0 {
 		t.Errorf("judged offline: %+v", v)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/chaos"
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/suite"
 )
@@ -41,7 +42,7 @@ type sessionRecord struct {
 	path      string
 	file      *os.File
 	recorder  *chaos.JSONLRecorder // nil when neither is wanted
-	judge     *reports.Judger      // nil without a report
+	judge     *judge.Judger        // nil without a report
 	stopFlush func()
 }
 
@@ -64,7 +65,7 @@ func openSessionRecord(path string, reporting bool) (*sessionRecord, error) {
 		return r, nil
 	}
 	if reporting {
-		r.judge = reports.NewJudger()
+		r.judge = judge.New()
 		r.recorder.OnEvent = r.judge.Add
 	}
 	r.stopFlush = r.recorder.FlushEvery(transcriptFlush)

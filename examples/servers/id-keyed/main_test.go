@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpchaos/mcpchaos/examples/servers/internal/mcptest"
-	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -73,7 +73,7 @@ func TestUnderIDCollision(t *testing.T) {
 			t.Parallel()
 			events, answers := relayCollision(t, v.Args...)
 			var got []string
-			for _, f := range reports.JudgeSession(events).Findings {
+			for _, f := range judge.Session(events).Findings {
 				got = append(got, fmt.Sprintf("%s %s %s %s", f.Severity, f.Kind, f.Request.Method, f.Request.ID))
 			}
 			// The client's calls are 2 (slow) and 3 (echo); 3 goes on as 2.

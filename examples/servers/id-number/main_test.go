@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpchaos/mcpchaos/examples/servers/internal/mcptest"
-	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -80,7 +80,7 @@ func TestUnderIDType(t *testing.T) {
 				t.Errorf("the client got an answer with id %s, want 2", answer.ID)
 			}
 			var got []string
-			for _, f := range reports.JudgeSession(events).Findings {
+			for _, f := range judge.Session(events).Findings {
 				got = append(got, fmt.Sprintf("%s %s %s %s", f.Severity, f.Kind, f.Request.Method, f.Request.ID))
 			}
 			var want []string

@@ -1,0 +1,216 @@
+package judge
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// The crash check: a non-zero exit or a signal we did not send, or a crash
+// signature on stderr whichever way the peer exited (a server that logs a
+// traceback and exits 0 still crashed). Each distinct signature is one
+// finding; a crash the faults explain (EPIPE after we closed the peer's
+// output, dying of our signal) is noted, not blamed.
+
+// maxSignatures bounds the distinct signatures kept per session.
+const maxSignatures = 32
+
+type crashSig struct {
+	hit   crashHit
+	count int
+	// lastSeq is the stderr event of its last occurrence.
+	lastSeq int64
+}
+
+type crashes struct {
+	scan  stderrScanner
+	sigs  map[string]*crashSig
+	order []string
+	extra int
+}
+
+func (c *crashes) init(j *Judger) {
+	c.sigs = map[string]*crashSig{}
+	c.scan.emit = func(h crashHit) bool { return c.hit(j, h) }
+}
+
+func (c *crashes) stderr(e *wire.Event) {
+	c.scan.add(e.Seq, e.T, stderrText(e))
+}
+
+// hit files one signature; it returns whether the signature is new, so the
+// scanner collects an excerpt only for the first of each.
+func (c *crashes) hit(j *Judger, h crashHit) bool {
+	pc := &j.pc
+	if hc := pc.halfClose; hc != nil && hc.Seq < h.seq {
+		if isEPIPE(h) {
+			j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos closed its output (%s): the failed write is the fault's doing", j.p.name, h.sig, hc.Excerpt))
+		} else {
+			// With its output gone a peer can answer nothing; what is
+			// judged is that it exits (a zombie otherwise), and whether it
+			// handled an exception and went on cannot be seen.
+			j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos closed its output (%s): whether it handled it and went on cannot be seen, and its exit is what is judged", j.p.name, h.sig, hc.Excerpt))
+		}
+		return false
+	}
+	if s := pc.ladderSignal; s != nil && s.Seq < h.seq {
+		j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos signalled it (%s): not judged as a crash", j.p.name, h.sig, s.Excerpt))
+		return false
+	}
+	if cs := c.sigs[h.sig]; cs != nil {
+		cs.count++
+		cs.lastSeq = h.seq
+		return false
+	}
+	if len(c.sigs) >= maxSignatures {
+		c.extra++
+		return false
+	}
+	c.sigs[h.sig] = &crashSig{hit: h, count: 1, lastSeq: h.seq}
+	c.order = append(c.order, h.sig)
+	return true
+}
+
+// survived reports whether the peer went on serving after the last time it
+// printed a signature: it answered a request after it, or it was still
+// serving (its output open) when its stdin closed, and it then exited
+// without failing. Its stdout and stderr are two pipes read apart, so an
+// answer written just after a traceback may be recorded just before it:
+// being alive when told to stop does not depend on that order.
+func (j *Judger) survived(cs *crashSig) bool {
+	pc := &j.pc
+	if pc.exitedBadly() {
+		return false
+	}
+	if a := j.lastAnswer; a != nil && a.Seq > cs.lastSeq {
+		return true
+	}
+	stop, ok := pc.stoppedWhileServing(j)
+	return ok && stop.Seq > cs.lastSeq
+}
+
+// isEPIPE reports whether a signature is a write failing on a closed pipe.
+func isEPIPE(h crashHit) bool {
+	return h.sig == "python:BrokenPipeError" || strings.HasPrefix(h.sig, "node:unhandled-error EPIPE") ||
+		strings.Contains(strings.ToLower(h.text), "broken pipe") || strings.Contains(h.text, "EPIPE")
+}
+
+func (c *crashes) findings(j *Judger) []reports.Finding {
+	fs := c.signatureFindings(j)
+	if len(fs) > 0 {
+		return fs
+	}
+	return c.exitFindings(j)
+}
+
+// signatureFindings reports each crash signature seen on the peer's stderr.
+func (c *crashes) signatureFindings(j *Judger) []reports.Finding {
+	c.scan.flush()
+	pc := &j.pc
+	exitClause := "it had not exited when the transcript ends"
+	if pc.exit != nil {
+		exitClause = "the " + j.p.name + " " + pc.exitWords()
+		if pc.exitByUs {
+			exitClause += " (signalled by mcpchaos)"
+		}
+	}
+	var fs []reports.Finding
+	for _, sig := range c.order {
+		cs := c.sigs[sig]
+		times := timesWords(cs.count)
+		if j.survived(cs) {
+			// An SDK that catches a handler's exception, logs its
+			// traceback and returns an error (the Python SDK's "request
+			// handler raised") is doing its job.
+			j.notes.add(fmt.Sprintf("the %s logged %s%s and went on serving: a handled exception, not a crash",
+				j.p.name, sigWords(cs.hit), times))
+			continue
+		}
+		msg := fmt.Sprintf("%s on stderr%s; %s", sigWords(cs.hit), times, exitClause)
+		ev := []reports.Evidence{cs.hit.excerpt.evidence()}
+		if pc.exit != nil {
+			ev = append(ev, *pc.exit)
+		}
+		rule := reports.RuleCrashSignature
+		if j.cl != nil && j.cl.exitedClean(pc) {
+			rule = reports.RuleClientLoggedCrash
+			msg += " on its own: its SDK caught the exception, but a task of its transport failed"
+		}
+		f := reports.NewFinding(rule, msg, ev)
+		f.Signature = sig
+		fs = append(fs, f)
+	}
+	if c.extra > 0 {
+		j.notes.add(fmt.Sprintf("%d more distinct crash signatures on stderr were not reported (see the transcript)", c.extra))
+	}
+	return fs
+}
+
+// exitFindings judges how the server exited, when its stderr showed no crash
+// signature: a non-zero status or a signal mcpchaos did not send.
+func (c *crashes) exitFindings(j *Judger) []reports.Finding {
+	pc := &j.pc
+	if pc.exit == nil {
+		return nil
+	}
+	var fs []reports.Finding
+	x := pc.exit
+	hc, sig := pc.halfClose, pc.ourSignal
+	switch {
+	case pc.exitSig != "":
+		switch {
+		case pc.exitByUs || pc.sent[pc.exitSig]:
+		case pc.exitSig == "SIGPIPE" && hc != nil && hc.Seq < x.Seq:
+			j.notes.add(fmt.Sprintf("the %s died of SIGPIPE after mcpchaos closed its output (%s): the fault's doing", j.p.name, hc.Excerpt))
+		default:
+			f := reports.NewFinding(reports.RuleCrashExit, fmt.Sprintf("the %s was killed by %s, a signal mcpchaos did not send, with no crash signature on stderr", j.p.name, pc.exitSig), []reports.Evidence{*x})
+			f.Signature = "signal:" + pc.exitSig
+			fs = append(fs, f)
+		}
+	case pc.exitCode != nil && *pc.exitCode != 0:
+		switch {
+		case sig != nil && sig.Seq < x.Seq:
+			// The status reports our signal (143, or a handler's choice).
+		case hc != nil && hc.Seq < x.Seq:
+			j.notes.add(fmt.Sprintf("the %s exited with status %d after mcpchaos closed its output (%s): a failed write is a fair reason to fail", j.p.name, *pc.exitCode, hc.Excerpt))
+		case pc.toldToStop():
+			f := reports.NewFinding(reports.RuleExitStatusAtShutdown, fmt.Sprintf("the %s exited with status %d once its stdin had closed (%s), with no crash signature on stderr", j.p.name, *pc.exitCode, pc.stdinDetail), []reports.Evidence{*pc.stdinClose, *x})
+			f.Signature = fmt.Sprintf("exit:%d", *pc.exitCode)
+			fs = append(fs, f)
+		default:
+			f := reports.NewFinding(reports.RuleCrashExit, fmt.Sprintf("the %s exited with status %d, with no crash signature on stderr", j.p.name, *pc.exitCode), []reports.Evidence{*x})
+			f.Signature = fmt.Sprintf("exit:%d", *pc.exitCode)
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
+
+// sigWords says what a signature is, in the finding's message.
+func sigWords(h crashHit) string {
+	switch {
+	case strings.HasPrefix(h.sig, "python:"):
+		return "Python exception " + h.text
+	case h.sig == "go:panic":
+		return "Go panic: " + h.text
+	case strings.HasPrefix(h.sig, "go:"):
+		return "Go fatal error: " + h.text
+	case strings.HasPrefix(h.sig, "node:unhandled-error"):
+		return "Node.js unhandled 'error' event: " + h.text
+	case h.sig == "node:unhandled-rejection":
+		return "Node.js unhandled promise rejection: " + h.text
+	case strings.HasPrefix(h.sig, "node:"):
+		return "Node.js uncaught exception: " + h.text
+	}
+	return h.text
+}
+
+// timesWords says how often a signature was seen, when more than once.
+func timesWords(n int) string {
+	if n > 1 {
+		return fmt.Sprintf(" (%d times)", n)
+	}
+	return ""
+}

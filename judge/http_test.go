@@ -1,0 +1,230 @@
+package judge
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// httpSession is a transcript as mcpchaos proxy writes it: no process,
+// messages with their exchange and event ids, http events for the heads.
+func httpSession() *tb {
+	b := &tb{}
+	seed := testSeed
+	b.add(wire.Event{Type: wire.EventSession, Seed: &seed, URL: "http://127.0.0.1:3000/mcp", Scenario: "proxy", DeadlineMS: 5000})
+	return b
+}
+
+func (b *tb) post(exchange int64, raw string) int64 {
+	b.add(wire.Event{Type: wire.EventHTTP, Exchange: exchange, HTTP: "POST /mcp"})
+	m := wire.Classify([]byte(raw))
+	e := wire.Event{Type: wire.EventReceived, Exchange: exchange}
+	e.SetMessage(wire.ToServer, &m)
+	seq := b.add(e)
+	b.add(wire.Event{Type: wire.EventForwarded, Dir: "c2s", Of: seq, Exchange: exchange})
+	return seq
+}
+
+func (b *tb) event(exchange int64, eventID, raw string, delivered bool) int64 {
+	m := wire.Classify([]byte(raw))
+	e := wire.Event{Type: wire.EventReceived, Exchange: exchange, EventID: eventID}
+	e.SetMessage(wire.ToClient, &m)
+	seq := b.add(e)
+	if delivered {
+		b.add(wire.Event{Type: wire.EventForwarded, Dir: "s2c", Of: seq, Exchange: exchange})
+	} else {
+		b.add(wire.Event{Type: wire.EventDropped, Dir: "s2c", Of: seq, Exchange: exchange, Detail: "the client's stream was cut by fault eof#1 before this message"})
+	}
+	return seq
+}
+
+func TestJudgeHTTPSessions(t *testing.T) {
+	answer := func(id int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[]}}`, id) }
+	for _, tc := range []struct {
+		name  string
+		build func(b *tb)
+		want  []string // rule of each finding
+	}{
+		{"a 400 to server/discover answers it: the client falls back to initialize", func(b *tb) {
+			seq := b.post(1, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`)
+			b.at(10).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 400, Of: seq, Detail: "response: application/json; the error status answers the request"})
+			b.post(2, `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{}}`)
+			b.at(20).event(2, "", `{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`, true)
+		}, nil},
+		{"a 400 without the request named answers nothing", func(b *tb) {
+			b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)
+			b.at(10).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 400})
+		}, []string{reports.RuleUnanswered}},
+		{"an answer replayed on resumption under its event id is one answer", func(b *tb) {
+			b.post(1, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo"}}`)
+			b.at(10).event(1, "ev-9", answer(4), false)
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "GET /mcp", Detail: "Last-Event-ID: ev-8"})
+			b.at(1000).event(2, "ev-9", answer(4), true)
+		}, nil},
+		{"an answer the client already had, replayed on a resumed stream, is a duplicate", func(b *tb) {
+			// server-everything's event store replays every stream's
+			// events after the Last-Event-ID, not only the cut one's.
+			b.post(1, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo"}}`)
+			b.at(5).event(1, "ev-3", answer(3), true)
+			b.post(2, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo"}}`)
+			b.at(10).event(2, "ev-4", answer(4), false)
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 3, HTTP: "GET /mcp", Detail: "Last-Event-ID: ev-2"})
+			b.at(1000).event(3, "ev-3", answer(3), true)
+			b.at(1000).event(3, "ev-4", answer(4), true)
+		}, []string{reports.RuleDuplicateResponse}},
+		{"a second answer under another event id is a duplicate", func(b *tb) {
+			b.post(1, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo"}}`)
+			b.at(10).event(1, "ev-9", answer(4), true)
+			b.at(20).event(1, "ev-10", answer(4), true)
+		}, []string{reports.RuleDuplicateResponse}},
+		{"an HTTP error refusing a notification may carry an error with id null", func(b *tb) {
+			b.post(1, `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+			b.at(10).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 400, Detail: "response: application/json"})
+			b.at(11).event(1, "", `{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"missing _meta"}}`, true)
+		}, nil},
+		{"an error with id null on a 200 stream answers nothing", func(b *tb) {
+			b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)
+			b.at(10).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 200, Detail: "response: text/event-stream"})
+			b.at(11).event(1, "", `{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"?"}}`, true)
+			b.at(12).event(1, "", `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`, true)
+		}, []string{reports.RuleUnknownResponse}},
+		// test --url -- CMD: the run starts the server and stops it with
+		// SIGTERM, since an HTTP server has no stdin to close.
+		{"an HTTP server SIGTERM ends is no zombie, and no crash with status 143", func(b *tb) {
+			b.add(wire.Event{Type: wire.EventProcessStarted, PID: 7})
+			b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)
+			b.at(10).event(1, "", `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`, true)
+			b.at(100).add(wire.Event{Type: wire.EventSignal, Signal: "SIGTERM", PID: 7, ByUs: true, Detail: "the server is stopped: the probe client ended its session"})
+			code := 143
+			b.at(150).add(wire.Event{Type: wire.EventProcessExited, PID: 7, ExitCode: &code})
+		}, nil},
+		{"an HTTP server that needs SIGKILL is a zombie, a warning", func(b *tb) {
+			b.add(wire.Event{Type: wire.EventProcessStarted, PID: 7})
+			b.at(100).add(wire.Event{Type: wire.EventSignal, Signal: "SIGTERM", PID: 7, ByUs: true, Detail: "the server is stopped: the probe client ended its session"})
+			b.at(3100).add(wire.Event{Type: wire.EventSignal, Signal: "SIGKILL", PID: 7, ByUs: true, Detail: "the server did not exit within 3s of SIGTERM"})
+			b.at(3110).add(wire.Event{Type: wire.EventProcessExited, PID: 7, Signal: "SIGKILL", ByUs: true})
+		}, []string{reports.RuleHTTPShutdownSIGKILL}},
+		{"a traceback the HTTP server survived until SIGTERM is a handled exception", func(b *tb) {
+			b.add(wire.Event{Type: wire.EventProcessStarted, PID: 7})
+			b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)
+			b.at(10).event(1, "", `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`, true)
+			for _, l := range []string{"Traceback (most recent call last):", `  File "x.py", line 1, in f`, "anyio.ClosedResourceError"} {
+				e := wire.Event{Type: wire.EventStderr}
+				e.SetRaw([]byte(l + "\n"))
+				b.at(20).add(e)
+			}
+			b.at(100).add(wire.Event{Type: wire.EventSignal, Signal: "SIGTERM", PID: 7, ByUs: true, Detail: "the server is stopped"})
+			code := 0
+			b.at(150).add(wire.Event{Type: wire.EventProcessExited, PID: 7, ExitCode: &code})
+		}, nil},
+		{"an HTTP server that dies mid-call loses the call and crashed", func(b *tb) {
+			b.add(wire.Event{Type: wire.EventProcessStarted, PID: 7})
+			b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`)
+			code := 1
+			b.at(50).add(wire.Event{Type: wire.EventProcessExited, PID: 7, ExitCode: &code})
+		}, []string{reports.RuleLostResponse, reports.RuleCrashExit}},
+		{"the calls in flight when a fault ended the session are not owed", func(b *tb) {
+			b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`)
+			seq := b.post(2, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x"}}`)
+			b.at(5).add(wire.Event{Type: wire.EventFault, Fault: "end-session#1", Action: "end-session", Of: seq, Detail: "end the session at the server (DELETE)"})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 3, HTTP: "DELETE /mcp (sent by fault end-session#1)"})
+			b.at(6).add(wire.Event{Type: wire.EventHTTP, Exchange: 3, Status: 200})
+			// One answer comes anyway; a later call is refused 404.
+			b.at(20).event(1, "", answer(1), true)
+			later := b.post(4, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x"}}`)
+			b.at(30).add(wire.Event{Type: wire.EventHTTP, Exchange: 4, Status: 404, Of: later})
+		}, nil},
+		{"a session served after its DELETE was accepted", func(b *tb) {
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 1, HTTP: "DELETE /mcp (sent by fault end-session#1)", MCPSession: "s1", Fault: "end-session#1"})
+			b.at(5).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 200, Detail: "the server answered the session's DELETE with 200"})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "POST /mcp", MCPSession: "s1"})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, Status: 200, Detail: "response: application/json"})
+		}, []string{reports.RuleServedAfterDelete}},
+		{"a call in flight when the DELETE came may be answered; a later one gets 404", func(b *tb) {
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 1, HTTP: "POST /mcp", MCPSession: "s1"})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "DELETE /mcp", MCPSession: "s1"})
+			b.at(5).add(wire.Event{Type: wire.EventHTTP, Exchange: 2, Status: 200})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 200, Detail: "response: application/json"})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 3, HTTP: "POST /mcp", MCPSession: "s1"})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 3, Status: 404})
+		}, nil},
+		{"a DELETE refused 405 leaves the session served", func(b *tb) {
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 1, HTTP: "DELETE /mcp", MCPSession: "s1"})
+			b.at(5).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 405})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "POST /mcp", MCPSession: "s1"})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, Status: 202})
+		}, nil},
+		{"a skipped end-session settles nothing", func(b *tb) {
+			seq := b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`)
+			b.at(5).add(wire.Event{Type: wire.EventFault, Fault: "end-session#1", Action: "end-session", Of: seq, Detail: "skipped: the session has no Mcp-Session-Id"})
+		}, []string{reports.RuleUnanswered}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := httpSession()
+			tc.build(b)
+			b.at(10000).end("the proxy got interrupt")
+			v := Session(b.evs)
+			var got []string
+			for _, f := range v.Findings {
+				got = append(got, f.Rule)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("rules (-want +got):\n%s\nverdict %+v", diff, v)
+			}
+			if len(v.Indeterminate) != 0 {
+				t.Errorf("indeterminate: %q", v.Indeterminate)
+			}
+		})
+	}
+}
+
+// A 5xx whose body carries a traceback is a crash named by its signature,
+// whether the body is the text Starlette writes in debug mode or the HTML
+// page of Express's development error handler; a bare 500, a 503 without a
+// stack, and a status a fault injected are not.
+func TestHTTPCrashInA5xxBody(t *testing.T) {
+	starlette := "Traceback (most recent call last):\n  File \"/app/server.py\", line 12, in handle\n    return 1 / 0\nZeroDivisionError: division by zero\n"
+	express := "<!DOCTYPE html>\n<html lang=\"en\">\n<head><title>Error</title></head>\n<body>\n<pre>TypeError: Cannot read properties of undefined (reading &#39;id&#39;)<br> &nbsp; &nbsp;at handle (/app/server.js:10:20)<br> &nbsp; &nbsp;at Layer.handle [as handle_request] (/app/node_modules/express/lib/router/layer.js:95:5)</pre>\n</body>\n</html>\n"
+	for _, tc := range []struct {
+		name, body, fault string
+		status            int
+		want              []string // signature of each finding
+		message           string
+	}{
+		{"Starlette's debug traceback", starlette, "", 500, []string{"python:ZeroDivisionError"},
+			"the server answered a tools/call request with HTTP 500 whose body carries Python exception ZeroDivisionError: division by zero: an exception escaped its handler to the HTTP layer, and the request got no JSON-RPC answer"},
+		{"Express's development error page", express, "", 500, []string{"node:TypeError"},
+			"the server answered a tools/call request with HTTP 500 whose body carries a Node.js error stack: TypeError: Cannot read properties of undefined (reading 'id'): an exception escaped its handler to the HTTP layer, and the request got no JSON-RPC answer"},
+		{"a bare Internal Server Error", "Internal Server Error", "", 500, nil, ""},
+		{"a 503 from a gateway", "<html><body><h1>503 Service Unavailable</h1></body></html>", "", 503, nil, ""},
+		{"a status a fault injected", starlette, "http-error#1", 500, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := httpSession()
+			seq := b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`)
+			b.at(10).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: tc.status, Of: seq, Fault: tc.fault, Detail: "response: text/plain; the error status answers the request"})
+			body := wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: tc.status, Fault: tc.fault, Detail: "response body"}
+			body.SetRaw([]byte(tc.body))
+			b.add(body)
+			b.at(10000).end("the proxy got interrupt")
+			v := Session(b.evs)
+			var got []string
+			for _, f := range v.Findings {
+				got = append(got, f.Signature)
+				if f.Rule != reports.RuleCrashHTTPStatus {
+					t.Errorf("finding %s: %s", f.Rule, f.Message)
+				}
+				if tc.message != "" && f.Message != tc.message {
+					t.Errorf("message:\n got %s\nwant %s", f.Message, tc.message)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("signatures (-want +got):\n%s\nverdict %+v", diff, v)
+			}
+		})
+	}
+}

@@ -1,0 +1,90 @@
+package judge
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcpchaos/mcpchaos/internal/words"
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// The session-termination check: once a server has accepted a DELETE of
+// its session (2xx), it MUST answer that session's later requests with
+// 404 (MCP 2025-11-25, Transports › Streamable HTTP › Session Management).
+// A server that serves on keeps a session its client believes gone, and a
+// client that waits for the 404 to start a new session never gets it.
+// Only a request that began after the DELETE was accepted counts: a call
+// in flight when the session ended may be finished (see
+// tracker.sessionEnded).
+
+type httpExchange struct {
+	method, session string
+	// afterEnd is the accepted DELETE that ended the session before this
+	// request began.
+	afterEnd *accepted
+}
+
+// accepted is a DELETE the server accepted: its status and its evidence.
+type accepted struct {
+	status int
+	ev     reports.Evidence
+}
+
+type sessionEnds struct {
+	exchanges map[int64]*httpExchange
+	order     []int64
+	// ended holds each session whose DELETE the server accepted.
+	ended    map[string]accepted
+	reported map[string]bool
+	fs       []reports.Finding
+}
+
+func (s *sessionEnds) http(e *wire.Event) {
+	if e.Exchange == 0 {
+		return
+	}
+	if e.HTTP != "" {
+		s.request(e)
+		return
+	}
+	x := s.exchanges[e.Exchange]
+	if x == nil || e.Status == 0 || x.session == "" {
+		return
+	}
+	ok := e.Status >= 200 && e.Status < 300
+	switch {
+	case x.method == "DELETE" && ok:
+		if s.ended == nil {
+			s.ended = map[string]accepted{}
+		}
+		if _, seen := s.ended[x.session]; !seen {
+			s.ended[x.session] = accepted{status: e.Status, ev: evidenceOf(e)}
+		}
+	case x.afterEnd != nil && ok && !s.reported[x.session]:
+		if s.reported == nil {
+			s.reported = map[string]bool{}
+		}
+		s.reported[x.session] = true
+		s.fs = append(s.fs, reports.NewFinding(reports.RuleServedAfterDelete, fmt.Sprintf(
+			"the server accepted the DELETE of session %s (status %d at seq %d) and then served it: a %s of that session, sent after, was answered %d, not 404",
+			words.Cut(x.session, 40), x.afterEnd.status, x.afterEnd.ev.Seq, x.method, e.Status), []reports.Evidence{x.afterEnd.ev, evidenceOf(e)}))
+	}
+}
+
+func (s *sessionEnds) request(e *wire.Event) {
+	if s.exchanges == nil {
+		s.exchanges = map[int64]*httpExchange{}
+	}
+	if len(s.order) >= maxSuspects {
+		delete(s.exchanges, s.order[0])
+		s.order = s.order[1:]
+	}
+	method, _, _ := strings.Cut(e.HTTP, " ")
+	x := &httpExchange{method: method, session: e.MCPSession}
+	if end, ok := s.ended[e.MCPSession]; ok && e.MCPSession != "" && method != "DELETE" {
+		x.afterEnd = &end
+	}
+	s.exchanges[e.Exchange] = x
+	s.order = append(s.order, e.Exchange)
+}

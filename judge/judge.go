@@ -1,0 +1,509 @@
+package judge
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// Defaults for a session event that does not say (a transcript of mcpchaos
+// wrap, which has no deadline of its own): the deadline of mcpchaos test,
+// the cap on how long progress keeps a request alive, and the grace of the
+// stdio shutdown ladder.
+const (
+	DefaultDeadline    = 5 * time.Second
+	DefaultMaxDeadline = 60 * time.Second
+	DefaultGrace       = 3 * time.Second
+)
+
+// Verdict is what the judge concludes about one session: the findings; what
+// it could not judge at all (the record is cut short or says too little: a
+// session with no findings but such a reason did not pass, it could not
+// fail); and notes on what it did not hold against the peer because a fault
+// explains it (an answer that could not be read after a half-close, a
+// failed write after one). Notes do not make a session indeterminate: the
+// rest of it was judged.
+type Verdict struct {
+	Findings      []reports.Finding
+	Indeterminate []string
+	Notes         []string
+}
+
+// Session judges the transcript of one session.
+func Session(events []wire.Event) Verdict {
+	j := New()
+	for i := range events {
+		j.add(&events[i])
+	}
+	return j.Verdict()
+}
+
+// Findings returns the findings of one session's transcript: the same events
+// always give the same findings in the same order.
+func Findings(events []wire.Event) []reports.Finding {
+	return Session(events).Findings
+}
+
+// peer is one side of a session seen as the thing under test. The checks are
+// written against a peer, not against "the server", so that the same checks
+// can judge a client (requests travel s2c to it, its answers c2s).
+type peer struct {
+	name string
+	// in is the direction requests to the peer travel; out the direction
+	// the peer writes in.
+	in, out string
+	// inPipe and outPipe are the pipes the peer reads and writes.
+	inPipe, outPipe string
+	// process is set when the process events (exit, signals, stderr) are
+	// this peer's: the spawned process is the one under test.
+	process bool
+}
+
+var serverPeer = peer{name: "server", in: "c2s", out: "s2c",
+	inPipe: wire.PipeServerInput, outPipe: wire.PipeServerOutput, process: true}
+
+// clientPeer is the client as the peer under test (role "client"): the
+// request, answer and protocol checks run against it unchanged; its process
+// is not the spawned one, but the client program the events with peer
+// "client" are about (see client.go).
+var clientPeer = peer{name: "client", in: "s2c", out: "c2s",
+	inPipe: wire.PipeClientOutput, outPipe: wire.PipeClientInput}
+
+// Judger judges a transcript one event at a time, for transcripts too long
+// to hold: its memory is bounded by the requests open at once, plus the
+// small excerpts that evidence keeps. Add every event in order, then call
+// Verdict once.
+type Judger struct {
+	p        peer
+	disabled string // why no check runs
+	// cl is set when the client program is under test (role "client").
+	cl *clientJudge
+	// judged is set once an event other than the session event and the
+	// client program's was judged: the peer under test is fixed then.
+	judged bool
+	// early holds the client program's events that came before the session
+	// event (the test-client runner merges them by time, and the client
+	// starts before the relay it spawns), until the session says whether
+	// the client is under test.
+	early     []wire.Event
+	earlyMore int
+
+	// session facts
+	seenAny, haveSession bool
+	// http marks a session relayed over HTTP (mcpchaos proxy, test --url):
+	// the server has no stdin, and SIGTERM is how it is asked to stop.
+	http                bool
+	scenario, repro     string
+	seed                uint64
+	deadlineUS, graceUS int64
+	// maxDeadlineUS caps how far progress pushes a deadline back.
+	maxDeadlineUS int64
+
+	lastT int64
+	end   *reports.Evidence // the session-end event
+	// lastAnswer is the last response or error the peer wrote.
+	lastAnswer *reports.Evidence
+	// faults are the session's fault specs; fired says one of them fired.
+	faults []string
+	fired  bool
+	// skipped is the first firing a fault skipped, with why: when no fault
+	// fired, it is the reason the scenario tested nothing.
+	skipped string
+	// notes are what a fault explains; unknown is what made the session
+	// impossible to judge (see Verdict).
+	notes, unknown notes
+
+	tr tracker
+	pr protocolChecks
+	pc processFacts
+	st stalls
+	cr crashes
+	hc httpCrashes
+	se sessionEnds
+
+	done    bool
+	verdict Verdict
+}
+
+// New returns a Judger of the peer under test that the session event
+// names: the client program for role "client" (mcpchaos test-client), the
+// server for roles "server" and "" (both peers real, as under mcpchaos
+// wrap), and for a transcript without a session event.
+func New() *Judger {
+	return newJudger(serverPeer)
+}
+
+func newJudger(p peer) *Judger {
+	j := &Judger{p: p, deadlineUS: DefaultDeadline.Microseconds(), graceUS: DefaultGrace.Microseconds(),
+		maxDeadlineUS: DefaultMaxDeadline.Microseconds()}
+	j.tr.init()
+	j.pr.init()
+	j.cr.init(j)
+	return j
+}
+
+// Add judges the next event of the transcript. Events after Verdict was
+// called are ignored.
+func (j *Judger) Add(e wire.Event) { j.add(&e) }
+
+func (j *Judger) add(e *wire.Event) {
+	if j.done {
+		return
+	}
+	j.lastT = max(j.lastT, e.T)
+	if e.Peer != "" {
+		j.peerEvent(e)
+		return
+	}
+	if !j.seenAny {
+		j.seenAny = true
+		if e.Type != wire.EventSession {
+			j.notes.add("the transcript does not start with a session event: judged with the default deadline and grace, without scenario, seed or repro")
+		}
+	}
+	switch e.Type {
+	case wire.EventSession:
+		j.session(e)
+		return
+	case wire.EventSessionEnd:
+		ev := evidenceOf(e)
+		j.end = &ev
+		return
+	}
+	j.judged = true
+	if j.disabled != "" {
+		return
+	}
+	cl := j.cl
+	switch e.Type {
+	case wire.EventReceived:
+		if e.Dir == j.p.in {
+			j.hc.posted(e)
+		}
+		j.received(e)
+		if cl != nil {
+			cl.received(e)
+		}
+	case wire.EventForwarded:
+		if e.Dir == j.p.out {
+			j.tr.answerSettled(e.Of, true)
+		}
+		j.tr.forwarded(j, e)
+		if cl != nil {
+			cl.forwarded(e)
+		}
+	case wire.EventDropped:
+		if e.Dir == j.p.out {
+			j.tr.answerSettled(e.Of, false)
+		}
+		j.tr.dropped(e)
+		if cl != nil {
+			cl.dropped(e)
+		}
+	case wire.EventInjected:
+		if e.Dir == j.p.in {
+			j.hc.posted(e)
+			j.tr.injected(j, e)
+			if cl != nil {
+				cl.injected(e)
+			}
+		} else if cl != nil {
+			cl.cancelledForIt(e)
+		}
+	case wire.EventProbe:
+		if e.Dir == j.p.in {
+			p := j.tr.probe(j, e)
+			if cl != nil {
+				cl.probe(p)
+			}
+		}
+	case wire.EventFault:
+		j.fault(e)
+	case wire.EventHTTP:
+		if j.p.name == "server" {
+			j.se.http(e)
+		}
+		// An error status with Of names the request of its exchange that
+		// it answered (mcpchaos proxy).
+		if e.Status >= 400 && j.p.name == "server" {
+			if e.Of != 0 {
+				j.tr.rejected(e.Of)
+			}
+			if e.Status >= 500 && e.Fault == "" && (e.Raw != "" || e.RawBase64 != "") {
+				j.hc.body(e)
+			}
+			if e.Exchange != 0 {
+				j.tr.errorStatus(e.Exchange)
+			}
+		}
+	case wire.EventPipeClosed:
+		j.pc.pipeClosed(j, e)
+		if cl != nil {
+			cl.serverEvent(j, e)
+		}
+	case wire.EventSignal:
+		if j.p.process {
+			j.pc.signal(e)
+		}
+	case wire.EventProcessExited:
+		switch {
+		case cl != nil:
+			cl.serverEvent(j, e)
+		case j.p.process && j.pc.exit == nil:
+			j.pc.exited(e)
+		}
+	case wire.EventStderr:
+		if j.p.process {
+			j.cr.stderr(e)
+		}
+	}
+}
+
+// peerEvent handles an event about a named peer's process: the client
+// program's, when it is under test. Such events are never the server's.
+func (j *Judger) peerEvent(e *wire.Event) {
+	if e.Peer != "client" {
+		return
+	}
+	switch {
+	case j.cl != nil:
+		if j.disabled == "" {
+			j.clientEvent(e)
+		}
+	case j.haveSession:
+		// The client is not under test.
+	case len(j.early) < maxEarly:
+		j.early = append(j.early, *e)
+	default:
+		j.earlyMore++
+	}
+}
+
+func (j *Judger) session(e *wire.Event) {
+	if j.haveSession {
+		return // one transcript is one session; a second header changes nothing
+	}
+	j.haveSession = true
+	j.scenario, j.repro, j.faults = e.Scenario, e.Repro, e.Faults
+	j.http = e.URL != ""
+	if e.Seed != nil {
+		j.seed = *e.Seed
+	}
+	if e.DeadlineMS > 0 {
+		j.deadlineUS = e.DeadlineMS * 1000
+	}
+	if e.GraceMS > 0 {
+		j.graceUS = e.GraceMS * 1000
+	}
+	if e.MaxDeadlineMS > 0 {
+		j.maxDeadlineUS = e.MaxDeadlineMS * 1000
+	}
+	early := j.early
+	j.early = nil
+	if e.Role != "client" {
+		return
+	}
+	if j.judged {
+		j.disabled = "the session event (role client) came after the traffic it describes: no check ran"
+		return
+	}
+	j.p = clientPeer
+	j.cl = newClientJudge(e.Expect)
+	for i := range early {
+		j.clientEvent(&early[i])
+	}
+	if j.earlyMore > 0 {
+		j.notes.add(fmt.Sprintf("%d events about the client program before the session event were not judged", j.earlyMore))
+	}
+}
+
+func (j *Judger) received(e *wire.Event) {
+	switch e.Dir {
+	case j.p.in:
+		j.tr.receivedIn(e)
+	case j.p.out:
+		if isPiece(e) {
+			// A line over the relay's cap is recorded in unclassified pieces:
+			// it may have been an answer, which no check can tell.
+			j.tr.unclassifiedOut = e.Seq
+			return
+		}
+		if j.tr.earlyInjectedAnswer(e) {
+			return
+		}
+		if e.Kind == "notification" && e.Method == "notifications/progress" {
+			j.tr.progress(e)
+		}
+		if e.Kind == "response" || e.Kind == "error" {
+			j.lastAnswer = &reports.Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}
+		}
+		method := j.tr.answer(j, e)
+		j.pr.check(j, e, method)
+	}
+}
+
+func (j *Judger) fault(e *wire.Event) {
+	// A skipped firing (a progress burst with no token to use) did not
+	// create the scenario's moment.
+	if !strings.HasPrefix(e.Detail, "skipped") {
+		j.fired = true
+	} else if j.skipped == "" {
+		j.skipped = e.Fault + " " + e.Detail
+	}
+	// A window during which a fault kept the peer from answering: a stall
+	// not reading its output, a SIGSTOP freezing it, a stderr flood it is
+	// blocked writing, a throttle pacing a frame while nothing is read. Its
+	// silence inside the window is the fault's doing.
+	if holdsOutput[e.Action] && e.Dir == j.p.out && (e.Forever || e.UntilUS > 0) {
+		end := e.UntilUS
+		if e.Forever {
+			end = never
+		}
+		j.st.add(e.T, end)
+		j.pc.stallEvidence = addEvidence(j.pc.stallEvidence, evidenceOf(e))
+	}
+	if e.Action == "linger" && strings.HasPrefix(e.Detail, "ignored") && j.cl != nil && j.cl.lingered == nil {
+		ev := evidenceOf(e)
+		j.cl.lingered = &ev
+	}
+	if e.ID != "" && e.Of != 0 && e.Dir == j.p.in {
+		// An id fault sends the request on under another id (id-type,
+		// id-collision); two requests under one id are answered oldest
+		// first (see tracker.answer), so the second answer is owed.
+		j.tr.rewritten(e.Of, e.ID)
+	}
+	if e.Action == "signal" || e.Action == "kill" {
+		// The next signal event is this fault's doing, not the ladder's.
+		j.pc.faultSignal = true
+	}
+	if e.Action == "end-session" && !strings.HasPrefix(e.Detail, "skipped") && j.cl == nil {
+		j.tr.sessionEnded(j, e)
+	}
+}
+
+// holdsOutput names the faults whose events can carry a window (UntilUS or
+// Forever) during which the peer's output could not be read or written.
+var holdsOutput = map[string]bool{"stall": true, "signal": true, "stderr-flood": true, "throttle": true}
+
+// isPiece reports whether e is a piece of a line longer than the relay's
+// cap, which the relay records unclassified.
+func isPiece(e *wire.Event) bool {
+	return e.Kind == "invalid" && strings.HasPrefix(e.Problem, "line longer than")
+}
+
+// endT is when the session ended: its session-end event, or, when the
+// recorder died before writing one, the last event there is.
+func (j *Judger) endT() int64 {
+	if j.end != nil {
+		return j.end.TUS
+	}
+	return j.lastT
+}
+
+// Verdict finishes judging and returns the findings, sorted by kind (in the
+// order of DESIGN.md's verdict table) and then by their first evidence.
+func (j *Judger) Verdict() Verdict {
+	if j.done {
+		return j.verdict
+	}
+	j.done = true
+	if j.disabled != "" {
+		j.unknown.add(j.disabled)
+		j.verdict = Verdict{Indeterminate: j.unknown.list(), Notes: j.notes.list()}
+		return j.verdict
+	}
+	// A client that SIGKILLs a lingering server (mcpchaos wrap) escalates
+	// as it should; the transcript then stops without a session end.
+	if len(j.faults) > 0 && !j.fired {
+		if j.skipped != "" {
+			j.unknown.add("no fault fired: " + j.skipped)
+		} else {
+			j.unknown.add("no fault fired: the moment this scenario waits for never came (" + strings.Join(j.faults, " ") + ")")
+		}
+	}
+	killedWhileLingering := j.cl != nil && j.cl.lingered != nil
+	if j.end == nil && j.seenAny && !killedWhileLingering {
+		j.unknown.add("the transcript has no session-end event (did mcpchaos die?): judged what it holds")
+	}
+	var fs []reports.Finding
+	if j.cl != nil {
+		fs = j.clientFindings()
+	} else {
+		fs = append(fs, j.tr.judgeOpen(j)...)
+		fs = append(fs, j.tr.answerFindings(j)...)
+		fs = append(fs, j.cr.findings(j)...)
+		fs = append(fs, j.hc.findings()...)
+		fs = append(fs, j.se.fs...)
+		fs = append(fs, j.pc.zombie(j)...)
+		fs = append(fs, j.pc.httpZombie(j)...)
+		fs = append(fs, j.pr.findings(j)...)
+	}
+	for i := range fs {
+		fs[i].Scenario, fs[i].Seed, fs[i].Repro = j.scenario, j.seed, j.repro
+	}
+	sortFindings(fs)
+	j.verdict = Verdict{Findings: fs, Indeterminate: j.unknown.list(), Notes: j.notes.list()}
+	return j.verdict
+}
+
+// Findings is Verdict().Findings.
+func (j *Judger) Findings() []reports.Finding { return j.Verdict().Findings }
+
+func sortFindings(fs []reports.Finding) {
+	first := func(f *reports.Finding) int64 {
+		if len(f.Evidence) == 0 {
+			return 0
+		}
+		return f.Evidence[0].Seq
+	}
+	slices.SortStableFunc(fs, func(a, b reports.Finding) int {
+		if c := cmp.Compare(reports.KindRank(a.Kind), reports.KindRank(b.Kind)); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(first(&a), first(&b)); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Signature, b.Signature); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Message, b.Message)
+	})
+}
+
+// notes collects the indeterminate outcomes of a session, each once.
+type notes struct {
+	items []string
+	seen  map[string]bool
+	extra int
+}
+
+// maxNotes bounds the notes of one session; the rest are counted.
+const maxNotes = 20
+
+func (n *notes) add(s string) {
+	if n.seen == nil {
+		n.seen = map[string]bool{}
+	}
+	if n.seen[s] {
+		return
+	}
+	if len(n.items) >= maxNotes {
+		n.extra++
+		return
+	}
+	n.seen[s] = true
+	n.items = append(n.items, s)
+}
+
+func (n *notes) list() []string {
+	out := slices.Clone(n.items)
+	if n.extra > 0 {
+		out = append(out, "and "+itoa(n.extra)+" more indeterminate outcomes (see the transcript)")
+	}
+	return out
+}

@@ -1,0 +1,71 @@
+package judge
+
+import "math"
+
+// never is a time that does not come: the end of a stall that lasts for ever.
+const never = math.MaxInt64
+
+// window is a span [start, end) during which a stall fault held one
+// direction; end is never for a stall that outlived the session.
+type window struct{ start, end int64 }
+
+// stalls is the merged, time-ordered set of windows during which mcpchaos
+// stopped reading what the peer under test wrote. A request's deadline does
+// not run while its answer could not have been read.
+type stalls struct {
+	w []window
+}
+
+// add records a stall from start until end. Stall events come in time order,
+// so a new window either extends the last one or follows it; merging keeps
+// the set as small as the distinct stalled spans.
+func (s *stalls) add(start, end int64) {
+	if n := len(s.w); n > 0 && start <= s.w[n-1].end {
+		s.w[n-1].end = max(s.w[n-1].end, end)
+		return
+	}
+	s.w = append(s.w, window{start, end})
+}
+
+// deadline is when a request forwarded at from, given budget microseconds of
+// time during which its answer could have been read, is overdue. A stall
+// that had not lifted by endT (the end of the session) counts as for ever:
+// the transcript never saw it lift. forever reports that the budget was never
+// used up.
+func (s *stalls) deadline(from, budget, endT int64) (d int64, forever bool) {
+	t, left := from, budget
+	for _, w := range s.w {
+		end := w.end
+		if end > endT {
+			end = never
+		}
+		if end <= t {
+			continue
+		}
+		if w.start >= t+left {
+			break
+		}
+		if w.start > t {
+			left -= w.start - t
+		}
+		if end == never {
+			return never, true
+		}
+		t = end
+	}
+	return t + left, false
+}
+
+// heldAt reports whether a stall held the peer's output at time at.
+func (s *stalls) heldAt(at, endT int64) bool {
+	for _, w := range s.w {
+		end := w.end
+		if end > endT {
+			end = never
+		}
+		if w.start <= at && at < end {
+			return true
+		}
+	}
+	return false
+}

@@ -1,5 +1,0 @@
-//go:build race
-
-package reports
-
-const raceEnabled = true
