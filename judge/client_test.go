@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	goldenfile "github.com/mcpchaos/mcpchaos/internal/golden"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -731,5 +732,5 @@ func TestJudgeClientSummaryGolden(t *testing.T) {
 		Scenarios: []reports.ScenarioResult{{Name: "list-changed", Seed: 7, Outcome: reports.OutcomeFail, DurationMS: 10000, Findings: len(v.Findings), Indeterminate: v.Indeterminate}}}
 	var buf bytes.Buffer
 	reports.WriteSummary(&buf, r)
-	golden(t, "client_summary.golden", buf.Bytes())
+	goldenfile.Check(t, "client_summary.golden", buf.Bytes())
 }

@@ -2,36 +2,12 @@ package judge
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
+	goldenfile "github.com/mcpchaos/mcpchaos/internal/golden"
 	"github.com/mcpchaos/mcpchaos/reports"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got; go test -update rewrites it):\n%s", name, diff)
-	}
-}
 
 // sampleReport is a run of mcpchaos test as the suite assembles it, from
 // transcripts judged here: a baseline, a scenario that finds a crash and a
@@ -107,13 +83,13 @@ func TestWriteJSONGolden(t *testing.T) {
 	if err := sampleReport(t).WriteJSON(&buf); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "report.json.golden", buf.Bytes())
+	goldenfile.Check(t, "report.json.golden", buf.Bytes())
 }
 
 func TestWriteSummaryGolden(t *testing.T) {
 	var buf bytes.Buffer
 	reports.WriteSummary(&buf, sampleReport(t))
-	golden(t, "summary.golden", buf.Bytes())
+	goldenfile.Check(t, "summary.golden", buf.Bytes())
 }
 
 // The judge's report of the sample run is the fixture the renderings of
@@ -123,5 +99,5 @@ func TestSampleReportIsTheReportsFixture(t *testing.T) {
 	if err := sampleReport(t).WriteJSON(&buf); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, filepath.Join("..", "..", "reports", "testdata", "sample.report.json"), buf.Bytes())
+	goldenfile.Check(t, filepath.Join("..", "..", "reports", "testdata", "sample.report.json"), buf.Bytes())
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	goldenfile "github.com/mcpchaos/mcpchaos/internal/golden"
 )
 
 // A diff matches findings by kind, signature, scenario and method, never
@@ -71,10 +73,10 @@ func TestDiffReports(t *testing.T) {
 	if err := d.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "diff.markdown.golden", md.Bytes())
+	goldenfile.Check(t, "diff.markdown.golden", md.Bytes())
 	var js bytes.Buffer
 	if err := d.WriteJSON(&js); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "diff.json.golden", js.Bytes())
+	goldenfile.Check(t, "diff.json.golden", js.Bytes())
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	goldenfile "github.com/mcpchaos/mcpchaos/internal/golden"
 )
 
 // Each rendering of the sample run, kept as a golden file: go test
@@ -20,7 +22,7 @@ func TestRenderGolden(t *testing.T) {
 			if err := Render(&buf, sampleReport(t), format); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "report."+format+".golden", buf.Bytes())
+			goldenfile.Check(t, "report."+format+".golden", buf.Bytes())
 		})
 	}
 }

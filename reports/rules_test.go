@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	goldenfile "github.com/mcpchaos/mcpchaos/internal/golden"
 )
 
 const (
@@ -28,7 +30,7 @@ func TestVerdictsDocHasTheRulesTable(t *testing.T) {
 	}
 	i += strings.Index(doc[i:], "\n") + 1
 	got := doc[i:j]
-	if *update {
+	if goldenfile.Updating() {
 		if err := os.WriteFile(verdictsDoc, []byte(doc[:i]+RulesTable()+doc[j:]), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -356,20 +356,19 @@ const gatherWindow = 5 * time.Millisecond
 
 // gather collects the lines queued right after first, up to 64 KiB.
 func (s *session) gather(first outgoing) []outgoing {
-	batch := []outgoing{first}
-	size := len(first.line)
 	t := time.NewTimer(gatherWindow)
 	defer t.Stop()
-	for size < 64<<10 {
+	batch := s.collect([]outgoing{first}, t.C)
+	if b := s.batch.Load(); b != nil {
+		// callTools is still queueing its first calls: under load, the
+		// gap between two of them can outlast gatherWindow, and the calls
+		// would reach the server one by one.
+		w := time.NewTimer(batchWait)
+		defer w.Stop()
 		select {
-		case o, ok := <-s.queue:
-			if !ok {
-				return batch
-			}
-			batch = append(batch, o)
-			size += len(o.line)
-		case <-t.C:
-			return s.gatherBatch(batch, size)
+		case <-*b:
+			batch = s.collect(batch, nil)
+		case <-w.C:
 		}
 	}
 	return batch
@@ -379,30 +378,33 @@ func (s *session) gather(first outgoing) []outgoing {
 // queueing its first calls.
 const batchWait = time.Second
 
-// gatherBatch adds to batch the rest of the first calls, when callTools is
-// still queueing them: under load, the gap between two of them can outlast
-// gatherWindow, and the calls would reach the server one by one.
-func (s *session) gatherBatch(batch []outgoing, size int) []outgoing {
-	b := s.batch.Load()
-	if b == nil {
-		return batch
-	}
-	t := time.NewTimer(batchWait)
-	defer t.Stop()
-	select {
-	case <-*b:
-	case <-t.C:
-		return batch
+// collect adds to batch the lines queued, up to 64 KiB in all, until until
+// fires (nil: until the queue is empty).
+func (s *session) collect(batch []outgoing, until <-chan time.Time) []outgoing {
+	size := 0
+	for _, b := range batch {
+		size += len(b.line)
 	}
 	for size < 64<<10 {
+		if until == nil {
+			select {
+			case o, ok := <-s.queue:
+				if !ok {
+					return batch
+				}
+				batch, size = append(batch, o), size+len(o.line)
+				continue
+			default:
+				return batch
+			}
+		}
 		select {
 		case o, ok := <-s.queue:
 			if !ok {
 				return batch
 			}
-			batch = append(batch, o)
-			size += len(o.line)
-		default:
+			batch, size = append(batch, o), size+len(o.line)
+		case <-until:
 			return batch
 		}
 	}
