@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -70,10 +72,16 @@ func BenchmarkProxy(b *testing.B) {
 		flushEach bool
 	}{{"json", 0, false}, {"sse-1000", 1000, true}, {"sse-1000-burst", 1000, false}} {
 		upstream := httptest.NewServer(benchUpstream(shape.events, shape.flushEach))
-		for _, via := range []string{"direct", "reverseproxy", "proxy", "proxy+plan"} {
+		for _, via := range []string{"direct", "tcpsplice", "reverseproxy", "proxy", "proxy+plan"} {
 			b.Run(shape.name+"/"+via, func(b *testing.B) {
 				target := upstream.URL + "/mcp"
 				switch via {
+				case "tcpsplice":
+					// A TCP forwarder that copies bytes and parses nothing:
+					// the cost of the extra hop alone, the floor of any
+					// proxy on this machine.
+					u, _ := url.Parse(upstream.URL)
+					target = spliceTo(b, u.Host) + "/mcp"
 				case "reverseproxy":
 					// The standard library's reverse proxy: the floor a
 					// proxy that looks at nothing pays for the extra hop.
@@ -121,4 +129,37 @@ func BenchmarkProxy(b *testing.B) {
 		}
 		upstream.Close()
 	}
+}
+
+// spliceTo listens on a loopback port and copies every connection to and
+// from addr; it returns the URL to reach it and stops with the benchmark.
+func spliceTo(b *testing.B, addr string) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var conns sync.WaitGroup
+	b.Cleanup(func() {
+		ln.Close()
+		// The client's idle keep-alive connections hold the copies open.
+		http.DefaultClient.CloseIdleConnections()
+		conns.Wait()
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", addr)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			conns.Add(2)
+			go func() { defer conns.Done(); _, _ = io.Copy(up, c); up.Close() }()
+			go func() { defer conns.Done(); _, _ = io.Copy(c, up); c.Close() }()
+		}
+	}()
+	return "http://" + ln.Addr().String()
 }
