@@ -1,8 +1,12 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"os"
+
+	"github.com/spf13/pflag"
 
 	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/reports"
@@ -12,6 +16,22 @@ import (
 // runJudge re-judges stored transcripts offline; the findings are the ones
 // the live run reported.
 func runJudge(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("judge", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var out reportOutputs
+	out.register(fs, "write the mcpchaos.report/v1 JSON report of the transcripts to `FILE`")
+	strict := fs.Bool("strict", false, "exit 1 on warnings too")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprintf(stdout, "Usage: mcpchaos judge [flags] TRANSCRIPT.jsonl...\n\nJudges stored transcripts (--transcript, --transcript-dir) again, offline, with\nthe findings the live run reported, one scenario per transcript.\n\n%s", fs.FlagUsages())
+			return exitOK
+		}
+		return usageError(stderr, "judge: %v (see mcpchaos judge --help)", err)
+	}
+	if err := out.parse(true); err != nil {
+		return usageError(stderr, "judge: %v", err)
+	}
+	args = fs.Args()
 	if len(args) == 0 {
 		return usageError(stderr, "judge: give one or more transcript files, as in mcpchaos judge run/eof-inflight.jsonl")
 	}
@@ -54,6 +74,5 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	if reports.Failing(report.Findings) {
 		report.Outcome = "fail"
 	}
-	reports.WriteSummary(stdout, report)
-	return report.ExitCode(false)
+	return finishReport(report, &out, *strict, stdout, stderr)
 }

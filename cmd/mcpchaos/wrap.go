@@ -202,6 +202,10 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // faultsList prints what `mcpchaos faults` shows.
 func runFaults(args []string, stdout, stderr io.Writer) int {
+	if isHelp(args) {
+		io.WriteString(stdout, "Usage: mcpchaos faults\n\nLists every fault family with its parameters, defaults and units, the\ntransports it works on, an example, and the trigger keys every fault takes.\n")
+		return exitOK
+	}
 	if len(args) > 0 {
 		return usageError(stderr, "faults takes no arguments")
 	}
@@ -233,6 +237,10 @@ func runFaults(args []string, stdout, stderr io.Writer) int {
 }
 
 func runScenarios(args []string, stdout, stderr io.Writer) int {
+	if isHelp(args) {
+		io.WriteString(stdout, "Usage: mcpchaos scenarios\n\nLists the built-in scenarios (the default matrices of test, test-client,\ntest --url and test-client --server-url, and the extra presets) with their\nfault specs, and the bug classes each exposes.\n")
+		return exitOK
+	}
 	if len(args) > 0 {
 		return usageError(stderr, "scenarios takes no arguments")
 	}
@@ -305,4 +313,9 @@ func probeOnSignal(session *chaos.Session, path string) (stop func()) {
 		signal.Stop(usr1)
 		close(done)
 	}
+}
+
+// isHelp reports whether args ask for a command's help and nothing else.
+func isHelp(args []string) bool {
+	return len(args) == 1 && (args[0] == "--help" || args[0] == "-h" || args[0] == "help")
 }
