@@ -16,7 +16,7 @@ import (
 // Each rendering of the sample run, kept as a golden file: go test
 // ./reports -update rewrites them after a deliberate change.
 func TestRenderGolden(t *testing.T) {
-	for _, format := range []string{"markdown", "junit", "github"} {
+	for _, format := range []string{"markdown", "junit", "github", "html"} {
 		t.Run(format, func(t *testing.T) {
 			var buf bytes.Buffer
 			if err := Render(&buf, sampleReport(t), format); err != nil {
