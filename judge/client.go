@@ -182,7 +182,7 @@ func (c *clientJudge) serverEvent(j *Judger, e *wire.Event) {
 		e.Type == wire.EventPipeClosed && e.Pipe == wire.PipeClientOutput:
 		ev := evidenceOf(e)
 		if e.Type == wire.EventProcessExited {
-			ev.Excerpt = "the server " + exitWords(e)
+			ev.Excerpt = "the server " + e.ExitWords()
 		}
 		c.serverLost = &ev
 	}

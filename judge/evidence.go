@@ -77,7 +77,7 @@ func describe(e *wire.Event) string {
 			b.WriteString(": " + strings.Join(e.Command, " "))
 		}
 	case wire.EventProcessExited:
-		b.WriteString("the " + peerName(e) + " " + exitWords(e))
+		b.WriteString("the " + peerName(e) + " " + e.ExitWords())
 		if e.ByUs {
 			b.WriteString(" (signalled by mcpchaos)")
 		}
@@ -104,17 +104,6 @@ func peerName(e *wire.Event) string {
 		return e.Peer
 	}
 	return "server"
-}
-
-// exitWords says how a process-exited event ended the process.
-func exitWords(e *wire.Event) string {
-	switch {
-	case e.Signal != "":
-		return "was killed by " + e.Signal
-	case e.ExitCode != nil:
-		return "exited with status " + strconv.Itoa(*e.ExitCode)
-	}
-	return "exited"
 }
 
 // stderrText is one stderr line as text: invalid UTF-8 is replaced, so that

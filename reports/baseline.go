@@ -127,7 +127,7 @@ func ReadBaselineFile(path string) (*Baseline, error) {
 			at = entries[i].Line
 		}
 		switch {
-		case !slices.Contains(sortedKinds(), e.Kind):
+		case !IsKind(e.Kind):
 			return nil, fmt.Errorf("%s:%d: findings[%d].kind: unknown kind %q (kinds: %s)", path, at, i, e.Kind, strings.Join(sortedKinds(), ", "))
 		case e.Scenario == "":
 			return nil, fmt.Errorf("%s:%d: findings[%d]: no scenario; each entry names the scenario its finding comes from", path, at, i)

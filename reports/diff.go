@@ -199,7 +199,7 @@ func (d *Diff) WriteMarkdown(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "\n### %s\n\n| finding | count | message |\n|---|---|---|\n", sec.title)
 		for _, e := range sec.entries {
-			fmt.Fprintf(&b, "| %s | %d | %s |\n", markdownCell(e.Fingerprint.String()), e.Count, markdownCell(words.Cut(e.Message, 300)))
+			fmt.Fprintf(&b, "| %s | %d | %s |\n", markdownText(e.Fingerprint.String()), e.Count, markdownText(words.Cut(e.Message, 300)))
 		}
 		if sec.title == "New failures" {
 			b.WriteString("\nreplay them:\n\n")

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -189,7 +190,7 @@ func htmlEvents(events []wire.Event) []htmlEvent {
 		case wire.EventStderr:
 			h.Lane, h.Label, h.Excerpt = who, words.Cut(firstLine(rawOf(e)), 90), words.Cut(rawOf(e), 300)
 		case wire.EventProcessExited:
-			h.Lane, h.Label = who, exitLabel(e)
+			h.Lane, h.Label = who, e.ExitWords()
 		case wire.EventProcessStarted:
 			h.Lane, h.Label = who, "started"
 		case wire.EventSignal:
@@ -205,20 +206,11 @@ func htmlEvents(events []wire.Event) []htmlEvent {
 }
 
 func messageLabel(e *wire.Event) string {
-	var parts []string
-	for _, p := range []string{e.Method, e.Kind} {
-		if p != "" {
-			parts = append(parts, p)
-			break
-		}
-	}
+	label := cmp.Or(e.Method, e.Kind, "frame")
 	if e.ID != "" {
-		parts = append(parts, "#"+e.ID)
+		label += " #" + e.ID
 	}
-	if len(parts) == 0 {
-		return "frame"
-	}
-	return strings.Join(parts, " ")
+	return label
 }
 
 func rawOf(e *wire.Event) string {
@@ -241,15 +233,4 @@ func statusWord(s int) string {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return line
-}
-
-// exitLabel says how a process ended, for its row.
-func exitLabel(e *wire.Event) string {
-	switch {
-	case e.Signal != "":
-		return "killed by " + e.Signal
-	case e.ExitCode != nil:
-		return fmt.Sprintf("exited with status %d", *e.ExitCode)
-	}
-	return "exited"
 }

@@ -2,11 +2,13 @@ package reports
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The JUnit rendering is valid against the JUnit schema of Jenkins' xunit
@@ -31,7 +33,9 @@ func TestJUnitValidAgainstTheSchema(t *testing.T) {
 		if err := os.WriteFile(path, xml, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		out, err := exec.Command(python, "-c", "import sys, xmlschema; xmlschema.validate(sys.argv[1], sys.argv[2])", path, xsd).CombinedOutput()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, python, "-c", "import sys, xmlschema; xmlschema.validate(sys.argv[1], sys.argv[2])", path, xsd).CombinedOutput()
 		if err != nil {
 			return &schemaError{string(out)}
 		}

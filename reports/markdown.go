@@ -36,13 +36,13 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		rows = append([]ScenarioResult{*r.Baseline}, rows...)
 	}
 	for i, s := range rows {
-		name := markdownCell(orDash(s.Name))
+		name := markdownText(orDash(s.Name))
 		if i == 0 && r.Baseline != nil {
 			name += " (baseline, no faults)"
 		}
 		var notes []string
 		for _, n := range append(append([]string(nil), s.Indeterminate...), s.Notes...) {
-			notes = append(notes, markdownCell(words.Cut(n, 300)))
+			notes = append(notes, markdownText(words.Cut(n, 300)))
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", name, markdownOutcome(s.Outcome), s.Findings, fmtMS(s.DurationMS), strings.Join(notes, "<br>"))
 	}
@@ -72,13 +72,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 }
 
 func writeMarkdownFinding(b *strings.Builder, n int, f *Finding) {
-	head := fmt.Sprintf("\n#### %d. `%s` %s", n, f.Kind, f.Severity)
-	switch {
-	case f.Baselined:
-		head += " (known: in the baseline)"
-	case f.Expected:
-		head += " (expected)"
-	}
+	head := fmt.Sprintf("\n#### %d. `%s` %s", n, f.Kind, f.Severity) + f.knownWords()
 	if f.Signature != "" {
 		head += " " + markdownCode(f.Signature)
 	}
@@ -87,11 +81,7 @@ func writeMarkdownFinding(b *strings.Builder, n int, f *Finding) {
 	}
 	b.WriteString(head + "\n\n" + markdownText(f.Message) + "\n\n")
 	if f.Request != nil {
-		method := orDash(f.Request.Method)
-		if f.Request.Tool != "" {
-			method += " " + f.Request.Tool
-		}
-		fmt.Fprintf(b, "- request: %s (id %s)\n", markdownCode(method), markdownCode(f.Request.ID))
+		fmt.Fprintf(b, "- request: %s (id %s)\n", markdownCode(f.Request.what()), markdownCode(f.Request.ID))
 	}
 	if r, ok := LookupRule(f.Rule); ok {
 		fmt.Fprintf(b, "- rule: `%s` (%s)\n", r.ID, markdownText(r.Source))
@@ -183,9 +173,6 @@ func markdownText(s string) string {
 	}
 	return b.String()
 }
-
-// markdownCell is s in a table cell: escaped, pipes included.
-func markdownCell(s string) string { return markdownText(s) }
 
 func longestRun(s string, c byte) int {
 	best, n := 0, 0

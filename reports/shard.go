@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -96,7 +97,7 @@ func MergeShards(files []string, rs []*Report) (*Report, error) {
 				out.StaleBaseline = append(out.StaleBaseline, fp)
 			}
 		}
-		out.BaselineFile = cmpOr(out.BaselineFile, r.BaselineFile)
+		out.BaselineFile = cmp.Or(out.BaselineFile, r.BaselineFile)
 		if r.Outcome == OutcomeError && out.Error == "" {
 			out.Error = fmt.Sprintf("shard %d/%d: %s", r.Shard.Index, r.Shard.Total, r.Error)
 		}
@@ -113,13 +114,6 @@ func MergeShards(files []string, rs []*Report) (*Report, error) {
 		out.Outcome = OutcomeFail
 	}
 	return out, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // scenarioRank orders findings: the baseline's first, then the matrix's.

@@ -70,14 +70,28 @@ func WriteSummary(w io.Writer, r *Report) {
 	_, _ = io.WriteString(w, b.String())
 }
 
-func writeFinding(b *strings.Builder, f *Finding) {
-	head := f.Kind + "  " + f.Severity
+// knownWords marks a finding that fails nothing: one the --baseline
+// lists, or one its scenario file expects.
+func (f *Finding) knownWords() string {
 	switch {
 	case f.Baselined:
-		head += " (known: in the baseline)"
+		return " (known: in the baseline)"
 	case f.Expected:
-		head += " (expected)"
+		return " (expected)"
 	}
+	return ""
+}
+
+// what is the request's method, and the tool a tools/call called.
+func (r *Request) what() string {
+	if r.Tool != "" {
+		return orDash(r.Method) + " " + r.Tool
+	}
+	return orDash(r.Method)
+}
+
+func writeFinding(b *strings.Builder, f *Finding) {
+	head := f.Kind + "  " + f.Severity + f.knownWords()
 	if f.Signature != "" {
 		head += "  " + f.Signature
 	}
@@ -87,11 +101,7 @@ func writeFinding(b *strings.Builder, f *Finding) {
 	b.WriteString(head + "\n")
 	b.WriteString("  " + f.Message + "\n")
 	if f.Request != nil {
-		method := orDash(f.Request.Method)
-		if f.Request.Tool != "" {
-			method += " " + f.Request.Tool
-		}
-		fmt.Fprintf(b, "  request: %s (id %s)\n", method, f.Request.ID)
+		fmt.Fprintf(b, "  request: %s (id %s)\n", f.Request.what(), f.Request.ID)
 	}
 	if r, ok := LookupRule(f.Rule); ok {
 		fmt.Fprintf(b, "  rule: %s (%s)\n", r.ID, r.Source)

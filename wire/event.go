@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/base64"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -198,4 +199,16 @@ func (e *Event) SetMessage(dir Direction, m *Message) {
 // MarshalLine encodes e as one JSONL line, newline included.
 func (e *Event) MarshalLine() ([]byte, error) {
 	return e.AppendLine(nil), nil
+}
+
+// ExitWords says how a process-exited event ended the process: "exited
+// with status 1", "was killed by SIGTERM".
+func (e *Event) ExitWords() string {
+	switch {
+	case e.Signal != "":
+		return "was killed by " + e.Signal
+	case e.ExitCode != nil:
+		return "exited with status " + strconv.Itoa(*e.ExitCode)
+	}
+	return "exited"
 }

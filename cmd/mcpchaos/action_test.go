@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -62,7 +64,9 @@ func TestGitHubActionSteps(t *testing.T) {
 			output, summary := filepath.Join(tmp, "output"), filepath.Join(tmp, "summary.md")
 			env := append(os.Environ(), "RUNNER_TEMP="+tmp, "GITHUB_OUTPUT="+output, "GITHUB_STEP_SUMMARY="+summary,
 				"MCPCHAOS_COMMAND=test", "MCPCHAOS_TARGET="+bin, "MCPCHAOS_ARGS="+tc.args)
-			cmd := exec.Command("bash", "-e", "-c", runScript)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "bash", "-e", "-c", runScript)
 			cmd.Env = env
 			out, err := cmd.CombinedOutput()
 			if err != nil {
@@ -83,7 +87,7 @@ func TestGitHubActionSteps(t *testing.T) {
 					t.Errorf("the reports to upload: %v", err)
 				}
 			}
-			fail := exec.Command("bash", "-e", "-c", failScript)
+			fail := exec.CommandContext(ctx, "bash", "-e", "-c", failScript)
 			fail.Env = env
 			err = fail.Run()
 			code := 0

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -164,15 +163,7 @@ func (m *matrixFlags) saveBaseline(report *reports.Report) error {
 			b.Findings[i].Note = notes[b.Findings[i].Fingerprint]
 		}
 	}
-	f, err := os.Create(m.writeBaseline)
-	if err != nil {
-		return fmt.Errorf("cannot write the baseline: %w", err)
-	}
-	if err := b.Write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("writing the baseline: %w", err)
-	}
-	return f.Close()
+	return writeTo(m.writeBaseline, nil, b.Write)
 }
 
 // slice keeps the scenarios of --shard K/N.

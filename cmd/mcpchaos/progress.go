@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/words"
 	"github.com/mcpchaos/mcpchaos/suite"
 )
 
@@ -67,13 +68,13 @@ func (p *progressLine) Finished(scenario, outcome string, findings int, took tim
 	p.findings += findings
 	if !p.live {
 		fmt.Fprintf(p.w, "mcpchaos: [%d/%d] %s: %s, %d %s, %s; %s\n", p.done, p.total, scenario, outcome,
-			findings, plural(findings, "finding"), took.Round(time.Millisecond), p.tally())
+			findings, words.Plural(findings, "finding", "findings"), took.Round(time.Millisecond), p.tally())
 	}
 }
 
 // tally is the run so far; the caller holds mu.
 func (p *progressLine) tally() string {
-	return fmt.Sprintf("%d %s so far, %s elapsed", p.findings, plural(p.findings, "finding"), time.Since(p.start).Round(100*time.Millisecond))
+	return fmt.Sprintf("%d %s so far, %s elapsed", p.findings, words.Plural(p.findings, "finding", "findings"), time.Since(p.start).Round(100*time.Millisecond))
 }
 
 func (p *progressLine) redraw() {
@@ -110,13 +111,6 @@ func orNothing(s string) string {
 		return "nothing"
 	}
 	return s
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 var _ suite.Progress = (*progressLine)(nil)
