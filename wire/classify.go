@@ -2,8 +2,10 @@ package wire
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"math/bits"
 )
 
 // Metadata keys of the stateless (2026-07-28) era that mark a message as such.
@@ -39,8 +41,8 @@ func Classify(raw []byte) Message {
 		m.Problem = "not a JSON object"
 		return m
 	}
-	var f topFields
-	end, err := scanObject(b, 0, 0, f.set)
+	sc := scanner{b: b}
+	end, err := sc.object(0, 0, inTop)
 	if err == nil && end != len(b) {
 		err = errTrailing
 	}
@@ -48,7 +50,7 @@ func Classify(raw []byte) Message {
 		m.Problem = "not JSON: " + err.Error()
 		return m
 	}
-	f.classify(b, &m)
+	sc.classify(&m)
 	return m
 }
 
@@ -56,42 +58,119 @@ type span struct{ start, end int }
 
 func (s span) ok() bool { return s.end > s.start }
 
-// topFields remembers where the members that classification needs are.
-type topFields struct {
+// scanner checks a frame's JSON structure in one pass and remembers where
+// the members classification needs are: the top-level members, and in
+// params the progress token and the stateless era's _meta marker. Like
+// encoding/json, a repeated member counts only the last time it appears: a
+// later "params" or "_meta" replaces an earlier one whole.
+type scanner struct {
+	b                                           []byte
 	jsonrpc, id, method, result, errorv, params span
+	paramsToken, metaToken                      span
+	stateless                                   bool
+	// find names the member an object scanned inFind looks for, and found
+	// is where its (last) value is.
+	find  string
+	found span
 }
 
-func (f *topFields) set(b []byte, key []byte, v span) {
-	switch string(key) {
-	case "jsonrpc":
-		f.jsonrpc = v
-	case "id":
-		f.id = v
-	case "method":
-		f.method = v
-	case "result":
-		f.result = v
-	case "error":
-		f.errorv = v
-	case "params":
-		f.params = v
+// within says whose members an object holds, and so which keys matter.
+type within uint8
+
+const (
+	inOther within = iota
+	inTop
+	inParams
+	inMeta
+	inFind
+)
+
+// member notes the member key of an object in w whose value starts at b[i],
+// and scans that value.
+func (s *scanner) member(w within, key []byte, i, depth int) (int, error) {
+	b := s.b
+	switch w {
+	case inTop:
+		var v *span
+		switch string(key) {
+		case "jsonrpc":
+			v = &s.jsonrpc
+		case "id":
+			v = &s.id
+		case "method":
+			v = &s.method
+		case "result":
+			v = &s.result
+		case "error":
+			v = &s.errorv
+		case "params":
+			s.paramsToken, s.metaToken, s.stateless = span{}, span{}, false
+			v = &s.params
+			if i < len(b) && b[i] == '{' {
+				end, err := s.object(i, depth, inParams)
+				*v = span{i, end}
+				return end, err
+			}
+		}
+		end, err := s.value(i, depth)
+		if v != nil {
+			*v = span{i, end}
+		}
+		return end, err
+	case inParams:
+		switch string(key) {
+		case "progressToken":
+			end, err := s.value(i, depth)
+			s.paramsToken = span{i, end}
+			return end, err
+		case "_meta":
+			s.metaToken, s.stateless = span{}, false
+			if i < len(b) && b[i] == '{' {
+				return s.object(i, depth, inMeta)
+			}
+		}
+	case inFind:
+		end, err := s.value(i, depth)
+		if string(key) == s.find {
+			s.found = span{i, end}
+		}
+		return end, err
+	case inMeta:
+		switch string(key) {
+		case "progressToken":
+			end, err := s.value(i, depth)
+			s.metaToken = span{i, end}
+			return end, err
+		case metaProtocolVersion:
+			s.stateless = true
+		}
 	}
+	return s.value(i, depth)
 }
 
-func (f *topFields) classify(b []byte, m *Message) {
-	if f.id.ok() {
-		m.ID = string(b[f.id.start:f.id.end])
+func (s *scanner) classify(m *Message) {
+	b := s.b
+	if s.id.ok() {
+		m.ID = string(b[s.id.start:s.id.end])
 	}
-	if f.method.ok() {
-		name, isString := stringValue(b[f.method.start:f.method.end])
+	if s.method.ok() {
+		name, isString := stringValue(b[s.method.start:s.method.end])
 		if !isString {
 			m.Problem = `"method" is not a string`
 			return
 		}
 		m.Method = name
 	}
-	if f.params.ok() && b[f.params.start] == '{' {
-		f.readParams(b, m)
+	if s.params.ok() && b[s.params.start] == '{' {
+		switch {
+		case s.paramsToken.ok() && m.Method == "notifications/progress":
+			m.ProgressToken = string(b[s.paramsToken.start:s.paramsToken.end])
+		case s.metaToken.ok():
+			m.ProgressToken = string(b[s.metaToken.start:s.metaToken.end])
+		}
+		if s.stateless {
+			m.Era = Stateless
+		}
 	}
 	switch m.Method {
 	case "initialize", "notifications/initialized":
@@ -100,36 +179,35 @@ func (f *topFields) classify(b []byte, m *Message) {
 		m.Era = Stateless
 	}
 
-	version, _ := stringValue(b[f.jsonrpc.start:f.jsonrpc.end])
-	if !f.jsonrpc.ok() || version != "2.0" {
+	if !s.jsonrpc.ok() || !isVersion2(b[s.jsonrpc.start:s.jsonrpc.end]) {
 		m.Problem = `"jsonrpc" is not "2.0"`
 		return
 	}
 	idKind := byte(0)
-	if f.id.ok() {
-		idKind = b[f.id.start]
+	if s.id.ok() {
+		idKind = b[s.id.start]
 	}
 	validID := idKind == '"' || idKind == '-' || (idKind >= '0' && idKind <= '9')
 	switch {
-	case f.method.ok() && f.id.ok():
+	case s.method.ok() && s.id.ok():
 		if !validID {
 			m.Problem = "request id is not a string or a number"
 			return
 		}
 		m.Kind = Request
-	case f.method.ok():
+	case s.method.ok():
 		m.Kind = Notification
-	case f.result.ok() && f.errorv.ok():
+	case s.result.ok() && s.errorv.ok():
 		m.Problem = `response has both "result" and "error"`
-	case !f.id.ok() && (f.result.ok() || f.errorv.ok()):
+	case !s.id.ok() && (s.result.ok() || s.errorv.ok()):
 		m.Problem = `response has no "id"`
-	case f.result.ok():
+	case s.result.ok():
 		if !validID {
 			m.Problem = "response id is not a string or a number"
 			return
 		}
 		m.Kind = Response
-	case f.errorv.ok():
+	case s.errorv.ok():
 		if !validID && idKind != 'n' {
 			m.Problem = "error id is not a string, a number or null"
 			return
@@ -140,41 +218,14 @@ func (f *topFields) classify(b []byte, m *Message) {
 	}
 }
 
-// readParams picks the progress token and the stateless era marker out of
-// params. Like the top-level members, a repeated member counts only the last
-// time it appears (which is what encoding/json does): a later "_meta" replaces
-// an earlier one whole.
-func (f *topFields) readParams(b []byte, m *Message) {
-	var paramsToken, metaToken span
-	stateless := false
-	_, _ = scanObject(b, f.params.start, 0, func(b []byte, key []byte, v span) {
-		switch string(key) {
-		case "progressToken":
-			paramsToken = v
-		case "_meta":
-			metaToken, stateless = span{}, false
-			if b[v.start] != '{' {
-				return
-			}
-			_, _ = scanObject(b, v.start, 0, func(b []byte, key []byte, v span) {
-				switch string(key) {
-				case "progressToken":
-					metaToken = v
-				case metaProtocolVersion:
-					stateless = true
-				}
-			})
-		}
-	})
-	switch {
-	case paramsToken.ok() && m.Method == "notifications/progress":
-		m.ProgressToken = string(b[paramsToken.start:paramsToken.end])
-	case metaToken.ok():
-		m.ProgressToken = string(b[metaToken.start:metaToken.end])
+// isVersion2 reports whether tok is a JSON string that decodes to "2.0",
+// without allocating for the form every peer sends.
+func isVersion2(tok []byte) bool {
+	if string(tok) == `"2.0"` {
+		return true
 	}
-	if stateless {
-		m.Era = Stateless
-	}
+	v, _ := stringValue(tok)
+	return v == "2.0"
 }
 
 // stringValue decodes a JSON string token; the fast path is a string without escapes.
@@ -184,7 +235,7 @@ func stringValue(tok []byte) (string, bool) {
 	}
 	inner := tok[1 : len(tok)-1]
 	if bytes.IndexByte(inner, '\\') < 0 {
-		return string(inner), true
+		return methodName(inner), true
 	}
 	var s string
 	if json.Unmarshal(tok, &s) != nil {
@@ -223,24 +274,24 @@ func quoteByte(c byte) string {
 
 func skipSpace(b []byte, i int) int {
 	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\r', '\n':
-			i++
-		default:
+		// Most calls find a token at once: one comparison tells.
+		if c := b[i]; c > ' ' || (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
 			return i
 		}
+		i++
 	}
 	return i
 }
 
-// scanObject checks the object starting at b[i] == '{' and calls member for
-// each member with its key and value span. The key is the raw bytes between
-// the quotes when it has no escapes, and decoded when it has ("\u0069d" is
-// "id"). It returns the index after the closing brace.
-func scanObject(b []byte, i, depth int, member func(b, key []byte, v span)) (int, error) {
+// object checks the object starting at b[i] == '{', whose members matter as
+// w says, and returns the index after its closing brace. A key is matched
+// as the raw bytes between its quotes when it has no escapes, and decoded
+// when it has ("\u0069d" is "id").
+func (s *scanner) object(i, depth int, w within) (int, error) {
 	if depth >= maxDepth {
 		return 0, errDepth
 	}
+	b := s.b
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return i + 1, nil
@@ -249,7 +300,7 @@ func scanObject(b []byte, i, depth int, member func(b, key []byte, v span)) (int
 		if i >= len(b) || b[i] != '"' {
 			return 0, unexpected(b, i)
 		}
-		keyEnd, err := skipString(b, i)
+		keyEnd, escaped, err := scanString(b, i)
 		if err != nil {
 			return 0, err
 		}
@@ -259,18 +310,20 @@ func scanObject(b []byte, i, depth int, member func(b, key []byte, v span)) (int
 			return 0, unexpected(b, i)
 		}
 		i = skipSpace(b, i+1)
-		valEnd, err := skipValue(b, i, depth+1)
-		if err != nil {
-			return 0, err
-		}
-		if member != nil {
+		var valEnd int
+		if w == inOther {
+			valEnd, err = s.value(i, depth+1)
+		} else {
 			key := b[keyStart+1 : keyEnd-1]
-			if bytes.IndexByte(key, '\\') >= 0 {
-				if s, ok := stringValue(b[keyStart:keyEnd]); ok {
-					key = []byte(s)
+			if escaped {
+				if k, ok := stringValue(b[keyStart:keyEnd]); ok {
+					key = []byte(k)
 				}
 			}
-			member(b, key, span{i, valEnd})
+			valEnd, err = s.member(w, key, i, depth+1)
+		}
+		if err != nil {
+			return 0, err
 		}
 		i = skipSpace(b, valEnd)
 		if i >= len(b) {
@@ -287,16 +340,17 @@ func scanObject(b []byte, i, depth int, member func(b, key []byte, v span)) (int
 	}
 }
 
-func scanArray(b []byte, i, depth int) (int, error) {
+func (s *scanner) array(i, depth int) (int, error) {
 	if depth >= maxDepth {
 		return 0, errDepth
 	}
+	b := s.b
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == ']' {
 		return i + 1, nil
 	}
 	for {
-		end, err := skipValue(b, i, depth+1)
+		end, err := s.value(i, depth+1)
 		if err != nil {
 			return 0, err
 		}
@@ -315,37 +369,64 @@ func scanArray(b []byte, i, depth int) (int, error) {
 	}
 }
 
-func skipValue(b []byte, i, depth int) (int, error) {
+// value checks the value starting at b[i] and returns the index after it.
+func (s *scanner) value(i, depth int) (int, error) {
+	b := s.b
 	if i >= len(b) {
 		return 0, errEnd
 	}
 	switch c := b[i]; {
-	case c == '{':
-		return scanObject(b, i, depth, nil)
-	case c == '[':
-		return scanArray(b, i, depth)
 	case c == '"':
 		return skipString(b, i)
+	case c == '{':
+		return s.object(i, depth, inOther)
+	case c == '[':
+		return s.array(i, depth)
+	case c == '-' || (c >= '0' && c <= '9'):
+		return skipNumber(b, i)
 	case c == 't':
 		return skipLiteral(b, i, "true")
 	case c == 'f':
 		return skipLiteral(b, i, "false")
 	case c == 'n':
 		return skipLiteral(b, i, "null")
-	case c == '-' || (c >= '0' && c <= '9'):
-		return skipNumber(b, i)
 	}
 	return 0, unexpected(b, i)
 }
 
 // skipString returns the index after the closing quote of the string at b[i].
-// It finds quotes with IndexByte, which is what keeps large frames cheap.
 func skipString(b []byte, i int) (int, error) {
+	end, _, err := scanString(b, i)
+	return end, err
+}
+
+// scanString is skipString that also tells whether the string has escapes.
+// It looks at eight bytes at a time for the first shortString bytes, where
+// keys, methods and ids end; past them it finds quotes with IndexByte, which
+// is what keeps large frames cheap.
+func scanString(b []byte, i int) (end int, escaped bool, err error) {
 	j := i + 1
+	for limit := min(len(b), j+shortString); j+8 <= limit; {
+		w := binary.LittleEndian.Uint64(b[j:])
+		hit := hasZero(w^(ones*'"')) | hasZero(w^(ones*'\\'))
+		if hit == 0 {
+			j += 8
+			continue
+		}
+		j += bits.TrailingZeros64(hit) / 8
+		if b[j] == '"' {
+			return j + 1, escaped, nil
+		}
+		escaped = true
+		j += 2 // the escaped byte cannot end the string
+	}
 	for {
+		if j > len(b) {
+			return 0, false, errEnd
+		}
 		q := bytes.IndexByte(b[j:], '"')
 		if q < 0 {
-			return 0, errEnd
+			return 0, false, errEnd
 		}
 		q += j
 		backslashes := 0
@@ -353,11 +434,21 @@ func skipString(b []byte, i int) (int, error) {
 			backslashes++
 		}
 		if backslashes%2 == 0 {
-			return q + 1, nil
+			// Only a key is asked about its escapes, and keys are short:
+			// a long string is said to have some rather than read twice.
+			escaped = escaped || backslashes > 0 || q-i > maxPlainKey || bytes.IndexByte(b[i:q], '\\') >= 0
+			return q + 1, escaped, nil
 		}
 		j = q + 1
 	}
 }
+
+// shortString is how far scanString looks eight bytes at a time before
+// calling IndexByte, whose call costs more than a short look.
+const shortString = 32
+
+// maxPlainKey is the longest string scanString looks through for escapes.
+const maxPlainKey = 256
 
 func skipLiteral(b []byte, i int, lit string) (int, error) {
 	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {

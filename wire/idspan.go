@@ -19,7 +19,8 @@ func MemberSpan(raw []byte, path ...string) (start, end int, ok bool) {
 		return 0, 0, false
 	}
 	// The whole frame must be one object, before anything in it is trusted.
-	if n, err := scanObject(b, 0, 0, nil); err != nil || n != len(b) {
+	sc := scanner{b: b}
+	if n, err := sc.object(0, 0, inOther); err != nil || n != len(b) {
 		return 0, 0, false
 	}
 	at := span{0, len(b)}
@@ -27,15 +28,11 @@ func MemberSpan(raw []byte, path ...string) (start, end int, ok bool) {
 		if b[at.start] != '{' {
 			return 0, 0, false
 		}
-		var found span
-		if _, err := scanObject(b, at.start, depth, func(_, key []byte, v span) {
-			if string(key) == name {
-				found = v
-			}
-		}); err != nil || !found.ok() {
+		sc.find, sc.found = name, span{}
+		if _, err := sc.object(at.start, depth, inFind); err != nil || !sc.found.ok() {
 			return 0, 0, false
 		}
-		at = found
+		at = sc.found
 	}
 	return lead + at.start, lead + at.end, true
 }
