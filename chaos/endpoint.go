@@ -107,6 +107,9 @@ func (e *endWriter) closeRecorded(record func()) bool {
 
 // stallGate holds frames of one direction while a stall fault is in force.
 type stallGate struct {
+	// used says a stall or a hold was ever set, so that the relay of a
+	// session without one never takes the lock or reads the clock.
+	used    atomic.Bool
 	mu      sync.Mutex
 	until   time.Time
 	forever bool
@@ -118,6 +121,7 @@ type stallGate struct {
 
 // hold stops the direction until release; holds and stalls add up.
 func (g *stallGate) hold() {
+	g.used.Store(true)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.held++
@@ -135,6 +139,7 @@ func (g *stallGate) release() {
 }
 
 func (g *stallGate) set(d time.Duration) {
+	g.used.Store(true)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if d == 0 {
@@ -183,6 +188,9 @@ func (g *stallGate) wait(done <-chan struct{}) bool {
 
 // stalled reports whether the gate holds frames now, without blocking.
 func (g *stallGate) stalled() bool {
+	if !g.used.Load() {
+		return false
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.forever || g.held > 0 || time.Now().Before(g.until)

@@ -53,6 +53,10 @@ func (s *session) handle(dir wire.Direction, f frame) {
 		s.handlePiece(dir, f)
 		return
 	}
+	if s.passThrough() {
+		s.forward(dir, f.raw, 0)
+		return
+	}
 	m := wire.Classify(f.raw)
 	seq := s.recordMessage(wire.EventReceived, dir, &m, "", 0)
 	if dir == wire.ToServer && m.Era != wire.EraUnknown {
@@ -116,6 +120,13 @@ func (s *session) handle(dir wire.Direction, f frame) {
 		s.flush(dir) // "after forwarding" means the peer can read it
 		s.apply(after, dir, m.Raw, seq, true)
 	}
+}
+
+// passThrough reports whether raw can be forwarded without reading what it
+// is: with no fault, no record and no liveness probe, nothing depends on
+// what a frame is. This is what makes a bare wrap cost close to a pipe.
+func (s *session) passThrough() bool {
+	return s.rec == nil && s.plan == nil && !s.cfg.Probes
 }
 
 // handlePiece relays a piece of a line longer than MaxLine unclassified and

@@ -4,8 +4,10 @@ package chaos
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math/rand/v2"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -287,4 +290,60 @@ func readLine(t *testing.T, f interface{ Read([]byte) (int, error) }) []byte {
 		t.Fatal("no line within 10s")
 	}
 	return nil
+}
+
+// With nothing to record and no plan, the relay passes frames on without
+// reading them; with probes possible it reads them for the era; with a plan
+// that never acts it reads them for the triggers. Each way carries exactly
+// the bytes sent.
+func TestRelayIsByteExactUnrecorded(t *testing.T) {
+	never, err := faults.Parse("drop:on=c2s:request:never/this")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"pass-through", Config{}},
+		{"probes possible", Config{Probes: true}},
+		{"plan that never acts", Config{Plan: faults.NewPlan(1, []*faults.Fault{never})}},
+		{"pass-through, lines over a small cap", Config{MaxLine: 1000}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkNoGoroutineLeak(t)
+			in := arbitraryFrames(4, 300)
+			cfg := tc.cfg
+			cfg.Command, cfg.Grace = helperCommand(t, "cat"), 15*time.Second
+			inR, inW, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			outR, outW, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := Run(context.Background(), cfg, inR, outW)
+				done <- err
+			}()
+			go func() {
+				inW.Write(in)
+				inW.Close()
+			}()
+			out := readAll(t, outR, 20*time.Second)
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("relay did not end within 20s of the client closing")
+			}
+			if !bytes.Equal(in, out) {
+				t.Fatalf("relayed bytes differ: sent %d bytes, got %d; first difference at %d", len(in), len(out), firstDiff(in, out))
+			}
+		})
+	}
 }

@@ -43,6 +43,11 @@ type Config struct {
 	Stderr io.Writer
 	// Tool names mcpchaos and its version in the transcript.
 	Tool string
+	// Probes says the caller will send liveness probes (Session.Probe). The
+	// relay then learns the session's era from every client frame, so that
+	// a probe speaks it, even with no plan and no recorder; without probes,
+	// a session with neither passes frames on without reading them.
+	Probes bool
 
 	// What the judge needs to know offline, recorded in the session event:
 	// the scenario's name, the peer under test ("server", "client" or ""
@@ -142,7 +147,8 @@ func (h *Session) Done() <-chan struct{} { return h.done }
 // Probe sends a liveness probe toward the peer that receives frames
 // travelling in dir: ping in the stateful era, server/discover in the
 // stateless one (which has no ping). Its answer is recorded and swallowed.
-// why goes into the transcript.
+// why goes into the transcript. The session must have been started with
+// Config.Probes, or with a plan or a recorder, for the probe to know the era.
 func (h *Session) Probe(dir wire.Direction, why string) {
 	h.s.probe(dir, why)
 }

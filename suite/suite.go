@@ -394,6 +394,7 @@ type driven struct {
 // stdio relay. An error means the run could not start.
 func (o Options) driveStdio(ctx context.Context, st setup) (driven, error) {
 	cfg := chaos.Config{
+		Probes:      true,
 		Command:     o.Command,
 		Plan:        st.plan,
 		Recorder:    st.log.rec,

@@ -162,6 +162,7 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Expect:   f.expect,
 		Repro:    f.repro,
 		Deadline: f.deadline,
+		Probes:   f.pidFile != "",
 	}
 	rec, err := openSessionRecord(f.transcript, f.reports.wanted())
 	if err != nil {
