@@ -57,8 +57,11 @@ func (s *session) handle(dir wire.Direction, f frame) {
 		s.forward(dir, f.raw, 0)
 		return
 	}
-	m := wire.Classify(f.raw)
-	seq := s.recordMessage(wire.EventReceived, dir, &m, "", 0)
+	// One pump reads each direction, so each reuses one Message and one
+	// Step: nothing keeps them past this call.
+	m := &s.msgs[dir]
+	*m = wire.Classify(f.raw)
+	seq := s.recordMessage(wire.EventReceived, dir, m, "", 0)
 	if dir == wire.ToServer && m.Era != wire.EraUnknown {
 		// The latest word wins: a client may try server/discover and fall
 		// back to initialize.
@@ -81,7 +84,8 @@ func (s *session) handle(dir wire.Direction, f frame) {
 		s.forward(dir, m.Raw, seq)
 		return
 	}
-	step := s.plan.Receive(dir, &m)
+	step := &s.steps[dir]
+	s.plan.ReceiveInto(step, dir, m)
 	o := s.apply(s.plan.Decide(faults.Before, step), dir, m.Raw, seq, false)
 	// An id fault's rewrite, or an answer translated back to the id its
 	// request's sender gave, goes on instead of the bytes received.
@@ -100,7 +104,7 @@ func (s *session) handle(dir wire.Direction, f frame) {
 		s.inject(o.ReplaceBy, faults.Injection{Dir: dir, Raw: o.Replace}, seq)
 	case o.Hold != nil && s.hold(o.HoldBy, o.Hold, dir, raw, seq, o.Copies):
 		// Held back by reorder; released later (shape.go).
-	case s.holdWith(dir, &m, seq):
+	case s.holdWith(dir, m, seq):
 		// More progress for a token whose progress is held until its answer.
 	default:
 		if o.Fragment != nil {
@@ -111,7 +115,7 @@ func (s *session) handle(dir wire.Direction, f frame) {
 		for range o.Copies {
 			s.forwardAs(dir, raw, seq, note)
 		}
-		s.releaseAfter(dir, &m, seq)
+		s.releaseAfter(dir, m, seq)
 	}
 	for _, inj := range o.After {
 		s.inject(inj.Label, inj.Injection, seq)

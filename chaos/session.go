@@ -161,7 +161,10 @@ type session struct {
 	clientIn io.Reader
 
 	writers [3]*endWriter // indexed by the direction they write in
-	gates   [3]stallGate
+	// msgs and steps are the pumps' scratch, one of each per direction.
+	msgs  [3]wire.Message
+	steps [3]faults.Step
+	gates [3]stallGate
 	// halfClosed marks a direction whose read end a fault closed, so its
 	// pump's read error is not mistaken for the peer going away.
 	halfClosed [3]atomic.Bool

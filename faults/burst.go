@@ -14,9 +14,10 @@ import (
 // what hangs clients that read through a zero-capacity stream, list_changed
 // mid-call is what deadlocks clients that reload tools from the receive loop.
 var burstFamily = &Family{
-	Name:  "burst",
-	Doc:   "inject N notifications toward a peer (progress for an in-flight request, log messages, list_changed)",
-	Phase: Before,
+	Name:     "burst",
+	InFlight: true,
+	Doc:      "inject N notifications toward a peer (progress for an in-flight request, log messages, list_changed)",
+	Phase:    Before,
 	Params: []Param{
 		{Name: "count", Type: TypeInt, Default: "10", Doc: "how many notifications"},
 		{Name: "method", Type: TypeString, Default: "notifications/progress", Doc: "notification method: notifications/progress, notifications/message, notifications/{tools,prompts,resources}/list_changed or any notifications/*"},

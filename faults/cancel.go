@@ -15,10 +15,11 @@ import (
 // still reaches the client. A receiver may leave a cancelled request
 // unanswered, and may still answer it; it must not fall over either way.
 var cancelFamily = &Family{
-	Name:  "cancel",
-	Doc:   "send notifications/cancelled for a request in flight toward the peer that received it (default on=c2s:request:tools/call: the tool call just forwarded to the server); with on=s2c:response:tools/call,position=before it cancels the call just before its response reaches the client; skipped when the request is not in flight",
-	Phase: After,
-	On:    "c2s:request:tools/call",
+	Name:     "cancel",
+	InFlight: true,
+	Doc:      "send notifications/cancelled for a request in flight toward the peer that received it (default on=c2s:request:tools/call: the tool call just forwarded to the server); with on=s2c:response:tools/call,position=before it cancels the call just before its response reaches the client; skipped when the request is not in flight",
+	Phase:    After,
+	On:       "c2s:request:tools/call",
 	Params: []Param{
 		{Name: "target", Type: TypeChoice, Choices: []string{"trigger", "oldest", "random"}, Default: "trigger", Doc: "which request: the triggering request (or the one the triggering answer answers), the oldest in flight, or one in flight drawn from the seed"},
 	},

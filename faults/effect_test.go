@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -428,7 +429,7 @@ func TestSentOldestFirst(t *testing.T) {
 	for i := range 50 {
 		id := fmt.Sprintf(`"r%d"`, (i*37)%50) // ids not in the order they arrive
 		m := wire.Message{Kind: wire.Request, ID: id, Method: "tools/call"}
-		tr.observe(c2s, &m, uint64(i+1))
+		tr.observe(c2s, &m, uint64(i+1), new(Pending))
 		want = append(want, id)
 	}
 	for range 5 {
@@ -445,5 +446,45 @@ func TestSentOldestFirst(t *testing.T) {
 	}
 	if tr.count() != 50 {
 		t.Errorf("count() = %d; want 50", tr.count())
+	}
+}
+
+// A peer that never answers (cat as a server echoes every request back)
+// must not grow the table without end: past maxOpen a direction forgets its
+// oldest open requests, and the rest stay oldest first and answerable.
+func TestInFlightStaysBounded(t *testing.T) {
+	tr := newInFlight()
+	n := 3*maxOpen + 17
+	for i := range n {
+		m := wire.Message{Kind: wire.Request, ID: strconv.Itoa(i), Method: "tools/call"}
+		tr.observe(c2s, &m, uint64(i+1), new(Pending))
+		if i%3 == 0 { // a third answered, so the order holds closed entries too
+			a := wire.Message{Kind: wire.Response, ID: strconv.Itoa(i)}
+			if tr.observe(s2c, &a, uint64(i+1), nil) == nil {
+				t.Fatalf("answer to %d found no request", i)
+			}
+		}
+	}
+	if got := len(tr.open[c2s]); got > maxOpen {
+		t.Fatalf("%d open requests kept; want at most %d", got, maxOpen)
+	}
+	if got := len(tr.order[c2s]); got > 2*maxOpen+64 {
+		t.Fatalf("order holds %d entries; want at most %d", got, 2*maxOpen+64)
+	}
+	sent := tr.sent(c2s)
+	if len(sent) != len(tr.open[c2s]) {
+		t.Fatalf("sent lists %d requests, the table holds %d", len(sent), len(tr.open[c2s]))
+	}
+	for i := 1; i < len(sent); i++ {
+		if sent[i-1].ordinal >= sent[i].ordinal {
+			t.Fatalf("sent not oldest first at %d: %d then %d", i, sent[i-1].ordinal, sent[i].ordinal)
+		}
+	}
+	if last := sent[len(sent)-1].ID; last != strconv.Itoa(n-1) {
+		t.Fatalf("newest open request is %s; want %d", last, n-1)
+	}
+	a := wire.Message{Kind: wire.Response, ID: strconv.Itoa(n - 1)}
+	if tr.observe(s2c, &a, 0, nil) == nil {
+		t.Fatal("the newest request is not answerable")
 	}
 }

@@ -32,6 +32,10 @@ type Family struct {
 	// DefaultOn, when set, gives the on= pattern a spec without one gets
 	// (it may depend on the fault's other parameters, such as a mode).
 	DefaultOn func(v Values) string
+	// InFlight marks a fault whose action reads the requests in flight:
+	// FireContext.Sent, the request an answer answers, the ids it rewrote.
+	// A plan keeps that table only when a fault or a trigger needs it.
+	InFlight bool
 }
 
 // defaultOn is the on= pattern a spec without one gets: DefaultOn's when the

@@ -20,7 +20,8 @@ import (
 // only once leaves the other request open, and the judge reports it as
 // usual; the second answer is owed, never a duplicate.
 var idCollisionFamily = &Family{
-	Name: "id-collision",
+	Name:     "id-collision",
+	InFlight: true,
 	Doc: "send the triggering request on under the id of another request in flight the same way, so the receiver holds two requests with one id; " +
 		"the first answer with that id goes back to the request that had it first, the second to the triggering request " +
 		"(default on=c2s:request:tools/call; skipped while no other request is in flight)",

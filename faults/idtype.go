@@ -15,7 +15,8 @@ import (
 // lost-response. Such an answer is not translated; it goes on as the peer
 // wrote it.
 var idTypeFamily = &Family{
-	Name: "id-type",
+	Name:     "id-type",
+	InFlight: true,
 	Doc: "send the triggering request on with its id as the other JSON type (1 as \"1\", a string as a number) and give the answer back its original id, " +
 		"so that a receiver that answers with the wrong id type is caught (default on=c2s:request:tools/call)",
 	Phase: Before,

@@ -1,8 +1,6 @@
 package faults
 
 import (
-	"sort"
-
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -19,6 +17,9 @@ type Pending struct {
 	// wire is the id the receiver got when an id fault changed it; "" when
 	// it got ID.
 	wire string
+	// closed marks a request answered, forgotten or replaced by another
+	// under its id: it stays in the order until trimmed.
+	closed bool
 }
 
 // wireID is the id the request's receiver got.
@@ -29,33 +30,72 @@ func (p *Pending) wireID() string {
 	return p.ID
 }
 
-// inFlight tracks open requests per direction by id. Its size is the number of
-// open requests, which is what keeps a long session's memory bounded.
+// inFlight tracks open requests per direction by id, and in the order they
+// came. Its size is the number of open requests, up to maxOpen a direction:
+// a peer that never answers (an echo, a server that ignores calls) must not
+// grow a long session's memory without end, so past maxOpen the oldest open
+// request is forgotten, as if lost.
 type inFlight struct {
-	open map[wire.Direction]map[string]*Pending
+	open  [3]map[string]*Pending // indexed by wire.Direction
+	order [3][]*Pending          // oldest first; may hold answered ones
 }
 
+// maxOpen is how many unanswered requests a direction keeps: far more than
+// any real peer has in flight.
+const maxOpen = 1024
+
 func newInFlight() *inFlight {
-	return &inFlight{open: map[wire.Direction]map[string]*Pending{
-		wire.ToServer: {},
-		wire.ToClient: {},
-	}}
+	t := &inFlight{}
+	t.open[wire.ToServer] = map[string]*Pending{}
+	t.open[wire.ToClient] = map[string]*Pending{}
+	return t
 }
 
 // observe updates the table for a message travelling in dir and returns the
-// request it answers, if it is an answer to one we saw.
-func (t *inFlight) observe(dir wire.Direction, m *wire.Message, ordinal uint64) *Pending {
+// request it answers, if it is an answer to one we saw. A request's entry
+// is made by the caller, outside the plan's lock.
+func (t *inFlight) observe(dir wire.Direction, m *wire.Message, ordinal uint64, fresh *Pending) *Pending {
 	switch {
 	case m.Kind == wire.Request:
-		t.open[dir][m.ID] = &Pending{Dir: dir, ID: m.ID, Method: m.Method, ProgressToken: m.ProgressToken, ordinal: ordinal}
+		*fresh = Pending{Dir: dir, ID: m.ID, Method: m.Method, ProgressToken: m.ProgressToken, ordinal: ordinal}
+		if old := t.open[dir][m.ID]; old != nil {
+			old.closed = true
+		}
+		t.open[dir][m.ID] = fresh
+		t.order[dir] = append(t.order[dir], fresh)
+		t.trim(dir)
 	case m.IsAnswer():
 		requests := t.open[dir.Reverse()]
 		if p, ok := requests[m.ID]; ok {
 			delete(requests, m.ID)
+			p.closed = true
 			return p
 		}
 	}
 	return nil
+}
+
+// trim forgets the oldest open requests of dir past maxOpen, and drops the
+// closed ones from the order once they are most of it.
+func (t *inFlight) trim(dir wire.Direction) {
+	open, order := t.open[dir], t.order[dir]
+	for len(open) > maxOpen && len(order) > 0 {
+		if p := order[0]; !p.closed {
+			delete(open, p.ID)
+			p.closed = true
+		}
+		order = order[1:]
+	}
+	if len(order) > 2*len(open)+64 {
+		live := make([]*Pending, 0, 2*len(open)+64)
+		for _, p := range order {
+			if !p.closed {
+				live = append(live, p)
+			}
+		}
+		order = live
+	}
+	t.order[dir] = order
 }
 
 func (t *inFlight) count() int {
@@ -66,9 +106,10 @@ func (t *inFlight) count() int {
 // seeded choice among them is stable.
 func (t *inFlight) sent(dir wire.Direction) []*Pending {
 	out := make([]*Pending, 0, len(t.open[dir]))
-	for _, p := range t.open[dir] {
-		out = append(out, p)
+	for _, p := range t.order[dir] {
+		if !p.closed {
+			out = append(out, p)
+		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ordinal < out[j].ordinal })
 	return out
 }

@@ -1,7 +1,10 @@
 package faults
 
 import (
+	"bytes"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -197,7 +200,12 @@ func TestStepMethod(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := NewPlan(1, nil)
+			// A trigger on answers by method makes the plan pair them.
+			byMethod, err := Parse("drop:on=response:never/this")
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := NewPlan(1, []*Fault{byMethod})
 			var s *Step
 			for _, f := range tc.frames {
 				m := classify(t, f)
@@ -280,5 +288,64 @@ func TestGlobIsNotExponential(t *testing.T) {
 				t.Errorf("glob(%q) on a %d-byte name took %v", tc.pattern, len(tc.name), d)
 			}
 		})
+	}
+}
+
+// A plan keeps the requests in flight only when a fault or a trigger reads
+// them: the relay pays for the table only then.
+func TestNeedsInFlight(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		want bool
+	}{
+		{"drop:on=c2s:request:tools/call", false},
+		{"delay:p=0", false},
+		{"stall:on=c2s:request:tools/call", false},
+		{"drop:on=notification:notifications/*", false},
+		{"drop:on=s2c:response", false}, // every response: no method to look up
+		{"drop:on=s2c:response:tools/call", true},
+		{"drop:on=tools/call", true}, // any kind, answers included
+		{"drop:on=s2c:error:*", true},
+		{"drop:after=s2c:response:initialize", true},
+		{"eof:on=c2s:request:tools/call,inflight=3", true},
+		{"drop:on=c2s:request:tools/call,tool=echo", true},
+		{"cancel", true},
+		{"burst:on=s2c:notification:notifications/progress", true},
+		{"reorder", true},
+		{"id-type", true},
+		{"id-collision", true},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			f, err := Parse(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := needsInFlight(f); got != tc.want {
+				t.Errorf("needsInFlight(%s) = %v; want %v", tc.spec, got, tc.want)
+			}
+		})
+	}
+}
+
+// Every family whose action reads the requests in flight says so: a file
+// that defines a family and reads FireContext's in-flight views must mark
+// it InFlight, or a plan of that fault alone would not keep the table.
+func TestFamiliesThatReadInFlightSaySo(t *testing.T) {
+	reads := regexp.MustCompile(`c\.Sent\(|c\.Answers|c\.own\(\)|c\.idInUse\(|c\.rewriteID\(|c\.rewritten\(\)`)
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") || file == "idmap.go" || file == "plan.go" {
+			continue
+		}
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(src, []byte("&Family{")) && reads.Match(src) && !bytes.Contains(src, []byte("InFlight: true")) {
+			t.Errorf("%s defines a family that reads the requests in flight but does not set InFlight: true", file)
+		}
 	}
 }

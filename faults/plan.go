@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/wire"
@@ -64,6 +65,7 @@ type Step struct {
 	ordinal     uint64        // in this direction
 	global      uint64        // across both directions
 	armed       []bool        // per fault: may this message trigger it (after=)
+	armedFew    [8]bool       // armed's storage for plans of up to 8 faults
 }
 
 // Method is the message's method or, for an answer, its request's method.
@@ -86,8 +88,8 @@ type Plan struct {
 	state    []triggerState
 	inflight *inFlight
 	ids      idMap
-	ordinals map[wire.Direction]uint64
-	global   uint64
+	ordinals [3]atomic.Uint64 // indexed by wire.Direction
+	global   atomic.Uint64
 	// era is the latest era the client's messages said: a client may try
 	// server/discover and fall back to initialize.
 	era wire.Era
@@ -102,6 +104,11 @@ type Plan struct {
 	now       func() time.Duration
 	needClock bool
 	needTool  bool
+	// track says the plan keeps the requests in flight: some fault or
+	// trigger reads them (see needsInFlight).
+	track bool
+	// hasAfter says a trigger uses after=, whose state Receive updates.
+	hasAfter bool
 }
 
 // PlanOption changes how a Plan is set up.
@@ -130,7 +137,6 @@ func NewPlan(seed uint64, faults []*Fault, opts ...PlanOption) *Plan {
 		state:    make([]triggerState, len(faults)),
 		inflight: newInFlight(),
 		ids:      idMap{},
-		ordinals: map[wire.Direction]uint64{},
 	}
 	start := time.Now()
 	p.now = func() time.Duration { return time.Since(start) }
@@ -141,6 +147,8 @@ func NewPlan(seed uint64, faults []*Fault, opts ...PlanOption) *Plan {
 	sameSpec := map[string]int{}
 	for _, f := range faults {
 		p.needTool = p.needTool || f.Trigger.Tool != ""
+		p.track = p.track || needsInFlight(f)
+		p.hasAfter = p.hasAfter || f.Trigger.After != nil
 		p.needClock = p.needClock || f.Trigger.From > 0 || f.Trigger.Until > 0
 		perFamily[f.Family.Name]++
 		p.labels = append(p.labels, f.Family.Name+"#"+strconv.Itoa(perFamily[f.Family.Name]))
@@ -162,27 +170,42 @@ func (p *Plan) Empty() bool { return len(p.faults) == 0 }
 // Receive records a message read from the peer sending in dir. It must be
 // called once for every received frame, in the order frames were read.
 func (p *Plan) Receive(dir wire.Direction, m *wire.Message) *Step {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.ordinals[dir]++
-	p.global++
-	s := &Step{Dir: dir, Message: m, ordinal: p.ordinals[dir], global: p.global}
+	s := new(Step)
+	p.ReceiveInto(s, dir, m)
+	return s
+}
+
+// ReceiveInto is Receive into a Step the caller keeps: a relay that reads one
+// direction on one goroutine reuses one Step for it, which spares an
+// allocation per message. s is valid until the next call with it.
+func (p *Plan) ReceiveInto(s *Step, dir wire.Direction, m *wire.Message) {
+	armed := s.armed[:0] // kept: a plan of many faults allocates it once
+	if cap(armed) == 0 {
+		armed = s.armedFew[:0]
+	}
+	*s = Step{Dir: dir, Message: m}
+	// Allocated before the lock the two directions share, which is held for
+	// as little as can be.
+	var fresh *Pending
+	if m.Kind == wire.Request && p.track {
+		fresh = new(Pending)
+	}
+	s.ordinal, s.global = p.ordinals[dir].Add(1), p.global.Add(1)
+	// Most messages of most plans change no state the two directions
+	// share: they need not take the lock both directions contend for.
+	if p.track || p.hasAfter || (dir == wire.ToServer && m.Era != wire.EraUnknown) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+	}
 	if dir == wire.ToServer && m.Era != wire.EraUnknown {
 		p.era = m.Era
 		if meta := clientMeta(m); meta != nil {
 			p.meta = meta
 		}
 	}
-	seen := m
-	raw, note := p.ids.translate(dir, m)
-	if raw == nil {
-		raw, note = p.translateCancel(dir, m)
+	if p.track {
+		p.observe(s, dir, m, fresh)
 	}
-	if raw != nil {
-		t := wire.Classify(raw)
-		seen, s.Rewritten, s.RewriteNote = &t, raw, note
-	}
-	s.Answers = p.inflight.observe(dir, seen, p.global)
 	if p.needTool {
 		switch {
 		case m.Kind == wire.Request && m.Method == "tools/call":
@@ -198,11 +221,52 @@ func (p *Plan) Receive(dir wire.Direction, m *wire.Message) *Step {
 		s.at = p.now()
 	}
 	method := s.Method()
-	s.armed = make([]bool, len(p.faults))
+	if len(p.faults) > cap(armed) {
+		armed = make([]bool, 0, len(p.faults))
+	}
+	s.armed = armed[:len(p.faults)]
 	for i, f := range p.faults {
 		s.armed[i] = f.Trigger.armedFor(&p.state[i], dir, m, method, s.global)
 	}
-	return s
+}
+
+// observe keeps the table of requests in flight up to date with m, and
+// tells s which request m answers and what the sender's id rewrites make of
+// it.
+func (p *Plan) observe(s *Step, dir wire.Direction, m *wire.Message, fresh *Pending) {
+	seen := m
+	raw, note := p.ids.translate(dir, m)
+	if raw == nil {
+		raw, note = p.translateCancel(dir, m)
+	}
+	if raw != nil {
+		t := wire.Classify(raw)
+		seen, s.Rewritten, s.RewriteNote = &t, raw, note
+	}
+	if seen != m && seen.Kind == wire.Request && fresh == nil {
+		fresh = new(Pending)
+	}
+	s.Answers = p.inflight.observe(dir, seen, s.global, fresh)
+}
+
+// needsInFlight reports whether fault f reads the requests in flight: its
+// action does, or its trigger counts them (inflight=), names a tool (tool=
+// of an answer is its request's), or matches answers by method, which is
+// their request's.
+func needsInFlight(f *Fault) bool {
+	t := &f.Trigger
+	if f.Family.InFlight || t.InFlight > 0 || t.Tool != "" || answersByMethod(t.On) {
+		return true
+	}
+	return t.After != nil && answersByMethod(*t.After)
+}
+
+// answersByMethod reports whether p can match an answer by its method.
+func answersByMethod(p Pattern) bool {
+	if p.Method == "" {
+		return false
+	}
+	return !p.Kinded || p.Kind == wire.Response || p.Kind == wire.Error || p.Kind == wire.Invalid
 }
 
 // Decide returns the faults that fire on s in phase, in plan order, with what

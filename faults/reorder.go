@@ -12,9 +12,10 @@ import (
 // arrives after the response it reports on, or progress for a request that
 // is already answered. Nothing is lost: a held message is always released.
 var reorderFamily = &Family{
-	Name:  "reorder",
-	Doc:   "change the order messages arrive in: swap two, deliver a response before its progress, or send progress after the response",
-	Phase: Before,
+	Name:     "reorder",
+	InFlight: true,
+	Doc:      "change the order messages arrive in: swap two, deliver a response before its progress, or send progress after the response",
+	Phase:    Before,
 	Params: []Param{
 		{Name: "mode", Type: TypeChoice, Default: "swap", Choices: []string{"swap", "response-first", "late-progress"},
 			Doc: "swap holds the message until the next one the same way is forwarded; response-first holds a progress notification (and later ones for its token) until the response is forwarded; late-progress sends one more progress right after a response. Without on=, response-first fires on s2c:notification:notifications/progress and late-progress on s2c:response"},

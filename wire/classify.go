@@ -29,7 +29,7 @@ const jsonSpace = " \t\r\n"
 // protocol checks do.
 func Classify(raw []byte) Message {
 	m := Message{Raw: raw}
-	b := bytes.Trim(raw, jsonSpace)
+	b := trimSpace(raw)
 	switch {
 	case len(b) == 0:
 		m.Problem = "empty line"
@@ -53,6 +53,21 @@ func Classify(raw []byte) Message {
 	sc.classify(&m)
 	return m
 }
+
+// trimSpace is bytes.Trim(b, jsonSpace) without building the cut set on
+// every call, which was a tenth of Classify's time on a small frame.
+func trimSpace(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && isSpace(b[i]) {
+		i++
+	}
+	for j > i && isSpace(b[j-1]) {
+		j--
+	}
+	return b[i:j]
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 type span struct{ start, end int }
 

@@ -18,7 +18,10 @@ func main() {
 	// (which the relay records) instead of killing us before the transcript is
 	// written. Handlers reset on exec, so the server is unaffected.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	stopProfile := startProfile(os.Stderr)
+	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stopProfile()
+	os.Exit(code)
 }
 
 const usage = `mcpchaos: a chaos man-in-the-middle for MCP servers and clients
