@@ -32,7 +32,8 @@ type JSONLRecorder struct {
 	w     *bufio.Writer
 	clock clock
 	seq   int64
-	line  []byte // reused: one event is encoded at a time
+	last  int64  // the T of the latest event
+	line  []byte // the head of the line being written; reused
 	err   error
 	// OnEvent, if set before the session starts, sees every event once it
 	// is stamped, in order: wrap --report feeds the streaming judge with it.
@@ -49,26 +50,53 @@ func NewJSONLRecorder(w io.Writer) *JSONLRecorder {
 
 // Record implements Recorder. A write error is kept and reported by Flush; the
 // session goes on, since the peers must not suffer for a full disk.
+//
+// The event's body, all but its seq and time, is encoded before the lock is
+// taken, so that the two directions of a session encode their frames at
+// the same time and only take turns to stamp and write them.
 func (r *JSONLRecorder) Record(e wire.Event) int64 {
+	buf := bodies.Get().(*[]byte)
+	// The body goes after room for the longest head, which is filled in
+	// under the lock, so that the line is one write.
+	line := e.AppendBody(append((*buf)[:0], headRoom[:]...))
+	now := r.clock.now()
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.seq++
-	e.Seq, e.T = r.seq, r.clock.now()
+	// Read before the lock, the clock may be behind the event before.
+	r.last = max(r.last, now)
+	e.Seq, e.T = r.seq, r.last
 	if r.OnEvent != nil {
 		r.OnEvent(e)
 	}
-	r.line = e.AppendLine(r.line[:0])
+	r.line = wire.AppendHead(r.line[:0], e.Seq, e.T)
+	start := len(headRoom) - len(r.line)
+	copy(line[start:], r.line)
 	if r.kick != nil && r.w.Buffered() == 0 {
 		select {
 		case r.kick <- struct{}{}:
 		default:
 		}
 	}
-	if _, err := r.w.Write(r.line); err != nil && r.err == nil {
+	if _, err := r.w.Write(line[start:]); err != nil && r.err == nil {
 		r.err = fmt.Errorf("writing transcript: %w", err)
+	}
+	r.mu.Unlock()
+	if *buf = line; cap(line) <= maxPooledBody {
+		bodies.Put(buf)
 	}
 	return e.Seq
 }
+
+// headRoom is the room left before an event's body for its head: two
+// int64s of up to 20 characters each and the member names around them.
+var headRoom [len(`{"seq":,"t_us":`) + 2*20]byte
+
+// bodies holds the buffers events are encoded into before a recorder's lock.
+var bodies = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledBody is the largest body buffer kept for reuse: one 64 MiB line
+// must not stay in memory for the rest of the session.
+const maxPooledBody = 1 << 20
 
 // Now implements Recorder.
 func (r *JSONLRecorder) Now() int64 { return r.clock.now() }

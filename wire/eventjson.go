@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"encoding/binary"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -11,10 +13,21 @@ import (
 // transcript carries every frame's bytes and encoding/json's cost would be
 // most of the relay's.
 func (e *Event) AppendLine(dst []byte) []byte {
+	return e.AppendBody(AppendHead(dst, e.Seq, e.T))
+}
+
+// AppendHead appends the start of an event's line, which holds its Seq and
+// T: a recorder can encode the body, the costly part, before it stamps
+// them, and outside its lock.
+func AppendHead(dst []byte, seq, t int64) []byte {
 	dst = append(dst, `{"seq":`...)
-	dst = strconv.AppendInt(dst, e.Seq, 10)
+	dst = strconv.AppendInt(dst, seq, 10)
 	dst = append(dst, `,"t_us":`...)
-	dst = strconv.AppendInt(dst, e.T, 10)
+	return strconv.AppendInt(dst, t, 10)
+}
+
+// AppendBody appends the rest of e's line, after AppendHead, newline included.
+func (e *Event) AppendBody(dst []byte) []byte {
 	dst = append(dst, `,"type":`...)
 	dst = appendString(dst, e.Type)
 	dst = appendField(dst, "dir", e.Dir)
@@ -120,54 +133,78 @@ const hexDigits = "0123456789abcdef"
 // appendString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
 // encoding/json does; frames that are not UTF-8 are stored as base64 before
 // they get here, so no peer byte is lost to this.
+//
+// A frame's text is mostly plain ASCII broken up by quotes every few bytes,
+// so the loop writes byte by byte into room made once a chunk, rather than
+// appending a run per escape: it is the transcript's inner loop.
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
-	start := 0
+	const chunk = 1024
 	for i := 0; i < len(s); {
-		// Skip eight plain ASCII bytes at a time: most of a frame is text.
-		for i+8 <= len(s) && !needsCare(load64(s, i)) {
-			i += 8
-		}
-		if i >= len(s) {
-			break
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if plain[c] {
+		end := min(len(s), i+chunk)
+		// An input byte becomes at most six (\u00XX, \ufffd); a rune
+		// that crosses end adds at most three more.
+		dst = slices.Grow(dst, 6*(end-i)+8)
+		n, buf := len(dst), dst[:cap(dst)]
+		run := 0 // plain bytes in a row: past eight, try eight at a time
+		for i < end {
+			if run >= 8 && i+8 <= end {
+				if w := load64(s, i); !needsCare(w) {
+					binary.LittleEndian.PutUint64(buf[n:], w)
+					n += 8
+					i += 8
+					continue
+				}
+				run = 0
+			}
+			c := s[i]
+			switch {
+			case c < utf8.RuneSelf && plain[c]:
+				buf[n] = c
+				n++
 				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
+				run++
+			case c < utf8.RuneSelf:
+				n += putEscape(buf[n:], c)
+				i++
+				run = 0
 			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+				r, size := utf8.DecodeRuneInString(s[i:])
+				if r == utf8.RuneError && size == 1 {
+					n += copy(buf[n:], `\ufffd`)
+				} else {
+					n += copy(buf[n:], s[i:i+size])
+				}
+				i += size
+				run = 0
 			}
-			i++
-			start = i
-			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
+		dst = buf[:n]
 	}
-	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
 
+// putEscape writes the JSON escape of the ASCII byte c at the start of b and
+// returns its length.
+func putEscape(b []byte, c byte) int {
+	b[0] = '\\'
+	switch c {
+	case '"', '\\':
+		b[1] = c
+	case '\n':
+		b[1] = 'n'
+	case '\r':
+		b[1] = 'r'
+	case '\t':
+		b[1] = 't'
+	default:
+		b[1], b[2], b[3], b[4], b[5] = 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf]
+		return 6
+	}
+	return 2
+}
+
+// ones has a one in each byte; ones*c repeats byte c eight times.
 const (
 	ones  = 0x0101010101010101
 	highs = 0x8080808080808080
@@ -185,6 +222,6 @@ func needsCare(w uint64) bool {
 	return (w&highs)|hasZero(w^(ones*'"'))|hasZero(w^(ones*'\\'))|((w-ones*0x20) & ^w & highs) != 0
 }
 
-// hasZero has a high bit set in each byte of x that is zero (and may have
-// false positives only after a true one, which needsCare does not mind).
+// hasZero has a high bit set in each byte of x that is zero, and may have
+// false positives only after a true one: the lowest set bit is exact.
 func hasZero(x uint64) uint64 { return (x - ones) & ^x & highs }
