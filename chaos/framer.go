@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 )
@@ -25,9 +26,13 @@ type frame struct {
 // lineReader splits a byte stream into frames without copying a line that fits
 // in its read buffer. A frame's bytes are valid until the next call to next.
 type lineReader struct {
-	r       *bufio.Reader
-	max     int
-	acc     []byte
+	r   *bufio.Reader
+	max int
+	// parts holds copies of the pieces of a line longer than the read
+	// buffer, joined once the line ends: growing one buffer as pieces came
+	// copied a 64 MiB line about five times over.
+	parts   [][]byte
+	size    int // bytes in parts
 	partial int // pieces of the current over-long line already returned
 }
 
@@ -42,27 +47,39 @@ func newLineReader(r io.Reader, max int) *lineReader {
 // unterminated bytes (if any) with a nil error, then a zero frame with the
 // read error.
 func (l *lineReader) next() (frame, error) {
-	l.acc = l.acc[:0]
+	clear(l.parts)
+	l.parts, l.size = l.parts[:0], 0
 	for {
 		chunk, err := l.r.ReadSlice('\n')
-		if err == nil && len(l.acc) == 0 {
+		if err == nil && l.size == 0 {
 			return l.finish(chunk), nil
 		}
-		l.acc = append(l.acc, chunk...)
 		switch {
 		case err == nil:
-			return l.finish(l.acc), nil
+			return l.finish(l.join(chunk)), nil
 		case errors.Is(err, bufio.ErrBufferFull):
-			if len(l.acc) >= l.max {
+			l.parts = append(l.parts, bytes.Clone(chunk))
+			l.size += len(chunk)
+			if l.size >= l.max {
 				l.partial++
-				return frame{raw: l.acc, part: l.partial}, nil
+				return frame{raw: l.join(nil), part: l.partial}, nil
 			}
-		case len(l.acc) > 0:
-			return l.finish(l.acc), nil // the stream ended mid-line; err comes next call
+		case l.size+len(chunk) > 0:
+			return l.finish(l.join(chunk)), nil // the stream ended mid-line; err comes next call
 		default:
 			return frame{}, err
 		}
 	}
+}
+
+// join returns the pieces held and tail as one slice of exactly their size.
+func (l *lineReader) join(tail []byte) []byte {
+	b := make([]byte, 0, l.size+len(tail))
+	for _, p := range l.parts {
+		b = append(b, p...)
+	}
+	clear(l.parts) // the pieces are garbage now, not in a minute
+	return append(b, tail...)
 }
 
 func (l *lineReader) finish(b []byte) frame {

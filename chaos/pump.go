@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -15,18 +16,36 @@ import (
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
+// bigFrame is the size from which a frame is collected as soon as it is
+// relayed (see pump).
+const bigFrame = 8 << 20
+
 // pump relays one direction until its source ends, and returns the read error.
 func (s *session) pump(dir wire.Direction, src io.Reader) error {
+	maxLine := s.cfg.MaxLine
+	if s.passThrough() {
+		// Nothing reads a frame whole: a long line goes on in pieces as
+		// they come, so that its size costs no memory.
+		maxLine = readBuffer
+	}
 	lr := newLineReader(flushBeforeRead{src, func() {
 		s.flush(dir)
 		if f, ok := s.rec.(idleFlusher); ok {
 			f.flushIdle()
 		}
-	}}, s.cfg.MaxLine)
+	}}, maxLine)
 	for {
 		f, err := lr.next()
 		if len(f.raw) > 0 {
 			s.handle(dir, f)
+		}
+		if len(f.raw) >= bigFrame {
+			// The frame's copies (joined, recorded, encoded) are garbage
+			// now. Left to the pacer, a few such frames in a row grew the
+			// heap to several times their size; collected at once, the
+			// heap stays near one frame's worth. One collection per 8 MiB
+			// relayed costs little.
+			runtime.GC()
 		}
 		if err != nil {
 			s.releaseHeld(dir, "as nothing more comes from the "+sender(dir))
@@ -136,11 +155,14 @@ func (s *session) passThrough() bool {
 // handlePiece relays a piece of a line longer than MaxLine unclassified and
 // untouched by faults, recording its bytes so nothing is lost from the record.
 func (s *session) handlePiece(dir wire.Direction, f frame) {
-	m := wire.Message{Raw: f.raw, Problem: fmt.Sprintf("line longer than the %d-byte cap, piece %d", s.cfg.MaxLine, f.part)}
-	if f.part == 1 && s.rec != nil {
-		s.rec.Record(wire.Event{Type: wire.EventError, Dir: dir.String(), Detail: fmt.Sprintf("a line from the %s is longer than the %d-byte cap (--max-line); it is relayed unchanged in pieces, without classification or faults", sender(dir), s.cfg.MaxLine)})
+	var seq int64
+	if s.rec != nil {
+		if f.part == 1 {
+			s.rec.Record(wire.Event{Type: wire.EventError, Dir: dir.String(), Detail: fmt.Sprintf("a line from the %s is longer than the %d-byte cap (--max-line); it is relayed unchanged in pieces, without classification or faults", sender(dir), s.cfg.MaxLine)})
+		}
+		m := wire.Message{Raw: f.raw, Problem: fmt.Sprintf("line longer than the %d-byte cap, piece %d", s.cfg.MaxLine, f.part)}
+		seq = s.recordMessage(wire.EventReceived, dir, &m, "", 0)
 	}
-	seq := s.recordMessage(wire.EventReceived, dir, &m, "", 0)
 	// Until the line's last piece is written, nothing else may be.
 	s.midLine[dir].Store(!bytes.HasSuffix(f.raw, []byte("\n")))
 	s.forward(dir, f.raw, seq)

@@ -138,13 +138,18 @@ const hexDigits = "0123456789abcdef"
 // so the loop writes byte by byte into room made once a chunk, rather than
 // appending a run per escape: it is the transcript's inner loop.
 func appendString(dst []byte, s string) []byte {
+	// Room for the string with some escapes at once: a 64 MiB frame must
+	// not be copied over and over as its encoding grows.
+	dst = slices.Grow(dst, len(s)+len(s)/8+2)
 	dst = append(dst, '"')
 	const chunk = 1024
 	for i := 0; i < len(s); {
 		end := min(len(s), i+chunk)
 		// An input byte becomes at most six (\u00XX, \ufffd); a rune
 		// that crosses end adds at most three more.
-		dst = slices.Grow(dst, 6*(end-i)+8)
+		if need := 6*(end-i) + 8; cap(dst)-len(dst) < need {
+			dst = slices.Grow(dst, need)
+		}
 		n, buf := len(dst), dst[:cap(dst)]
 		run := 0 // plain bytes in a row: past eight, try eight at a time
 		for i < end {
