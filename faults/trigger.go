@@ -17,7 +17,7 @@ var triggerParams = []Param{
 	{Name: "every", Type: TypeInt, Doc: "fire on every Nth matching message"},
 	{Name: "times", Type: TypeInt, Doc: "fire at most this many times; 0 is no limit (default 1, or no limit when every is set)"},
 	{Name: "p", Type: TypeFloat, Doc: "fire on a candidate message with this probability, drawn from the seed (0 is never)"},
-	{Name: "inflight", Type: TypeInt, Doc: "fire only while at least this many requests (either direction) are unanswered"},
+	{Name: "inflight", Type: TypeInt, Doc: "fire only while at least this many requests (either direction) are unanswered; at most 2048 (a plan keeps 1024 a direction)"},
 	{Name: "position", Type: TypeChoice, Choices: []string{"before", "after"}, Doc: "fire before or after the triggering message is forwarded (default depends on the fault)"},
 	{Name: "tool", Type: TypeString, Doc: "fire only on tools/call requests whose params.name matches this glob (* matches any run), and on their answers"},
 	{Name: "id", Type: TypeString, Doc: `fire only on messages with this id, requests and answers alike: id=3 is the number 3, id="3" and id=abc are strings (a value that is not a JSON number is a string); numbers are compared as written`},
@@ -51,6 +51,9 @@ func newTrigger(v Values, defaultPhase Phase) (Trigger, error) {
 	if v.Has("after") {
 		a := v.Pattern("after")
 		t.After = &a
+	}
+	if t.InFlight > 2*maxOpen {
+		return t, fmt.Errorf("inflight: %d is more than the %d unanswered requests a plan keeps (%d a direction), so the fault could never fire", t.InFlight, 2*maxOpen, maxOpen)
 	}
 	if v.Has("p") {
 		t.P, t.HasP = v.Float("p"), true

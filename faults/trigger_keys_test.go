@@ -247,6 +247,7 @@ func TestTriggerKeyErrors(t *testing.T) {
 	tests := []struct{ spec, want string }{
 		{"eof:from=2s,until=1s", "until: 1s is not later than from=2s"},
 		{"eof:until=0s", "until: 0s is not later than from=0s"},
+		{"eof:inflight=2049", "inflight: 2049 is more than the 2048 unanswered requests a plan keeps"},
 		{"eof:from=soon", `from: "soon" is not a duration`},
 		{`eof:id="abc`, `id: "abc is not a JSON string`},
 		{"eof:tool=", "tool: empty value"},
