@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/wire"
 )
 
 // The relay is measured against a direct pipe to the same child (the test
@@ -187,4 +188,37 @@ func BenchmarkLatency(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkRecord is the transcript's cost for one relayed message, a
+// received event with the frame and its forwarded event, on one goroutine
+// and on two at once (the two directions of a session).
+func BenchmarkRecord(b *testing.B) {
+	raw := []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("x", 120) + `"}}}` + "\n")
+	m := wire.Classify(raw)
+	record := func(r *JSONLRecorder) {
+		e := wire.Event{Type: wire.EventReceived}
+		e.SetMessage(wire.ToServer, &m)
+		seq := r.Record(e)
+		r.Record(wire.Event{Type: wire.EventForwarded, Dir: "c2s", Of: seq})
+	}
+	b.Run("serial", func(b *testing.B) {
+		r := NewJSONLRecorder(io.Discard)
+		b.SetBytes(int64(len(raw)))
+		b.ReportAllocs()
+		for b.Loop() {
+			record(r)
+		}
+	})
+	b.Run("two-directions", func(b *testing.B) {
+		r := NewJSONLRecorder(io.Discard)
+		b.SetBytes(int64(len(raw)))
+		b.ReportAllocs()
+		b.SetParallelism(1)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				record(r)
+			}
+		})
+	})
 }
