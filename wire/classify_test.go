@@ -626,8 +626,9 @@ func FuzzClassify(f *testing.F) {
 	})
 }
 
-// benchFrames are a typical small request and a tools/call response whose
-// result text is about 64 KiB.
+// benchFrames are a typical small request, a progress notification, a
+// request of the stateless era, an error, and a tools/call response whose
+// result text is about 64 KiB: what a session is made of.
 func benchFrames(b *testing.B) []struct {
 	name  string
 	frame []byte
@@ -644,10 +645,17 @@ func benchFrames(b *testing.B) []struct {
 			b.Fatalf("benchmark frame classified as %v (%s)", m.Kind, m.Problem)
 		}
 	}
+
 	return []struct {
 		name  string
 		frame []byte
-	}{{"200B", small}, {"64KiB", large}}
+	}{
+		{"200B", small},
+		{"progress", []byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p-12","progress":3,"total":10,"message":"step 3"}}` + "\n")},
+		{"stateless", []byte(`{"jsonrpc":"2.0","id":"c-7","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}` + "\n")},
+		{"error", []byte(`{"jsonrpc":"2.0","id":12,"error":{"code":-32602,"message":"Unknown tool: get_wether","data":{"tool":"get_wether"}}}` + "\n")},
+		{"64KiB", large},
+	}
 }
 
 var sinkMessage Message
