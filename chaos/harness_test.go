@@ -32,6 +32,13 @@ type relay struct {
 // must close In (or the server must exit) for it to end; wait collects it.
 func startRelay(t *testing.T, cfg Config) *relay {
 	t.Helper()
+	return startRelayRecorded(t, cfg, NewMemoryRecorder())
+}
+
+// startRelayRecorded is startRelay with rec as the recorder; nil records
+// nothing, which is a session of its own kind (see passThrough).
+func startRelayRecorded(t *testing.T, cfg Config, rec *MemoryRecorder) *relay {
+	t.Helper()
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -40,8 +47,10 @@ func startRelay(t *testing.T, cfg Config) *relay {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &relay{In: inW, Out: outR, Rec: NewMemoryRecorder(), done: make(chan struct{})}
-	cfg.Recorder = r.Rec
+	r := &relay{In: inW, Out: outR, Rec: rec, done: make(chan struct{})}
+	if rec != nil {
+		cfg.Recorder = rec
+	}
 	if cfg.Grace == 0 {
 		cfg.Grace = 5 * time.Second
 	}
@@ -50,7 +59,7 @@ func startRelay(t *testing.T, cfg Config) *relay {
 		r.result, r.err = Run(context.Background(), cfg, inR, outW)
 	}()
 	t.Cleanup(func() {
-		if t.Failed() {
+		if t.Failed() && r.Rec != nil {
 			for _, e := range r.Rec.Events() {
 				line, _ := e.MarshalLine()
 				t.Logf("transcript: %s", bytes.TrimSpace(truncate(line, 300)))

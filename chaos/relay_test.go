@@ -4,10 +4,8 @@ package chaos
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -315,32 +313,13 @@ func TestRelayIsByteExactUnrecorded(t *testing.T) {
 			in := arbitraryFrames(4, 300)
 			cfg := tc.cfg
 			cfg.Command, cfg.Grace = helperCommand(t, "cat"), 15*time.Second
-			inR, inW, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			outR, outW, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
+			r := startRelayRecorded(t, cfg, nil)
 			go func() {
-				_, err := Run(context.Background(), cfg, inR, outW)
-				done <- err
+				r.In.Write(in)
+				r.In.Close()
 			}()
-			go func() {
-				inW.Write(in)
-				inW.Close()
-			}()
-			out := readAll(t, outR, 20*time.Second)
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatal(err)
-				}
-			case <-time.After(20 * time.Second):
-				t.Fatal("relay did not end within 20s of the client closing")
-			}
+			out := readAll(t, r.Out, 20*time.Second)
+			r.wait(t, 20*time.Second)
 			if !bytes.Equal(in, out) {
 				t.Fatalf("relayed bytes differ: sent %d bytes, got %d; first difference at %d", len(in), len(out), firstDiff(in, out))
 			}
