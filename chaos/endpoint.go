@@ -19,6 +19,7 @@ var errPipeClosed = errors.New("pipe closed")
 // interrupt a write that a peer which stopped reading has blocked.
 type endWriter struct {
 	mu      sync.Mutex
+	w       io.Writer // what buf writes to
 	buf     *bufio.Writer
 	pending []int64 // transcript seqs of the frames in buf
 	closer  func() error
@@ -31,7 +32,7 @@ type endWriter struct {
 }
 
 func newEndWriter(w io.Writer, closer func() error) *endWriter {
-	return &endWriter{buf: bufio.NewWriterSize(w, writeBuffer), closer: closer}
+	return &endWriter{w: w, buf: bufio.NewWriterSize(w, writeBuffer), closer: closer}
 }
 
 // writeBuffer bounds what a flush can carry; frames larger than it are

@@ -5,10 +5,12 @@ import (
 	"syscall"
 )
 
+// The fcntl commands that set and get a pipe's size.
+const fSetPipeSz, fGetPipeSz = 1031, 1032
+
 // shrinkPipe makes the pipe under f as small as Linux allows (one page), so a
 // writer blocks after a few KiB instead of 64 KiB. It returns the new size.
 func shrinkPipe(f *os.File) (int, error) {
-	const fSetPipeSz, fGetPipeSz = 1031, 1032
 	raw, err := f.SyscallConn()
 	if err != nil {
 		return 0, err

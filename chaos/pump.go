@@ -22,6 +22,12 @@ const bigFrame = 8 << 20
 
 // pump relays one direction until its source ends, and returns the read error.
 func (s *session) pump(dir wire.Direction, src io.Reader) error {
+	if s.passThrough() {
+		if done, err := s.splice(dir, src); done {
+			s.recordPipe(sourcePipe(dir), describeEnd(err), false)
+			return err
+		}
+	}
 	maxLine := s.cfg.MaxLine
 	if s.passThrough() {
 		// Nothing reads a frame whole: a long line goes on in pieces as
@@ -143,6 +149,21 @@ func (s *session) handle(dir wire.Direction, f frame) {
 		s.flush(dir) // "after forwarding" means the peer can read it
 		s.apply(after, dir, m.Raw, seq, true)
 	}
+}
+
+// splice relays dir without the bytes entering our memory, when both of its
+// ends are OS files (see spliceCopy). done says it relayed all there was;
+// otherwise the pump goes on the ordinary way.
+func (s *session) splice(dir wire.Direction, src io.Reader) (done bool, err error) {
+	in, ok := src.(*os.File)
+	if !ok {
+		return false, nil
+	}
+	out, ok := s.writers[dir].w.(*os.File)
+	if !ok {
+		return false, nil
+	}
+	return spliceCopy(out, in)
 }
 
 // passThrough reports whether raw can be forwarded without reading what it

@@ -4,8 +4,12 @@ package chaos
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -325,4 +329,70 @@ func TestRelayIsByteExactUnrecorded(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A pass-through session splices between OS files; where it cannot (the
+// client's ends are not OS files, or its output is a file opened to append,
+// which takes no splice) it relays the ordinary way, byte for byte still.
+func TestPassThroughWhereSpliceCannot(t *testing.T) {
+	in := arbitraryFrames(5, 300)
+	run := func(t *testing.T, clientIn io.Reader, clientOut io.Writer) {
+		t.Helper()
+		checkNoGoroutineLeak(t)
+		cfg := Config{Command: helperCommand(t, "cat"), Grace: 15 * time.Second}
+		done := make(chan error, 1)
+		go func() {
+			_, err := Run(context.Background(), cfg, clientIn, clientOut)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("relay did not end within 30s")
+		}
+	}
+	t.Run("client ends are not OS files", func(t *testing.T) {
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		go func() {
+			inW.Write(in)
+			inW.Close()
+		}()
+		got := make(chan []byte, 1)
+		go func() {
+			b, _ := io.ReadAll(outR)
+			got <- b
+		}()
+		run(t, inR, outW)
+		outW.Close()
+		if out := <-got; !bytes.Equal(in, out) {
+			t.Fatalf("relayed bytes differ: sent %d bytes, got %d; first difference at %d", len(in), len(out), firstDiff(in, out))
+		}
+	})
+	t.Run("client output is a file opened to append", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "out")
+		out, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inR, inW, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			inW.Write(in)
+			inW.Close()
+		}()
+		run(t, inR, out)
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(in, got) {
+			t.Fatalf("relayed bytes differ: sent %d bytes, got %d; first difference at %d", len(in), len(got), firstDiff(in, got))
+		}
+	})
 }
