@@ -54,20 +54,34 @@ func NewReader(r io.Reader, max int) *Reader {
 // with the error.
 func (r *Reader) Next() (Event, error) {
 	var e Event
-	var data bytes.Buffer
+	// The value of the event's one data line, as offsets into e.Raw, which
+	// Data then shares; only a second data line needs a buffer of its own.
+	dataStart, dataEnd := 0, 0
+	var joined []byte
 	for {
 		line, err := r.readLine(len(e.Raw))
+		start := len(e.Raw)
+		if e.Raw == nil {
+			// Room for a typical event at once: an id, a data line, a
+			// blank line.
+			e.Raw = make([]byte, 0, max(256, 2*len(line)+16))
+		}
 		e.Raw = append(e.Raw, line...)
 		if err != nil {
 			return e, err
 		}
-		text := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+		text := bytes.TrimSuffix(bytes.TrimSuffix(e.Raw[start:], []byte("\n")), []byte("\r"))
 		if len(text) == 0 {
 			if len(bytes.TrimSpace(e.Raw)) == 0 {
 				// Blank lines between events: pass them on as they came.
 				return e, nil
 			}
-			e.Data = data.Bytes()
+			switch {
+			case joined != nil:
+				e.Data = joined
+			case e.HasData:
+				e.Data = e.Raw[dataStart:dataEnd:dataEnd]
+			}
 			return e, nil
 		}
 		if text[0] == ':' {
@@ -77,11 +91,16 @@ func (r *Reader) Next() (Event, error) {
 		value = bytes.TrimPrefix(value, []byte(" "))
 		switch string(field) {
 		case "data":
-			if e.HasData {
-				data.WriteByte('\n')
+			vs := start + (len(text) - len(value)) // value's offset in e.Raw
+			switch {
+			case !e.HasData:
+				dataStart, dataEnd = vs, vs+len(value)
+			case joined == nil:
+				joined = append(append(append([]byte(nil), e.Raw[dataStart:dataEnd]...), '\n'), value...)
+			default:
+				joined = append(append(joined, '\n'), value...)
 			}
 			e.HasData = true
-			data.Write(value)
 		case "id":
 			e.ID = string(value)
 		case "event":
@@ -95,20 +114,30 @@ func (r *Reader) Next() (Event, error) {
 	}
 }
 
-// readLine reads one line, newline included, refusing to grow the event
-// past the cap.
+// readLine returns the next line, newline included, or what there is at
+// the end of the stream. A line that fits the read buffer is returned as
+// the buffer's bytes, valid until the next read.
 func (r *Reader) readLine(have int) ([]byte, error) {
-	var line []byte
+	chunk, err := r.br.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		if have+len(chunk) > r.max {
+			return chunk, fmt.Errorf("%w (%d bytes)", ErrTooLong, r.max)
+		}
+		return chunk, err
+	}
+	line := append([]byte(nil), chunk...)
 	for {
+		if have+len(line) > r.max {
+			return line, fmt.Errorf("%w (%d bytes)", ErrTooLong, r.max)
+		}
 		chunk, err := r.br.ReadSlice('\n')
 		line = append(line, chunk...)
 		if have+len(line) > r.max {
 			return line, fmt.Errorf("%w (%d bytes)", ErrTooLong, r.max)
 		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
 		}
-		return line, err
 	}
 }
 

@@ -2,6 +2,7 @@ package sse_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -82,5 +83,25 @@ func TestFormat(t *testing.T) {
 				t.Errorf("event (-want +got):\n%s (a message: %v)", diff, e.IsMessage())
 			}
 		})
+	}
+}
+
+// BenchmarkReader reads a stream of progress events as a server sends them:
+// id, data, blank line.
+func BenchmarkReader(b *testing.B) {
+	var stream strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&stream, "id: %d\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":%d}}\n\n", i, i)
+	}
+	s := stream.String()
+	b.SetBytes(int64(len(s)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := sse.NewReader(strings.NewReader(s), 1<<20)
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+		}
 	}
 }
