@@ -432,7 +432,10 @@ func (x *exchange) relayJSON(resp *http.Response) {
 	}
 	x.w.Header().Set("Content-Length", strconv.Itoa(len(raw)))
 	x.w.WriteHeader(resp.StatusCode)
-	if err := x.write(raw); err != nil {
+	// Not flushed: the handler returns next and the server writes the
+	// head and the body in one go, unless a fault acts after it, which
+	// needs the client to have the answer first.
+	if err := x.send(raw, false); err != nil {
 		x.recordRef(wire.EventDropped, wire.ToClient, seq, "writing to the client failed: "+err.Error())
 		return
 	}
@@ -440,8 +443,15 @@ func (x *exchange) relayJSON(resp *http.Response) {
 		x.forwarded(wire.ToClient, raw, seq, note)
 	}
 	x.injectPending("the answer came as a JSON body, not an event stream")
-	if step != nil {
-		x.apply(p.plan.Decide(faults.After, step), wire.ToClient, seq, true)
+	if step == nil {
+		return
+	}
+	if after := p.plan.Decide(faults.After, step); len(after) > 0 {
+		if err := x.send(nil, true); err != nil {
+			x.recordRef(wire.EventDropped, wire.ToClient, seq, "writing to the client failed: "+err.Error())
+			return
+		}
+		x.apply(after, wire.ToClient, seq, true)
 	}
 }
 
