@@ -84,13 +84,17 @@ func (e *Event) AppendBody(dst []byte) []byte {
 	return append(dst, '}', '\n')
 }
 
+// appendField and appendInt are small enough to be inlined, so that the
+// many members an event leaves empty cost a comparison each, not a call.
 func appendField(dst []byte, name, value string) []byte {
 	if value == "" {
 		return dst
 	}
-	dst = append(dst, ',', '"')
-	dst = append(dst, name...)
-	dst = append(dst, '"', ':')
+	return appendMember(dst, name, value)
+}
+
+func appendMember(dst []byte, name, value string) []byte {
+	dst = appendName(dst, name)
 	return appendString(dst, value)
 }
 
@@ -98,10 +102,19 @@ func appendInt(dst []byte, name string, n int64) []byte {
 	if n == 0 {
 		return dst
 	}
+	return appendIntMember(dst, name, n)
+}
+
+func appendIntMember(dst []byte, name string, n int64) []byte {
+	dst = appendName(dst, name)
+	return strconv.AppendInt(dst, n, 10)
+}
+
+// appendName writes ,"name": before a member's value.
+func appendName(dst []byte, name string) []byte {
 	dst = append(dst, ',', '"')
 	dst = append(dst, name...)
-	dst = append(dst, '"', ':')
-	return strconv.AppendInt(dst, n, 10)
+	return append(dst, '"', ':')
 }
 
 func appendStrings(dst []byte, name string, values []string) []byte {
