@@ -166,9 +166,9 @@ func (s *session) splice(dir wire.Direction, src io.Reader) (done bool, err erro
 	return spliceCopy(out, in)
 }
 
-// passThrough reports whether raw can be forwarded without reading what it
-// is: with no fault, no record and no liveness probe, nothing depends on
-// what a frame is. This is what makes a bare wrap cost close to a pipe.
+// passThrough reports whether frames can be forwarded without reading what
+// they are: with no fault, no record and no liveness probe, nothing depends
+// on what a frame is. This is what makes a bare wrap cost close to a pipe.
 func (s *session) passThrough() bool {
 	return s.rec == nil && s.plan == nil && !s.cfg.Probes
 }
