@@ -122,7 +122,9 @@ func (x *exchange) post() {
 		x.request = seq
 	}
 	p.mu.Lock()
-	p.lastHeaders = x.r.Header.Clone()
+	// Kept, not copied: nothing writes a request's headers once its
+	// handler has it, and what reads them later copies them first.
+	p.lastHeaders = x.r.Header
 	p.lastPost = x.r.URL
 	p.mu.Unlock()
 	if m.Era != wire.EraUnknown {
