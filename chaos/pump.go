@@ -78,7 +78,7 @@ func (s *session) handle(dir wire.Direction, f frame) {
 		s.handlePiece(dir, f)
 		return
 	}
-	if s.passThrough() {
+	if s.passThrough() || s.unwatched(dir, f.raw) {
 		s.forward(dir, f.raw, 0)
 		return
 	}
@@ -172,6 +172,17 @@ func (s *session) splice(dir wire.Direction, src io.Reader) (done bool, err erro
 func (s *session) passThrough() bool {
 	return s.rec == nil && s.plan == nil && !s.cfg.Probes
 }
+
+// unwatched reports whether raw, travelling in dir, can be forwarded without
+// reading what it is although a plan is in force: nothing is recorded or
+// probed, the plan does not watch dir, and raw cannot be the answer to a
+// request a fault injected (which must be swallowed).
+func (s *session) unwatched(dir wire.Direction, raw []byte) bool {
+	return s.rec == nil && !s.cfg.Probes && s.plan != nil && !s.plan.Watches(dir) &&
+		!bytes.Contains(raw, injectIDPrefix)
+}
+
+var injectIDPrefix = []byte(wire.InjectIDPrefix)
 
 // handlePiece relays a piece of a line longer than MaxLine unclassified and
 // untouched by faults, recording its bytes so nothing is lost from the record.

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -395,4 +396,35 @@ func TestPassThroughWhereSpliceCannot(t *testing.T) {
 			t.Fatalf("relayed bytes differ: sent %d bytes, got %d; first difference at %d", len(in), len(got), firstDiff(in, got))
 		}
 	})
+}
+
+// A plan that watches only the client's messages decides the same whether
+// the server's are read (a recorded session) or passed on unread (an
+// unrecorded one): the draws of one direction do not depend on the other.
+func TestUnwatchedDirectionDecidesTheSame(t *testing.T) {
+	var in bytes.Buffer
+	for i := range 200 {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo"}}`+"\n", i)
+	}
+	relayed := func(rec *MemoryRecorder) []byte {
+		plan := mustPlan(t, 7, "drop:on=c2s:request:tools/call,p=0.5,times=0")
+		if plan.Watches(wire.ToClient) {
+			t.Fatal("the plan watches the server's messages; the test needs one that does not")
+		}
+		r := startRelayRecorded(t, Config{Command: helperCommand(t, "cat"), Plan: plan}, rec)
+		go func() {
+			r.In.Write(in.Bytes())
+			r.In.Close()
+		}()
+		out := readAll(t, r.Out, 20*time.Second)
+		r.wait(t, 20*time.Second)
+		return out
+	}
+	recorded, unrecorded := relayed(NewMemoryRecorder()), relayed(nil)
+	if n := bytes.Count(recorded, []byte("\n")); n == 0 || n == 200 {
+		t.Fatalf("%d of 200 requests came back; the plan should drop about half", n)
+	}
+	if diff := cmp.Diff(string(recorded), string(unrecorded)); diff != "" {
+		t.Errorf("what came back differs (-recorded +unrecorded):\n%s", diff)
+	}
 }

@@ -349,3 +349,38 @@ func TestFamiliesThatReadInFlightSaySo(t *testing.T) {
 		}
 	}
 }
+
+// A plan watches the directions its triggers can match, both when it keeps
+// requests in flight or counts messages for after=, and always the client's
+// (its messages say the era).
+func TestWatches(t *testing.T) {
+	for _, tc := range []struct {
+		spec     string
+		toClient bool
+	}{
+		{"drop:on=c2s:request:tools/call", false},
+		{"stall:on=c2s:request:tools/call", false},
+		{"drop:on=s2c:notification", true},
+		{"delay:p=0", true},
+		{"drop:on=c2s:request:tools/call,after=c2s:request:initialize", true},
+		{"eof:on=c2s:request:tools/call,inflight=3", true},
+		{"cancel:on=c2s:request:tools/call", true},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			f, err := Parse(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := NewPlan(1, []*Fault{f})
+			if !p.Watches(wire.ToServer) {
+				t.Error("the plan does not watch the client's messages")
+			}
+			if got := p.Watches(wire.ToClient); got != tc.toClient {
+				t.Errorf("Watches(s2c) = %v; want %v", got, tc.toClient)
+			}
+		})
+	}
+	if NewPlan(1, nil).Watches(wire.ToServer) {
+		t.Error("an empty plan watches the client's messages")
+	}
+}

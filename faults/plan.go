@@ -109,6 +109,9 @@ type Plan struct {
 	track bool
 	// hasAfter says a trigger uses after=, whose state Receive updates.
 	hasAfter bool
+	// watches says, per direction, whether the plan looks at the messages
+	// travelling that way (see Watches).
+	watches [3]bool
 }
 
 // PlanOption changes how a Plan is set up.
@@ -150,13 +153,30 @@ func NewPlan(seed uint64, faults []*Fault, opts ...PlanOption) *Plan {
 		p.track = p.track || needsInFlight(f)
 		p.hasAfter = p.hasAfter || f.Trigger.After != nil
 		p.needClock = p.needClock || f.Trigger.From > 0 || f.Trigger.Until > 0
+		if d := f.Trigger.On.Dir; d != 0 {
+			p.watches[d] = true
+		} else {
+			p.watches[wire.ToServer], p.watches[wire.ToClient] = true, true
+		}
 		perFamily[f.Family.Name]++
 		p.labels = append(p.labels, f.Family.Name+"#"+strconv.Itoa(perFamily[f.Family.Name]))
 		p.keys = append(p.keys, faultKey(f.Spec, sameSpec[f.Spec]))
 		sameSpec[f.Spec]++
 	}
+	// The client's messages say the era, which injections speak.
+	p.watches[wire.ToServer] = len(faults) > 0
+	if p.track || p.hasAfter {
+		p.watches[wire.ToClient] = true
+	}
 	return p
 }
+
+// Watches reports whether the plan looks at the messages travelling in dir:
+// a fault's trigger may match one, it keeps the requests in flight, an
+// after= counts every message, or (toward the server) the era they say. A
+// relay that records nothing need not read, nor give Receive, a message
+// the plan does not watch: every decision the plan makes comes out the same.
+func (p *Plan) Watches(dir wire.Direction) bool { return p.watches[dir] }
 
 // Seed is the seed every draw derives from.
 func (p *Plan) Seed() uint64 { return p.seed }
