@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,8 +26,10 @@ import (
 //     server sends on the GET stream after the call's result arrives after
 //     the session closed, and the transport's reader, which outlived the
 //     session, meets the closed stream (the streamable HTTP face of
-//     python-sdk #1960). The client did its work: a warning
-//     (client-logged-exception), never an error.
+//     python-sdk #1960). The same send in _handle_sse_event raises
+//     anyio.BrokenResourceError instead when the session's end of the
+//     stream closed first (seen 1 run in about 20). The client did its
+//     work: a warning (client-logged-exception), never an error.
 func TestHTTPClientMatrixOnRealSDKClients(t *testing.T) {
 	root := repoRoot(t)
 	bin := mcpchaosBinary(t)
@@ -35,11 +38,11 @@ func TestHTTPClientMatrixOnRealSDKClients(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		client []string
-		// warning is the only warning the client may earn, "" for none.
-		warning string
+		// warnings are the only warnings the client may earn.
+		warnings []string
 	}{
-		{"python-sdk mcp 1.27.0", []string{python, filepath.Join(root, "examples", "python", "clients", "http_client.py")}, "python:ClosedResourceError"},
-		{"typescript-sdk 1.32.2", []string{node, filepath.Join(root, "examples", "typescript", "http_client.mjs")}, ""},
+		{"python-sdk mcp 1.27.0", []string{python, filepath.Join(root, "examples", "python", "clients", "http_client.py")}, []string{"python:ClosedResourceError", "python:BrokenResourceError"}},
+		{"typescript-sdk 1.32.2", []string{node, filepath.Join(root, "examples", "typescript", "http_client.mjs")}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -64,7 +67,7 @@ func TestHTTPClientMatrixOnRealSDKClients(t *testing.T) {
 			var b strings.Builder
 			reports.WriteSummary(&b, report)
 			for _, f := range report.Findings {
-				if f.Severity == reports.SeverityWarning && f.Rule == reports.RuleClientLoggedCrash && f.Signature == tc.warning {
+				if f.Severity == reports.SeverityWarning && f.Rule == reports.RuleClientLoggedCrash && slices.Contains(tc.warnings, f.Signature) {
 					continue
 				}
 				t.Errorf("finding %s %s %s [%s]: %s\n%s", f.Severity, f.Rule, f.Signature, f.Scenario, f.Message, b.String())
