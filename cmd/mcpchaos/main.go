@@ -44,6 +44,10 @@ Usage:
   mcpchaos version                         print the version
 
 Run 'mcpchaos COMMAND --help' for a command's flags.
+
+Environment:
+  MCPCHAOS_CPUPROFILE=FILE                 write a CPU profile of the whole run to FILE
+                                           (read it with go tool pprof)
 `
 
 // run is main without the process: tests call it in-process.
