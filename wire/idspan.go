@@ -1,7 +1,5 @@
 package wire
 
-import "bytes"
-
 // IDSpan returns where the value of the frame's top-level "id" member is in
 // raw: raw[start:end] is the JSON text Classify reads as the id (the last
 // "id" member, as Classify reads it). ok is false for a frame that is not one
@@ -13,8 +11,8 @@ func IDSpan(raw []byte) (start, end int, ok bool) { return MemberSpan(raw, "id")
 // example "params", "requestId" for the request a cancellation names. Where
 // a name occurs twice in one object the last one counts.
 func MemberSpan(raw []byte, path ...string) (start, end int, ok bool) {
-	lead := len(raw) - len(bytes.TrimLeft(raw, jsonSpace))
-	b := bytes.Trim(raw, jsonSpace)
+	lead := skipSpace(raw, 0)
+	b := trimSpace(raw)
 	if len(b) == 0 || b[0] != '{' || len(path) == 0 {
 		return 0, 0, false
 	}
