@@ -63,10 +63,13 @@ func (m *matrixFlags) finish(report *reports.Report, command string, stdout, std
 	}
 	code := finishReport(report, &m.reports, m.strict, stdout, stderr)
 	if m.writeBaseline != "" {
-		if err := m.saveBaseline(report); err != nil {
+		n, err := m.saveBaseline(report, stdout)
+		if err != nil {
 			return usageError(stderr, "%s: %v", command, err)
 		}
-		fmt.Fprintf(stdout, "baseline of %d known finding(s) written to %s; pass it with --baseline %s\n", len(reports.BaselineOf(report).Findings), m.writeBaseline, suite.ShellQuote([]string{m.writeBaseline}))
+		if m.writeBaseline != "-" { // on stdout, the baseline is the last thing said
+			fmt.Fprintf(stdout, "baseline of %d known finding(s) written to %s; pass it with --baseline %s\n", n, m.writeBaseline, suite.ShellQuote([]string{m.writeBaseline}))
+		}
 	}
 	if m.saveCase != "" {
 		announceCases(stdout, report, m.saveCase, command)
@@ -151,8 +154,9 @@ func (m *matrixFlags) selectorArgs(scenario string) []string {
 }
 
 // saveBaseline writes --write-baseline: the run's failing findings, with
-// the notes the --baseline entries of the same findings had.
-func (m *matrixFlags) saveBaseline(report *reports.Report) error {
+// the notes the --baseline entries of the same findings had ("-" is
+// stdout). It returns how many findings it holds.
+func (m *matrixFlags) saveBaseline(report *reports.Report, stdout io.Writer) (int, error) {
 	b := reports.BaselineOf(report)
 	if m.baseline != nil {
 		notes := map[reports.Fingerprint]string{}
@@ -163,7 +167,7 @@ func (m *matrixFlags) saveBaseline(report *reports.Report) error {
 			b.Findings[i].Note = notes[b.Findings[i].Fingerprint]
 		}
 	}
-	return writeTo(m.writeBaseline, nil, b.Write)
+	return len(b.Findings), writeTo(m.writeBaseline, stdout, b.Write)
 }
 
 // slice keeps the scenarios of --shard K/N.

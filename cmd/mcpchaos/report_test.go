@@ -136,6 +136,10 @@ func TestBaselineFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// "-" writes the same baseline to stdout (it once crashed on a nil writer).
+	if code, out := runTest([]string{"--write-baseline", "-"}, bin); code != 1 || !strings.Contains(out, "version: 1") || !strings.Contains(out, "kind: crash") {
+		t.Fatalf("--write-baseline -: exit %d\n%s", code, out)
+	}
 	if len(b.Findings) != 1 || b.Findings[0].String() != "crash go:panic in eof-inflight" {
 		t.Fatalf("baseline %+v", b.Findings)
 	}
