@@ -140,7 +140,7 @@ func (x *exchange) post() {
 		}
 		x.recordRef(wire.EventDropped, wire.ToServer, seq, why)
 		x.w.WriteHeader(http.StatusAccepted)
-		p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: http.StatusAccepted, Detail: "answered by mcpchaos, not the upstream"})
+		p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: http.StatusAccepted, ByUs: true, Detail: "answered by mcpchaos, not the upstream"})
 		return
 	}
 	raw, note := body, ""
@@ -217,7 +217,7 @@ func (x *exchange) passStall(dir wire.Direction, seq int64) bool {
 func (x *exchange) withheld(m *wire.Message) {
 	if m.Kind != wire.Request {
 		x.w.WriteHeader(http.StatusAccepted)
-		x.p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: http.StatusAccepted, Detail: "answered by mcpchaos: the message was not sent on"})
+		x.p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: http.StatusAccepted, ByUs: true, Detail: "answered by mcpchaos: the message was not sent on"})
 		return
 	}
 	<-x.ctx.Done()

@@ -144,6 +144,13 @@ func TestJudgeHTTPSessions(t *testing.T) {
 			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "POST /mcp", MCPSession: "s1"})
 			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, Status: 200, Detail: "response: application/json"})
 		}, []string{reports.RuleServedAfterDelete}},
+		{"a 202 mcpchaos answered itself after the DELETE is not the server serving", func(b *tb) {
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 1, HTTP: "DELETE /mcp (sent by fault end-session#1)", MCPSession: "s1", Fault: "end-session#1"})
+			b.at(5).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 200, Detail: "the server answered the session's DELETE with 200"})
+			// The client answers a liveness ping: mcpchaos swallows it.
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "POST /mcp", MCPSession: "s1"})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, Status: 202, ByUs: true, Detail: "answered by mcpchaos, not the upstream"})
+		}, nil},
 		{"a call in flight when the DELETE came may be answered; a later one gets 404", func(b *tb) {
 			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 1, HTTP: "POST /mcp", MCPSession: "s1"})
 			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "DELETE /mcp", MCPSession: "s1"})

@@ -49,7 +49,9 @@ func (s *sessionEnds) http(e *wire.Event) {
 		return
 	}
 	x := s.exchanges[e.Exchange]
-	if x == nil || e.Status == 0 || x.session == "" {
+	// A status mcpchaos wrote itself (a swallowed probe answer, a dropped
+	// notification, a fault's error status) says nothing of the server.
+	if x == nil || e.Status == 0 || x.session == "" || e.ByUs || e.Fault != "" {
 		return
 	}
 	ok := e.Status >= 200 && e.Status < 300

@@ -119,7 +119,8 @@ type Event struct {
 	// ExitCode is set when the process exited on its own; Signal when a signal ended it.
 	ExitCode *int   `json:"exit_code,omitempty"`
 	Signal   string `json:"signal,omitempty"`
-	// ByUs is set on an exit or closing that mcpchaos caused.
+	// ByUs is set on an exit or closing that mcpchaos caused, and on an
+	// HTTP status mcpchaos answered itself, which the server never saw.
 	ByUs bool `json:"by_us,omitempty"`
 
 	Seed   *uint64  `json:"seed,omitempty"`
