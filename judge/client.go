@@ -375,11 +375,13 @@ func (c *clientJudge) hang(j *Judger) (fs []reports.Finding, killed bool) {
 	// time, and in seq for the signal) is not what it hung on.
 	var moment int64
 	momentSeq := int64(never)
-	// lateExit is a client that outran its deadline and exited only after
-	// mcpchaos's liveness probe reached it: the probe, not the client,
-	// may have ended the wait (a client whose write path died raises on
-	// answering it), so the exit does not excuse the overrun.
-	lateExit := pc.exit != nil && sig == nil && pc.exit.TUS-start > j.deadlineUS && c.probedBefore(pc.exit.Seq)
+	// lateExit is a client that outran its deadline and exited after
+	// mcpchaos's liveness probe reached it, without answering it: the
+	// probe, not the client, may have ended the wait (a client whose write
+	// path died raises on answering it), so the exit does not excuse the
+	// overrun. A client that answered the probe and then exited was slow,
+	// not stuck, as one that no probe reached.
+	lateExit := pc.exit != nil && sig == nil && pc.exit.TUS-start > j.deadlineUS && c.unansweredProbeBefore(pc.exit.Seq)
 	switch {
 	case sig != nil:
 		moment, momentSeq = sig.TUS, sig.Seq
@@ -476,10 +478,15 @@ func (c *clientJudge) hang(j *Judger) (fs []reports.Finding, killed bool) {
 	return []reports.Finding{f}, true
 }
 
-// probedBefore reports whether a liveness probe reached the client before
-// event seq.
-func (c *clientJudge) probedBefore(seq int64) bool {
-	return len(c.probes) > 0 && c.probes[0].ev.Seq < seq
+// unansweredProbeBefore reports whether the last liveness probe that reached
+// the client before event seq was still unanswered then.
+func (c *clientJudge) unansweredProbeBefore(seq int64) bool {
+	for i := len(c.probes) - 1; i >= 0; i-- {
+		if p := c.probes[i]; p.ev.Seq < seq {
+			return p.answer == nil || p.answer.Seq > seq
+		}
+	}
+	return false
 }
 
 // quietWords says what was sent toward the client after its last frame.

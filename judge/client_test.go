@@ -316,6 +316,17 @@ func TestJudgeClientHang(t *testing.T) {
 					"its last request, tools/call (id 1), was never answered, so it waits for the server; it exited without answering the liveness ping"}},
 		},
 		{
+			name: "answered the ping, then exited past the deadline: slow, not a hang",
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.reply("1")
+				id := b.at(10000).cprobe(1)
+				b.cprobeAnswer(id)
+				b.at(10050).cexit(0)
+				b.clientDone(0)
+			},
+		},
+		{
 			name: "exited past the deadline with no probe sent: not judged a hang",
 			build: func(b *tb) {
 				b.call("1", "tools/call")
