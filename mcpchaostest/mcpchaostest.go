@@ -99,8 +99,17 @@ func Check(c Config) (*reports.Report, error) {
 	o := suite.Options{Command: c.Command, Seed: c.Seed, Deadline: c.Deadline, Tool: "mcpchaostest", Version: "mcpchaostest"}
 	matrix, command := faults.ServerScenarios(), faults.ForServer
 	if c.Server != nil {
-		front := httptest.NewServer(server.NewStreamableHTTPServer(c.Server, c.HTTPOptions...))
+		h := server.NewStreamableHTTPServer(c.Server, c.HTTPOptions...)
+		front := httptest.NewServer(h)
 		defer front.Close()
+		// First (deferred last): the server's sessions end, and with them
+		// its open GET streams, which Close would wait for, and its
+		// session sweeper, which nothing else stops.
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = h.Shutdown(ctx)
+		}()
 		c.URL = front.URL + "/mcp"
 	}
 	if c.URL != "" {
