@@ -36,7 +36,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 		if i == 0 && r.Baseline != nil {
 			name += " (baseline, no faults)"
 		}
-		data.Rows = append(data.Rows, htmlRow{Name: name, Outcome: s.Outcome, Findings: s.Findings, Duration: fmtMS(s.DurationMS), Notes: append(append([]string{}, s.Indeterminate...), s.Notes...)})
+		data.Rows = append(data.Rows, htmlRow{Name: name, Outcome: s.Outcome, Findings: s.Findings, Duration: words.Duration((s.DurationMS) * 1000), Notes: append(append([]string{}, s.Indeterminate...), s.Notes...)})
 		if s.Outcome == OutcomeFail {
 			data.Timelines = append(data.Timelines, timelineOf(len(data.Timelines), s, r.Findings))
 		}

@@ -44,7 +44,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		for _, n := range append(append([]string(nil), s.Indeterminate...), s.Notes...) {
 			notes = append(notes, markdownText(words.Cut(n, 300)))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", name, markdownOutcome(s.Outcome), s.Findings, fmtMS(s.DurationMS), strings.Join(notes, "<br>"))
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", name, markdownOutcome(s.Outcome), s.Findings, words.Duration(s.DurationMS*1000), strings.Join(notes, "<br>"))
 	}
 	if len(r.StaleBaseline) > 0 {
 		fmt.Fprintf(&b, "\n### Stale baseline entries\n\nThese no longer fail: remove them from %s.\n\n", markdownCode(orDash(r.BaselineFile)))

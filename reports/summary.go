@@ -5,7 +5,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/mcpchaos/mcpchaos/internal/words"
 )
@@ -32,7 +31,7 @@ func WriteSummary(w io.Writer, r *Report) {
 		width = max(width, len(names[i]))
 	}
 	for i, s := range rows {
-		line := fmt.Sprintf("%-5s  %-*s  %6s", outcomeWord(s.Outcome), width, names[i], fmtMS(s.DurationMS))
+		line := fmt.Sprintf("%-5s  %-*s  %6s", outcomeWord(s.Outcome), width, names[i], words.Duration(s.DurationMS*1000))
 		if s.Findings > 0 {
 			line += fmt.Sprintf("  %d %s", s.Findings, words.Plural(s.Findings, "finding", "findings"))
 		}
@@ -214,15 +213,6 @@ func outcomeWord(o string) string {
 		return "ERROR"
 	}
 	return "?"
-}
-
-// fmtMS prints a scenario's duration: 812ms, 2.1s.
-func fmtMS(ms int64) string {
-	d := time.Duration(ms) * time.Millisecond
-	if d >= time.Second {
-		return d.Round(100 * time.Millisecond).String()
-	}
-	return d.String()
 }
 
 func orDash(s string) string {

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"fmt"
+	"github.com/mcpchaos/mcpchaos/internal/words"
 	"slices"
 	"strings"
 	"time"
@@ -44,5 +45,5 @@ func workloadHints(base *scenarioRun, deadline time.Duration) {
 	}
 	base.result.Notes = append(base.result.Notes, fmt.Sprintf(
 		"%d %s answered the arguments generated from the schema with a tool error (an answer, not a finding; where the arguments were the trouble, pass real ones with --call NAME=JSON): %s",
-		len(failed), plural(len(failed), "tool", "tools"), strings.Join(shown, "; ")))
+		len(failed), words.Plural(len(failed), "tool", "tools"), strings.Join(shown, "; ")))
 }

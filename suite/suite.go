@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpchaos/mcpchaos/internal/words"
 	"net/http"
 	"net/url"
 	"os"
@@ -195,7 +196,7 @@ func completeMatrix(report *reports.Report, base *scenarioRun, n int, scenarios 
 		own, known := beyondBaseline(base.verdict.Findings, r.verdict.Findings)
 		if known > 0 {
 			r.result.Notes = append(r.result.Notes, fmt.Sprintf("%d %s as in the baseline, reported there and not blamed on this scenario's faults",
-				known, plural(known, "finding", "findings")))
+				known, words.Plural(known, "finding", "findings")))
 		}
 		r.result.Findings = len(own)
 		r.result.Outcome = reports.ScenarioOutcome(own, r.result.Indeterminate)
@@ -239,13 +240,6 @@ func sameKey(f reports.Finding) string {
 		k += "\x00" + f.Request.Method + "\x00" + f.Request.Tool
 	}
 	return k
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // parallel runs each scenario, n at a time, and returns the runs in the
