@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpchaos/mcpchaos/internal/words"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -22,6 +23,9 @@ type crashSig struct {
 	count int
 	// lastSeq is the stderr event of its last occurrence.
 	lastSeq int64
+	// uncaught is set when an occurrence did not follow the SDK's word
+	// that it caught the exception (crashHit.caughtBy).
+	uncaught bool
 }
 
 type crashes struct {
@@ -62,13 +66,17 @@ func (c *crashes) hit(j *Judger, h crashHit) bool {
 	if cs := c.sigs[h.sig]; cs != nil {
 		cs.count++
 		cs.lastSeq = h.seq
+		cs.uncaught = cs.uncaught || h.caughtBy == ""
+		if cs.hit.caughtBy == "" {
+			cs.hit.caughtBy = h.caughtBy
+		}
 		return false
 	}
 	if len(c.sigs) >= maxSignatures {
 		c.extra++
 		return false
 	}
-	c.sigs[h.sig] = &crashSig{hit: h, count: 1, lastSeq: h.seq}
+	c.sigs[h.sig] = &crashSig{hit: h, count: 1, lastSeq: h.seq, uncaught: h.caughtBy == ""}
 	c.order = append(c.order, h.sig)
 	return true
 }
@@ -126,6 +134,15 @@ func (c *crashes) signatureFindings(j *Judger) []reports.Finding {
 			// handler raised") is doing its job.
 			j.notes.add(fmt.Sprintf("the %s logged %s%s and went on serving: a handled exception, not a crash",
 				j.p.name, sigWords(cs.hit), times))
+			continue
+		}
+		if !cs.uncaught && !pc.exitedBadly() {
+			// Going on serving cannot be seen when the handler raised
+			// after the peer was told to stop (eof-inflight), but the
+			// SDK said it caught the exception, and the peer then did
+			// not fail: its exit is judged on its own.
+			j.notes.add(fmt.Sprintf("the %s logged %s%s, each time after its SDK's word that it caught it (%q): a handled exception, not a crash",
+				j.p.name, sigWords(cs.hit), times, words.Cut(cs.hit.caughtBy, 120)))
 			continue
 		}
 		msg := fmt.Sprintf("%s on stderr%s; %s", sigWords(cs.hit), times, exitClause)

@@ -54,6 +54,14 @@ func TestJudgeCrashSamples(t *testing.T) {
 		// warning (the stdio shutdown asks only that it exit).
 		{"go_broken_pipe_log.txt", 1, []string{"exit:1", "the server exited with status 1 once its stdin had closed (early EOF from fault eof#1), with no crash signature on stderr"}, 0},
 		{"no_signature_noise.txt", 0, nil, 0},
+		// python-sdk's simple-tool (mcp 2.3.0) under eof-inflight: the
+		// fetch tool raised after stdin closed, the SDK logged "modern
+		// request handler raised" with the traceback, and the server
+		// exited 0. Caught by the SDK's word, and a clean exit: no crash.
+		{"python_handler_caught.txt", 0, nil, 0},
+		// The same, but the server then failed: the exit decides.
+		{"python_handler_caught.txt", 1, []string{"python:UnsupportedProtocol",
+			"Python exception httpx2.UnsupportedProtocol: Request URL is missing an 'http://' or 'https://' protocol. on stderr; the server exited with status 1"}, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
@@ -146,6 +154,37 @@ func TestJudgeCrash(t *testing.T) {
 				b.at(20).finish()
 			},
 			notes: []string{"the server logged Python exception ValueError: invalid literal for int() with base 10: 'seven' and went on serving: a handled exception, not a crash"},
+		},
+		{
+			// The CI flake of TestCorpusVerdicts/python-sdk_simple-tool:
+			// the handler raised only after the eof fault closed stdin, so
+			// no answer came after it, but the SDK said it caught it.
+			name: "a traceback the SDK said it caught, raised after the server was told to stop, then exit 0: handled",
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.at(5).eofFault()
+				b.at(10).stderr(append([]string{"ERROR:mcp.shared.jsonrpc_dispatcher:handler for 'tools/call' raised"}, pyPlainValueError...)...)
+				b.at(12).stdoutEOF()
+				b.exit(0)
+				b.end("the server exited")
+			},
+			want: []short{{Kind: reports.KindLostResponse, Severity: reports.SeverityWarning, Request: &reports.Request{ID: "1", Method: "tools/call"}, Seqs: seqs(3, 4, 6, 12),
+				Message: "tools/call (id 1) left unanswered: the server closed its stdout and exited with status 0 after its stdin closed (early EOF from fault eof#1), so it was shutting down"}},
+			notes: []string{`each time after its SDK's word that it caught it ("ERROR:mcp.shared.jsonrpc_dispatcher:handler for 'tools/call' raised"): a handled exception, not a crash`},
+		},
+		{
+			name: "a traceback after a log line that is not the SDK catching a handler's exception is a crash",
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.at(5).eofFault()
+				b.at(10).stderr(append([]string{"Error in message router"}, pyClosedResource...)...)
+				b.at(12).stdoutEOF()
+				b.exit(0)
+				b.end("the server exited")
+			},
+			want: []short{{Kind: reports.KindLostResponse, Severity: reports.SeverityWarning, Request: &reports.Request{ID: "1", Method: "tools/call"}, Seqs: seqs(3, 4, 6, 12),
+				Message: "tools/call (id 1) left unanswered: the server closed its stdout and exited with status 0 after its stdin closed (early EOF from fault eof#1), so it was shutting down"}, {Kind: reports.KindCrash, Severity: reports.SeverityError, Signature: "python:ClosedResourceError", Seqs: seqs(8, 13),
+				Message: "Python exception anyio.ClosedResourceError on stderr; the server exited with status 0"}},
 		},
 		{
 			// The answer was written after the traceback, but stdout and

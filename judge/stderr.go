@@ -25,6 +25,9 @@ type crashHit struct {
 	seq, t int64
 	// excerpt is the crash's stderr, shared by the hits of one traceback.
 	excerpt *excerpt
+	// caughtBy is the line by which the peer's SDK said it caught the
+	// exception, when that line came just before the traceback.
+	caughtBy string
 }
 
 // excerpt keeps the head and the tail of a run of stderr lines: a traceback
@@ -134,6 +137,9 @@ func (s *stderrScanner) add(seq, t int64, text string) {
 		s.finishPy()
 	}
 	if s.py.begin(seq, t, text) {
+		if prev, ok := s.back(1); ok {
+			s.py.caughtBy = sdkCaught(prev.text)
+		}
 		s.closeOpen()
 		s.remember(seq, t, text)
 		return
@@ -335,6 +341,8 @@ type pyBlock struct {
 	ended   bool // the top-level exception line has been seen
 	records []pyRecord
 	x       *excerpt
+	// caughtBy is the SDK's log line the traceback follows, if any.
+	caughtBy string
 }
 
 const maxPyRecords = 256
@@ -432,7 +440,7 @@ func (b *pyBlock) finish() []crashHit {
 		if r.msg != "" {
 			text += ": " + r.msg
 		}
-		hits = append(hits, crashHit{sig: sig, text: text, seq: r.seq, t: r.t, excerpt: b.x})
+		hits = append(hits, crashHit{sig: sig, text: text, seq: r.seq, t: r.t, excerpt: b.x, caughtBy: b.caughtBy})
 	}
 	for _, r := range b.records {
 		if !r.group && !r.superseded {
@@ -449,6 +457,25 @@ func (b *pyBlock) finish() []crashHit {
 		}
 	}
 	return hits
+}
+
+// caughtLine matches the messages the Python SDK logs, with
+// logger.exception, when it catches the exception a request or notification
+// handler raised and answers with an error instead (mcp 2.x:
+// "handler for 'tools/call' raised", "modern request handler raised",
+// "Tool 'fetch' raised an unexpected exception"). Logging prefixes in
+// front of the message do not matter. Logged, by the SDK's own word, is
+// handled: the peer's exit, not the traceback, then says whether it
+// crashed.
+var caughtLine = regexp.MustCompile(`(?:^|[\s:\]])(?:(?:modern )?request handler raised|(?:notification )?handler for ['"][^'"]*['"] raised|(?:Tool|Resource|Prompt) ['"].*['"] raised an unexpected exception|Completion for argument ['"][^'"]*['"] raised an unexpected exception)`)
+
+// sdkCaught returns line, trimmed, when it is an SDK's word that it caught
+// the exception whose traceback follows; "" otherwise.
+func sdkCaught(line string) string {
+	if !caughtLine.MatchString(line) {
+		return ""
+	}
+	return strings.Clone(strings.TrimSpace(line))
 }
 
 var (

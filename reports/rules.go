@@ -82,7 +82,7 @@ var Rules = []Rule{
 		"a response carries the id of the request it answers; an id never requested (or an error with id null when no unparseable frame was sent) answers nothing",
 		specResponses},
 	{RuleCrashSignature, KindCrash, SeverityError,
-		"an unhandled exception, panic or runtime fatal error on stderr is the peer failing, whichever way it then exits; a traceback after which the peer went on serving (it answered requests after it, or was still serving when its stdin closed) and exited cleanly is a handled exception, and one printed after mcpchaos closed its output (half-close) is noted: with its output gone, its exit is what is judged",
+		"an unhandled exception, panic or runtime fatal error on stderr is the peer failing, whichever way it then exits; a traceback after which the peer went on serving (it answered requests after it, or was still serving when its stdin closed), or that its SDK logged as a handler's exception it caught, and that is followed by a clean exit is a handled exception, and one printed after mcpchaos closed its output (half-close) is noted: with its output gone, its exit is what is judged",
 		"the peer's runtime; " + specStdio + " (stderr)"},
 	{RuleCrashHTTPStatus, KindCrash, SeverityError,
 		"an HTTP server's 5xx answer whose body carries a traceback, panic or Node.js error stack is an exception that escaped a handler to the HTTP layer: that handler crashed, whether or not the server serves on, and a request so answered got no JSON-RPC answer (a status a fault injected is not the server's)",
