@@ -36,8 +36,9 @@ Usage:
                                            to URL, injecting faults
   mcpchaos judge TRANSCRIPT.jsonl...       judge stored transcripts again, offline
   mcpchaos report [--format F] REPORT.json render a --report file: text, markdown, junit,
-                                           github (annotations) or json
+                                           github (annotations), html or json
   mcpchaos report diff OLD.json NEW.json   what a change fixed, broke, left failing
+  mcpchaos report merge SHARD.json...      join the reports of a run's --shard K/N parts
   mcpchaos serve [--http ADDR]             serve the bundled example MCP server on stdio (or HTTP)
   mcpchaos faults                          list the faults, their parameters and the trigger keys
   mcpchaos scenarios                       list the built-in scenarios and the bug classes they expose

@@ -23,10 +23,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	format := fs.StringP("format", "f", "text", "`FORMAT` to render: "+strings.Join(reports.Formats, ", "))
-	out := fs.StringP("output", "o", "-", "write to `FILE` (default: stdout)")
+	out := outputFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(stdout, "Usage: mcpchaos report [--format FORMAT] [-o FILE] REPORT.json\n\nRenders a report that test, test-client, wrap or proxy wrote with --report:\nas the terminal summary (text), Markdown for a CI job summary, JUnit XML for\na CI test view, GitHub Actions annotations (github), or JSON.\n\n%s", fs.FlagUsages())
+			fmt.Fprintf(stdout, "Usage: mcpchaos report [--format FORMAT] [-o FILE] REPORT.json\n\nRenders a report that test, test-client, wrap or proxy wrote with --report:\nas the terminal summary (text), Markdown for a CI job summary, JUnit XML for\na CI test view, GitHub Actions annotations (github), a self-contained HTML\npage, or JSON.\n\n%s", fs.FlagUsages())
 			return exitOK
 		}
 		return usageError(stderr, "report: %v (see mcpchaos report --help)", err)
@@ -47,13 +47,18 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// outputFlag is the -o flag of the report commands.
+func outputFlag(fs *pflag.FlagSet) *string {
+	return fs.StringP("output", "o", "-", "write to `FILE` (- is stdout)")
+}
+
 // runReportDiff is mcpchaos report diff OLD NEW: what a change fixed,
 // broke, and left failing; exit 1 when something new fails.
 func runReportDiff(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("report diff", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	format := fs.StringP("format", "f", "markdown", "`FORMAT`: markdown or json")
-	out := fs.StringP("output", "o", "-", "write to `FILE` (default: stdout)")
+	out := outputFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprintf(stdout, "Usage: mcpchaos report diff [--format markdown|json] [-o FILE] OLD.json NEW.json\n\nCompares the failing findings of two reports of the same matrix (before and\nafter a change), matched by kind, crash signature, scenario and method: new,\nfixed, still failing. Exits 1 when anything new fails.\n\n%s", fs.FlagUsages())
@@ -97,7 +102,7 @@ func runReportMerge(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("report merge", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	format := fs.StringP("format", "f", "json", "`FORMAT` of the merged report: "+strings.Join(reports.Formats, ", "))
-	out := fs.StringP("output", "o", "-", "write to `FILE` (default: stdout)")
+	out := outputFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprintf(stdout, "Usage: mcpchaos report merge [--format FORMAT] [-o FILE] SHARD.json...\n\nJoins the reports of every shard of one run (test or test-client with\n--shard K/N and one --seed) into the report of the whole matrix. Refuses\nreports of different runs, a shard given twice and a missing shard.\nExits as test does: 0, or 1 when the merged run has error findings.\n\n%s", fs.FlagUsages())
