@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/internal/words"
 	"github.com/mcpchaos/mcpchaos/suite"
 )
@@ -31,9 +32,16 @@ type progressLine struct {
 	stopped  chan struct{}
 }
 
-// newProgress starts the display of a run of total scenarios, the
-// baseline included; close ends it before the summary is printed.
-func newProgress(w io.Writer, total int) *progressLine {
+// newProgress starts the display of a run of the selected scenarios and the
+// baseline, which always runs first (and runs once when it is selected
+// too); close ends it before the summary is printed.
+func newProgress(w io.Writer, selected []faults.Scenario) *progressLine {
+	total := 1
+	for _, sc := range selected {
+		if sc.Name != faults.Baseline.Name {
+			total++
+		}
+	}
 	p := &progressLine{w: w, live: isTerminal(w) && os.Getenv("CI") == "", total: total, start: time.Now()}
 	if p.live {
 		p.stop, p.stopped = make(chan struct{}), make(chan struct{})

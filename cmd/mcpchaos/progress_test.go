@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/faults"
 )
 
 // syncBuffer is a bytes.Buffer safe for the redrawing goroutine.
@@ -31,7 +33,9 @@ func (s *syncBuffer) String() string {
 // runs, and is erased at the end, before the summary.
 func TestProgressLine(t *testing.T) {
 	var plain bytes.Buffer
-	p := newProgress(&plain, 3)
+	// The baseline selected with --scenario (as its repro line does) runs
+	// once: it is not counted twice.
+	p := newProgress(&plain, []faults.Scenario{faults.Baseline, {Name: "eof-inflight"}, {Name: "stall-s2c"}})
 	p.Started("baseline")
 	p.Finished("baseline", "pass", 0, 300*time.Millisecond)
 	p.Started("eof-inflight")

@@ -93,7 +93,7 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	progress := newProgress(stderr, len(selected)+1)
+	progress := newProgress(stderr, selected)
 	report, err := suite.Run(ctx, suite.Options{
 		Progress:      progress,
 		Command:       command,

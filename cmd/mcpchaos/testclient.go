@@ -103,7 +103,7 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "mcpchaos test-client: seed %d, %d scenario(s): %s against %s\n", m.seed, len(selected), suite.ShellQuote(command), against)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	progress := newProgress(stderr, len(selected)+1)
+	progress := newProgress(stderr, selected)
 	opts.Progress = progress
 	report, err := suite.RunClient(ctx, opts)
 	progress.close()

@@ -52,7 +52,7 @@ func runHTTPTest(fs *pflag.FlagSet, t httpTest, m matrixFlags, stdout, stderr io
 	targetArgs := slices.Concat(target.args, headerArgs(t.headers))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	progress := newProgress(stderr, len(selected)+1)
+	progress := newProgress(stderr, selected)
 	report, err := suite.Run(ctx, suite.Options{
 		Progress:      progress,
 		Command:       t.command,
