@@ -155,14 +155,10 @@ func (pc *processFacts) exitedBadly() bool {
 	return pc.exitCode != nil && *pc.exitCode != 0
 }
 
+// exitWords says how the peer exited, as its process-exited event does.
 func (pc *processFacts) exitWords() string {
-	switch {
-	case pc.exitSig != "":
-		return "was killed by " + pc.exitSig
-	case pc.exitCode != nil:
-		return fmt.Sprintf("exited with status %d", *pc.exitCode)
-	}
-	return "exited"
+	e := wire.Event{ExitCode: pc.exitCode, Signal: pc.exitSig}
+	return e.ExitWords()
 }
 
 // zombie checks the MCP stdio shutdown: once its stdin closes, the server
