@@ -132,7 +132,7 @@ func failingByFingerprint(r *Report) map[Fingerprint]*DiffEntry {
 	out := map[Fingerprint]*DiffEntry{}
 	for i := range r.Findings {
 		f := &r.Findings[i]
-		if f.Severity == SeverityWarning || f.Expected {
+		if !f.Fails() {
 			continue
 		}
 		fp := FingerprintOf(f)

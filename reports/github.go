@@ -15,7 +15,7 @@ func WriteGitHub(w io.Writer, r *Report) error {
 	var b strings.Builder
 	for _, f := range r.Findings {
 		level := "error"
-		if f.Severity == SeverityWarning || f.Expected {
+		if !f.Fails() {
 			level = "warning"
 		}
 		title := "mcpchaos " + f.Kind

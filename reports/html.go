@@ -27,18 +27,10 @@ var htmlPage string
 // far from what the findings point at are folded until clicked.
 func WriteHTML(w io.Writer, r *Report) error {
 	data := htmlData{Report: htmlHead{Outcome: r.Outcome}, Target: targetWords(r.Target), Totals: totals(r), Timelines: []htmlTimeline{}}
-	rows := r.Scenarios
-	if r.Baseline != nil {
-		rows = append([]ScenarioResult{*r.Baseline}, rows...)
-	}
-	for i, s := range rows {
-		name := s.Name
-		if i == 0 && r.Baseline != nil {
-			name += " (baseline, no faults)"
-		}
-		data.Rows = append(data.Rows, htmlRow{Name: name, Outcome: s.Outcome, Findings: s.Findings, Duration: words.Duration((s.DurationMS) * 1000), Notes: append(append([]string{}, s.Indeterminate...), s.Notes...)})
+	for _, s := range tableRows(r) {
+		data.Rows = append(data.Rows, htmlRow{Name: s.label(s.Name), Outcome: s.Outcome, Findings: s.Findings, Duration: words.Duration((s.DurationMS) * 1000), Notes: append(append([]string{}, s.Indeterminate...), s.Notes...)})
 		if s.Outcome == OutcomeFail {
-			data.Timelines = append(data.Timelines, timelineOf(len(data.Timelines), s, r.Findings))
+			data.Timelines = append(data.Timelines, timelineOf(len(data.Timelines), s.ScenarioResult, r.Findings))
 		}
 	}
 	raw, err := json.Marshal(data)

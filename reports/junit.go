@@ -74,17 +74,9 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		suite.Properties = append(suite.Properties, junitProperty{"mcpchaos", r.Tool.Version})
 	}
 	classname := "mcpchaos." + junitClass(r.Target)
-	rows := r.Scenarios
-	if r.Baseline != nil {
-		rows = append([]ScenarioResult{*r.Baseline}, rows...)
-	}
 	var total int64
-	for i, s := range rows {
-		name := orDash(s.Name)
-		if i == 0 && r.Baseline != nil {
-			name += " (baseline, no faults)"
-		}
-		c := junitCase{Name: name, Classname: classname, Time: seconds(s.DurationMS)}
+	for _, s := range tableRows(r) {
+		c := junitCase{Name: s.label(orDash(s.Name)), Classname: classname, Time: seconds(s.DurationMS)}
 		total += s.DurationMS
 		var out []string
 		for _, f := range r.Findings {
@@ -92,7 +84,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 				continue
 			}
 			text := findingText(&f)
-			if f.Severity == SeverityWarning || f.Expected {
+			if !f.Fails() {
 				out = append(out, text)
 				continue
 			}

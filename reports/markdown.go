@@ -31,15 +31,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, "- **error**: %s\n", markdownText(r.Error))
 	}
 	b.WriteString("\n| scenario | outcome | findings | duration | notes |\n|---|---|---|---|---|\n")
-	rows := r.Scenarios
-	if r.Baseline != nil {
-		rows = append([]ScenarioResult{*r.Baseline}, rows...)
-	}
-	for i, s := range rows {
-		name := markdownText(orDash(s.Name))
-		if i == 0 && r.Baseline != nil {
-			name += " (baseline, no faults)"
-		}
+	for _, s := range tableRows(r) {
+		name := s.label(markdownText(orDash(s.Name)))
 		var notes []string
 		for _, n := range append(append([]string(nil), s.Indeterminate...), s.Notes...) {
 			notes = append(notes, markdownText(words.Cut(n, 300)))

@@ -274,7 +274,7 @@ func (r *Report) ExitCode(strict bool) int {
 		return 1
 	}
 	for _, f := range r.Findings {
-		if !f.Expected && (f.Severity != SeverityWarning || strict) {
+		if f.Fails() || strict && !f.Expected {
 			return 1
 		}
 	}
@@ -298,10 +298,14 @@ func ScenarioOutcome(findings []Finding, indeterminate []string) string {
 // response lost while the server was shutting down) do not fail a run
 // unless --strict asks for it (ExitCode). Expected findings do not fail it.
 func Failing(fs []Finding) bool {
-	for _, f := range fs {
-		if f.Severity != SeverityWarning && !f.Expected {
+	for i := range fs {
+		if fs[i].Fails() {
 			return true
 		}
 	}
 	return false
 }
+
+// Fails reports whether f fails its run without --strict: an error that
+// neither its scenario nor the --baseline expects.
+func (f *Finding) Fails() bool { return f.Severity != SeverityWarning && !f.Expected }

@@ -79,3 +79,31 @@ func lineCol(b []byte, off int64) string {
 	col := off - int64(bytes.LastIndexByte(b[:off], '\n'))
 	return fmt.Sprintf("%d:%d", line, col)
 }
+
+// tableRow is a row of a rendering's table of scenarios.
+type tableRow struct {
+	ScenarioResult
+	baseline bool
+}
+
+// label is name (the row's name as the rendering writes it) marked as the
+// baseline's on the baseline's row.
+func (t tableRow) label(name string) string {
+	if t.baseline {
+		return name + " (baseline, no faults)"
+	}
+	return name
+}
+
+// tableRows are the rows every rendering's table of scenarios shows: the
+// baseline first, then the scenarios in the report's order.
+func tableRows(r *Report) []tableRow {
+	rows := make([]tableRow, 0, len(r.Scenarios)+1)
+	if r.Baseline != nil {
+		rows = append(rows, tableRow{ScenarioResult: *r.Baseline, baseline: true})
+	}
+	for _, s := range r.Scenarios {
+		rows = append(rows, tableRow{ScenarioResult: s})
+	}
+	return rows
+}

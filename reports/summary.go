@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -15,19 +16,10 @@ import (
 func WriteSummary(w io.Writer, r *Report) {
 	var b strings.Builder
 	width := 0
-	rows := r.Scenarios
-	if r.Baseline != nil {
-		rows = append([]ScenarioResult{*r.Baseline}, rows...)
-	}
+	rows := tableRows(r)
 	names := make([]string, len(rows))
 	for i, s := range rows {
-		names[i] = s.Name
-		if names[i] == "" {
-			names[i] = "(unnamed)"
-		}
-		if i == 0 && r.Baseline != nil {
-			names[i] += " (baseline, no faults)"
-		}
+		names[i] = s.label(cmp.Or(s.Name, "(unnamed)"))
 		width = max(width, len(names[i]))
 	}
 	for i, s := range rows {
@@ -41,7 +33,7 @@ func WriteSummary(w io.Writer, r *Report) {
 		// The baseline's notes say what the workload could not do well
 		// (tools that failed on the generated arguments): always shown.
 		notes := s.Indeterminate
-		if s.Outcome == OutcomeFail || i == 0 && r.Baseline != nil {
+		if s.Outcome == OutcomeFail || s.baseline {
 			notes = append(slices.Clone(notes), s.Notes...)
 		}
 		for k, n := range notes {
