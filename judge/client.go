@@ -727,6 +727,77 @@ func (c *clientJudge) exitFindings(j *Judger) []reports.Finding {
 	return nil
 }
 
+// callFailure reports whether the crash hit h is an error by which a
+// client's SDK tells the program that a call failed: the MCP SDK's own
+// error (the Python SDK's MCPError, McpError before 2.0; the TypeScript
+// SDK's McpError, "Connection closed", and the errors of its HTTP
+// transports), or a network error of the HTTP library under it (httpx's
+// ReadError for a reset connection, RemoteProtocolError for a cut stream,
+// HTTPStatusError for a 503). A script that does not catch it prints its
+// traceback and exits non-zero, which is how it reports the failure. The
+// SDK's internals failing (anyio's ClosedResourceError on its own closed
+// stream, a RuntimeError, a panic) are none of these.
+func callFailure(h crashHit) bool {
+	switch h.sig {
+	case "node:McpError", "node:StreamableHTTPError", "node:SseError":
+		return true
+	}
+	if !strings.HasPrefix(h.sig, "python:") {
+		return false
+	}
+	class, _, _ := strings.Cut(h.text, ":")
+	module, name := "", class
+	if i := strings.LastIndexByte(class, '.'); i >= 0 {
+		module, name = class[:i], class[i+1:]
+	}
+	root, _, _ := strings.Cut(module, ".")
+	switch root {
+	case "mcp":
+		return name == "MCPError" || name == "McpError"
+	case "httpx", "httpx2", "httpcore", "httpcore2":
+		return httpFailures[name]
+	case "aiohttp":
+		return aiohttpFailures[name]
+	case "":
+		return strings.HasPrefix(name, "Connection") && strings.HasSuffix(name, "Error")
+	}
+	return false
+}
+
+var (
+	httpFailures = map[string]bool{
+		"ReadError": true, "WriteError": true, "ConnectError": true, "RemoteProtocolError": true,
+		"NetworkError": true, "ReadTimeout": true, "ConnectTimeout": true, "HTTPStatusError": true,
+	}
+	aiohttpFailures = map[string]bool{
+		"ClientConnectionError": true, "ServerDisconnectedError": true, "ClientOSError": true,
+		"ClientPayloadError": true, "ClientResponseError": true,
+	}
+)
+
+// failedOnCallError says why the crash signature h is the client program
+// failing fairly rather than crashing, or "" when it is not: h is its SDK's
+// word that a call failed (callFailure), the program then exited non-zero on its own,
+// and failing was right, because the scenario expects it or the server had
+// gone first. Anything else on its stderr (a ClosedResourceError of the
+// transport, a panic) keeps its own signature and is still a crash.
+func (c *clientJudge) failedOnCallError(pc *processFacts, h crashHit) string {
+	x := pc.exit
+	if !callFailure(h) || x == nil || pc.exitCode == nil || *pc.exitCode == 0 || len(c.sigs) > 0 {
+		return ""
+	}
+	if s := pc.ourSignal; s != nil && s.Seq < x.Seq {
+		return ""
+	}
+	switch {
+	case c.expect == expectFailure:
+		return "the failure the scenario expects"
+	case c.serverLost != nil && c.serverLost.Seq < x.Seq:
+		return "a fair failure, as the server had gone (" + c.serverLost.Excerpt + ")"
+	}
+	return ""
+}
+
 // exitedClean says the client program exited 0 on its own, no signal of
 // the runner's before. Whatever its stderr holds it printed before: its
 // stderr is read apart from its exit, and may be recorded after it.

@@ -3,6 +3,7 @@ package judge
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -647,7 +648,7 @@ func TestJudgeClientFindings(t *testing.T) {
 	})
 	runClientCases(t, expectFailure, []judgeCase{
 		{
-			name: "failure: a traceback is not a clean failure",
+			name: "failure: a traceback of the transport's internals is not a clean failure",
 			build: func(b *tb) {
 				b.call("1", "tools/call")
 				b.at(100).serverDies(1)
@@ -744,4 +745,110 @@ func TestJudgeClientSummaryGolden(t *testing.T) {
 	var buf bytes.Buffer
 	reports.WriteSummary(&buf, r)
 	goldenfile.Check(t, "client_summary.golden", buf.Bytes())
+}
+
+// A script that does not catch its SDK's error for a failed call prints
+// the traceback and exits 1: that is how it reports the failure, which
+// server-eof expects. FastMCP 4.2.3's Client (mcp 2.3.0) and the
+// TypeScript SDK 1.32.2's Client both did so under server-eof, and were
+// judged crashed.
+func TestJudgeClientUncaughtSDKCallError(t *testing.T) {
+	py := readLines(t, "python_client_mcperror.txt")
+	node := readLines(t, "node_client_mcperror.txt")
+	runClientCases(t, expectFailure, []judgeCase{
+		{
+			name: "failure: Python's uncaught MCPError: Connection closed is the expected failure",
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.at(100).serverDies(0)
+				b.at(300).cstderr(py...)
+				b.cexit(1)
+			},
+			notes: []string{"the client ended on its SDK's error for a failed call, mcp.shared.exceptions.MCPError: Connection closed, uncaught, and exited with status 1: the failure the scenario expects, not a crash"},
+		},
+		{
+			name: "failure: Node's uncaught McpError: Connection closed is the expected failure",
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.at(100).serverDies(0)
+				b.at(300).cstderr(node...)
+				b.cexit(1)
+			},
+			notes: []string{"the client ended on its SDK's error for a failed call, McpError: MCP error -32000: Connection closed, uncaught, and exited with status 1: the failure the scenario expects, not a crash"},
+		},
+		{
+			name: "failure: a transport crash beside the call's error is still a crash",
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.at(100).serverDies(0)
+				b.at(300).cstderr(pyClosedResource...)
+				b.cstderr(py...)
+				b.cexit(1)
+			},
+			want: []short{{Kind: reports.KindCrash, Severity: reports.SeverityError, Signature: "python:ClosedResourceError", Seqs: seqs(10, 50),
+				Message: "Python exception anyio.ClosedResourceError on stderr; the client exited with status 1"}},
+			notes: []string{"mcp.shared.exceptions.MCPError: Connection closed, uncaught, and exited with status 1: the failure the scenario expects"},
+		},
+	})
+	runClientCases(t, expectSuccess, []judgeCase{
+		{
+			name: "success: the uncaught error after the server died on its own is the server's failure",
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.at(100).serverDies(1)
+				b.at(300).cstderr(py...)
+				b.cexit(1)
+			},
+			notes: []string{
+				"the client ended on its SDK's error for a failed call, mcp.shared.exceptions.MCPError: Connection closed, uncaught, and exited with status 1: a fair failure, as the server had gone (server-stdout closed: end of file), not a crash",
+				"the client exited with status 1 after the server had gone (server-stdout closed: end of file): the server's failure, not judged",
+			},
+		},
+		{
+			name: "success: the uncaught error while the server serves on is the client failing",
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.at(100).replyRaw(`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Connection closed"}}`)
+				b.at(300).cstderr(py...)
+				b.cexit(1)
+				b.end("the client exited")
+			},
+			want: []short{{Kind: reports.KindCrash, Severity: reports.SeverityError, Signature: "python:MCPError", Seqs: seqs(8, 44),
+				Message: "Python exception mcp.shared.exceptions.MCPError: Connection closed on stderr; the client exited with status 1"}},
+		},
+	})
+}
+
+func TestCallFailure(t *testing.T) {
+	py := func(line string) crashHit {
+		class, msg, _ := strings.Cut(line, ":")
+		return crashHit{sig: pySignature(class, strings.TrimSpace(msg)), text: line}
+	}
+	for _, tc := range []struct {
+		hit  crashHit
+		want bool
+	}{
+		{py("mcp.shared.exceptions.MCPError: Connection closed"), true},
+		{py("mcp.shared.exceptions.McpError: Connection closed"), true},
+		{py("httpx2.RemoteProtocolError: Server disconnected without sending a response."), true},
+		{py("httpx2.ReadError"), true},
+		{py("httpx.HTTPStatusError: Server error '503 Service Unavailable' for url 'http://127.0.0.1/mcp'"), true},
+		{py("ConnectionResetError: [Errno 104] Connection reset by peer"), true},
+		{py("aiohttp.client_exceptions.ServerDisconnectedError: Server disconnected"), true},
+		{crashHit{sig: "node:McpError", text: "McpError: MCP error -32000: Connection closed"}, true},
+		{crashHit{sig: "node:StreamableHTTPError", text: "StreamableHTTPError: Streamable HTTP error: Error POSTing to endpoint (HTTP 503)"}, true},
+		// The SDK's internals failing, and errors that are not about a call.
+		{py("anyio.ClosedResourceError"), false},
+		{py("anyio.BrokenResourceError"), false},
+		{py("RuntimeError: dictionary changed size during iteration"), false},
+		{py("fastmcp.exceptions.ToolError: required argument \"text\" not found"), false},
+		{py("myapp.MCPError: mine"), false},
+		{py("httpx.InvalidURL: no scheme"), false},
+		{crashHit{sig: "node:TypeError", text: "TypeError: Cannot read properties of undefined (reading 'trim')"}, false},
+		{crashHit{sig: "go:panic", text: "send on closed channel"}, false},
+	} {
+		if got := callFailure(tc.hit); got != tc.want {
+			t.Errorf("callFailure(%q) = %v, want %v", tc.hit.text, got, tc.want)
+		}
+	}
 }

@@ -136,6 +136,13 @@ func (c *crashes) signatureFindings(j *Judger) []reports.Finding {
 				j.p.name, sigWords(cs.hit), times))
 			continue
 		}
+		if j.cl != nil {
+			if why := j.cl.failedOnCallError(pc, cs.hit); why != "" {
+				j.notes.add(fmt.Sprintf("the client ended on its SDK's error for a failed call, %s%s, uncaught, and %s: %s, not a crash",
+					cs.hit.text, times, pc.exitWords(), why))
+				continue
+			}
+		}
 		if !cs.uncaught && !pc.exitedBadly() {
 			// Going on serving cannot be seen when the handler raised
 			// after the peer was told to stop (eof-inflight), but the
