@@ -134,6 +134,22 @@ var corpus = []corpusServer{
 		alt:  map[string][]verdict{"eof-inflight": {pass()}},
 	},
 	{
+		// Its fetch tool cannot reach robots.txt (no network here, and the
+		// probe's URL has no host): a tool error, which is an answer.
+		name:    "mcp-server-fetch",
+		command: func(corpus, _ string) []string { return []string{filepath.Join(corpus, "py/bin/mcp-server-fetch")} },
+		want:    allPass(map[string]verdict{"eof-inflight": pass(lostAtShutdown)}),
+		alt:     map[string][]verdict{"eof-inflight": {pass()}},
+	},
+	{
+		name: "fastmcp 4 server",
+		command: func(corpus, _ string) []string {
+			return []string{filepath.Join(corpus, "py/bin/python"), filepath.Join(corpus, "..", "proof", "corpus", "fastmcp_server.py")}
+		},
+		want: allPass(map[string]verdict{"eof-inflight": pass(lostAtShutdown)}),
+		alt:  map[string][]verdict{"eof-inflight": {pass()}},
+	},
+	{
 		name: "python-sdk simple-tool",
 		command: func(corpus, _ string) []string {
 			return []string{"env", "PYTHONPATH=" + filepath.Join(corpus, "python-sdk/examples/servers/simple-tool"),
