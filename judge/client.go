@@ -733,7 +733,7 @@ func (c *clientJudge) exitFindings(j *Judger) []reports.Finding {
 // SDK's McpError, "Connection closed", and the errors of its HTTP
 // transports), or a network error of the HTTP library under it (httpx's
 // ReadError for a reset connection, RemoteProtocolError for a cut stream,
-// HTTPStatusError for a 503). A script that does not catch it prints its
+// HTTPStatusError for a 503; Node fetch's "TypeError: fetch failed"). A script that does not catch it prints its
 // traceback and exits non-zero, which is how it reports the failure. The
 // SDK's internals failing (anyio's ClosedResourceError on its own closed
 // stream, a RuntimeError, a panic) are none of these.
@@ -741,6 +741,10 @@ func callFailure(h crashHit) bool {
 	switch h.sig {
 	case "node:McpError", "node:StreamableHTTPError", "node:SseError":
 		return true
+	case "node:TypeError":
+		// Node's fetch (undici) names every network failure so, the
+		// reset or the closed socket in its cause.
+		return h.text == "TypeError: fetch failed"
 	}
 	if !strings.HasPrefix(h.sig, "python:") {
 		return false

@@ -844,6 +844,7 @@ func TestCallFailure(t *testing.T) {
 		{py("fastmcp.exceptions.ToolError: required argument \"text\" not found"), false},
 		{py("myapp.MCPError: mine"), false},
 		{py("httpx.InvalidURL: no scheme"), false},
+		{crashHit{sig: "node:TypeError", text: "TypeError: fetch failed"}, true},
 		{crashHit{sig: "node:TypeError", text: "TypeError: Cannot read properties of undefined (reading 'trim')"}, false},
 		{crashHit{sig: "go:panic", text: "send on closed channel"}, false},
 	} {

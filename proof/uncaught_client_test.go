@@ -1,0 +1,89 @@
+package proof
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/suite"
+)
+
+// Clients written as short scripts that catch nothing, on FastMCP 4's
+// Client (PyPI fastmcp 4.2.3 on mcp 2.3.0, from the corpus) and on the
+// TypeScript SDK 1.32.2's Client, through the stdio and the HTTP client
+// matrices against the bundled server. Where a call becomes impossible
+// (server-eof, result-stream-cut, server-error, connection-reset,
+// session-expired) the script ends on the SDK's error with a traceback or a
+// stack and status 1: that is the failure those scenarios expect, and was
+// once judged a crash (python:MCPError, python:RemoteProtocolError,
+// python:ReadError, node:McpError, node:TypeError for "fetch failed"). No
+// finding; every scenario passes but two that say why they could not fail:
+// session-expired against FastMCP's client, which speaks the stateless
+// 2026-07-28 revision with no session to end, and progress-before-response
+// against the TypeScript script, whose call asks for no progress.
+func TestUncaughtClientsFailCleanly(t *testing.T) {
+	dir := corpusDir(t)
+	bin := mcpchaosBinary(t)
+	root := repoRoot(t)
+	node := typeScriptSDK(t, filepath.Join(root, "examples", "typescript"))
+	for _, tc := range []struct {
+		name          string
+		client        []string
+		indeterminate map[string]string // scenario: the transport where it may be
+	}{
+		{"fastmcp-4.2.3", []string{filepath.Join(dir, "py/bin/python"), filepath.Join(dir, "..", "proof", "corpus", "fastmcp_client.py")},
+			map[string]string{"session-expired": "http"}},
+		{"typescript-sdk-1.32.2", []string{node, filepath.Join(root, "examples", "typescript", "uncaught_client.mjs")},
+			map[string]string{"progress-before-response": "any"}},
+	} {
+		for _, transport := range []string{"stdio", "http"} {
+			t.Run(tc.name+"/"+transport, func(t *testing.T) {
+				client := tc.client
+				t.Parallel()
+				opts := suite.ClientOptions{
+					Client:    client,
+					Server:    []string{bin, "serve"},
+					Self:      []string{bin},
+					Scenarios: faults.ClientScenarios(),
+					Seed:      1,
+					Deadline:  15 * time.Second,
+					Grace:     2 * time.Second,
+				}
+				if transport == "http" {
+					port := freePort(t)
+					opts.ServerURL, _ = url.Parse(fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+					opts.Server = []string{bin, "serve", "--http", fmt.Sprintf("127.0.0.1:%d", port)}
+					opts.Self = nil
+					opts.Scenarios = faults.HTTPClientScenarios()
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+				defer cancel()
+				start := time.Now()
+				report, err := suite.RunClient(ctx, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("verdict after %s: %s", time.Since(start).Round(time.Millisecond), scenarioTimes(report))
+				var b strings.Builder
+				reports.WriteSummary(&b, report)
+				for _, f := range report.Findings {
+					t.Errorf("finding %s %s %s [%s]: %s\n%s", f.Severity, f.Rule, f.Signature, f.Scenario, f.Message, b.String())
+				}
+				for _, sc := range append([]reports.ScenarioResult{*report.Baseline}, report.Scenarios...) {
+					if where := tc.indeterminate[sc.Name]; (where == transport || where == "any") && sc.Outcome == reports.OutcomeIndeterminate {
+						continue
+					}
+					if sc.Outcome != reports.OutcomePass {
+						t.Errorf("%s: %s %q\n%s", sc.Name, sc.Outcome, sc.Indeterminate, b.String())
+					}
+				}
+			})
+		}
+	}
+}
