@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +27,8 @@ const clientModeEnv = "MCPCHAOS_SUITE_CLIENT"
 // it exits 1 if the server's output ends before the answer. In mode
 // "deadlock-on-list-changed" it reacts to notifications/tools/list_changed by
 // asking for tools/list and waiting for the answer on its only reading loop,
-// the agent-framework deadlock; in mode "never-launches" it ignores the server.
+// the agent-framework deadlock; in mode "never-launches" it ignores the server;
+// in mode "no-call" it initializes and exits without calling a tool.
 func runTestClientProgram(mode string) int {
 	if mode == "never-launches" {
 		return 0
@@ -77,6 +79,9 @@ func runTestClientProgram(mode string) int {
 		return 1
 	}
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if mode == "no-call" {
+		return 0 // a client that only connects: no scenario's moment comes
+	}
 	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"progressToken":"p"}}}`)
 	if !await("2") {
 		fmt.Fprintln(os.Stderr, "the server ended before answering tools/call")
@@ -124,6 +129,36 @@ func TestClientMatrix(t *testing.T) {
 				t.Errorf("findings (-want +got):\n%s\n%s", diff, b.String())
 			}
 		})
+	}
+}
+
+// A client that never calls a tool reaches no default scenario's moment:
+// every scenario is indeterminate and the run passes, so the baseline says
+// that nothing was tested, and what to do.
+func TestAMatrixWhereNothingFiredSaysSo(t *testing.T) {
+	report, err := runClientMatrix(t, "no-call", faults.ClientScenarios())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range report.Scenarios {
+		if sc.Outcome != reports.OutcomeIndeterminate {
+			t.Errorf("%s: %s, want indeterminate", sc.Name, sc.Outcome)
+		}
+	}
+	want := fmt.Sprintf("none of the %d fault scenarios could fire, so this run tested the baseline alone", len(faults.ClientScenarios()))
+	if !slices.ContainsFunc(report.Baseline.Notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
+		t.Errorf("baseline notes %q, want one starting %q", report.Baseline.Notes, want)
+	}
+
+	// One scenario that fires is enough to say nothing.
+	report, err = runClientMatrix(t, "well-behaved", faults.ClientScenarios()[:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range report.Baseline.Notes {
+		if strings.HasPrefix(n, "none of the") {
+			t.Errorf("baseline note %q in a run whose scenarios fired", n)
+		}
 	}
 }
 

@@ -2,11 +2,11 @@ package suite
 
 import (
 	"fmt"
-	"github.com/mcpchaos/mcpchaos/internal/words"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/words"
 	"github.com/mcpchaos/mcpchaos/reports"
 )
 

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcpchaos/mcpchaos/internal/words"
 	"net/http"
 	"net/url"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +16,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/chaos/probe"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/internal/shell"
+	"github.com/mcpchaos/mcpchaos/internal/words"
 	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/wire"
@@ -208,11 +209,32 @@ func completeMatrix(report *reports.Report, base *scenarioRun, n int, scenarios 
 		report.Scenarios = append(report.Scenarios, r.result)
 		report.Findings = append(report.Findings, own...)
 	}
+	if hint := nothingFired(report.Scenarios); hint != "" {
+		report.Baseline.Notes = append(report.Baseline.Notes, hint)
+	}
 	report.Outcome = reports.OutcomePass
 	if reports.Failing(report.Findings) {
 		report.Outcome = reports.OutcomeFail
 	}
 	return report, nil
+}
+
+// nothingFired says so, for the baseline's notes, when no fault scenario of
+// the matrix could fire: the run then tested nothing but the baseline,
+// although its outcome is not a failure, and the user needs to know why.
+func nothingFired(scenarios []reports.ScenarioResult) string {
+	if len(scenarios) == 0 {
+		return ""
+	}
+	for _, s := range scenarios {
+		fired := !slices.ContainsFunc(s.Indeterminate, func(n string) bool { return strings.HasPrefix(n, "no fault fired") })
+		if s.Outcome != reports.OutcomeIndeterminate || fired {
+			return ""
+		}
+	}
+	n := len(scenarios)
+	return fmt.Sprintf("none of the %d fault %s could fire, so this run tested the baseline alone: each waited for a moment that never came (its note says which); give the target a workload that reaches them (most client scenarios wait for a tools/call; --call picks a server's tools), or choose faults it does reach with --fault (see mcpchaos faults)",
+		n, words.Plural(n, "scenario", "scenarios"))
 }
 
 // beyondBaseline returns the findings of a scenario run that the baseline
