@@ -76,6 +76,8 @@ type Conn struct {
 	// endpointReady is closed once the legacy endpoint is known, or its
 	// stream failed (endpoint nil).
 	endpointReady chan struct{}
+	// noEndpoint says why the legacy stream named no endpoint.
+	noEndpoint string
 
 	posts sync.WaitGroup // POSTs in flight, with their resumptions
 	bg    sync.WaitGroup // every goroutine the Conn started

@@ -232,3 +232,27 @@ func TestDialRefusesABadURL(t *testing.T) {
 		t.Error("Dial without a URL succeeded")
 	}
 }
+
+// A legacy URL whose GET is not an event stream (the TypeScript SDK's
+// simpleSseServer serves its stream at /mcp, and Express answers /sse with
+// a 404 page): the calls fail with what the GET got, not only that no
+// endpoint came.
+func TestALegacyStreamThatIsNotOneSaysWhatItGot(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, "<pre>Cannot GET /sse</pre>")
+	}))
+	defer srv.Close()
+	c := dial(t, srv.URL+"/sse", nil)
+	if _, err := io.WriteString(c.Writer(), `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	got := readLines(t, c.Reader(), 1)
+	c.Writer().Close()
+	c.Reader().Close()
+	want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"HTTP: the legacy transport's stream named no endpoint to POST to: GET /sse answered 404 Not Found (text/html; charset=utf-8), not an event stream: is this the server's SSE endpoint?"}}`
+	if diff := cmp.Diff([]string{want}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

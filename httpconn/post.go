@@ -2,6 +2,7 @@ package httpconn
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -67,9 +68,9 @@ func (c *Conn) post(body []byte) {
 }
 
 func (c *Conn) send(body []byte, m message) {
-	target, ok := c.postTarget()
-	if !ok {
-		c.synthesize(m.ids, "HTTP: the legacy transport's stream named no endpoint to POST to")
+	target, why := c.postTarget()
+	if target == nil {
+		c.synthesize(m.ids, "HTTP: the legacy transport's stream named no endpoint to POST to: "+why)
 		return
 	}
 	req, err := http.NewRequestWithContext(c.ctx, http.MethodPost, target.String(), bytes.NewReader(body))
@@ -306,26 +307,27 @@ func (c *Conn) openGet() {
 }
 
 // postTarget is where messages go: the endpoint, or the legacy
-// transport's message endpoint once its stream named it.
-func (c *Conn) postTarget() (*url.URL, bool) {
+// transport's message endpoint once its stream named it. Without one, it
+// says why not.
+func (c *Conn) postTarget() (*url.URL, string) {
 	c.mu.Lock()
 	legacy, ready := c.legacy, c.endpointReady
 	c.mu.Unlock()
 	if !legacy {
-		return c.cfg.URL, true
+		return c.cfg.URL, ""
 	}
 	t := time.NewTimer(endpointWait)
 	defer t.Stop()
 	select {
 	case <-ready:
 	case <-t.C:
-		return nil, false
+		return nil, fmt.Sprintf("no endpoint event came on GET %s within %s", c.cfg.URL.RequestURI(), endpointWait)
 	case <-c.ctx.Done():
-		return nil, false
+		return nil, "the connection was closed"
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.endpoint, c.endpoint != nil
+	return c.endpoint, c.noEndpoint
 }
 
 // startLegacy opens the legacy transport's stream, once: its endpoint
@@ -340,22 +342,27 @@ func (c *Conn) startLegacy() {
 	c.endpointReady = ready
 	c.mu.Unlock()
 	var once sync.Once
-	markReady := func(u *url.URL) {
+	markReady := func(u *url.URL, why string) {
 		once.Do(func() {
 			c.mu.Lock()
-			c.endpoint = u
+			c.endpoint, c.noEndpoint = u, why
 			c.mu.Unlock()
 			close(ready)
 		})
 	}
+	// The path alone: behind mcpchaos's proxy the host is the proxy's.
+	get := "GET " + c.cfg.URL.RequestURI()
 	if !c.goBackground(func() {
-		defer markReady(nil)
+		why := "the stream ended before its endpoint event"
+		defer func() { markReady(nil, why) }()
 		resp, err := c.get(c.ctx, "")
 		if err != nil {
+			why = get + ": " + err.Error()
 			return
 		}
 		defer resp.Body.Close()
 		if resp.StatusCode != http.StatusOK || mediaType(resp) != "text/event-stream" {
+			why = fmt.Sprintf("%s answered %s (%s), not an event stream: is this the server's SSE endpoint?", get, resp.Status, cmp.Or(resp.Header.Get("Content-Type"), "no Content-Type"))
 			return
 		}
 		er := sse.NewReader(resp.Body, maxMessage)
@@ -365,9 +372,12 @@ func (c *Conn) startLegacy() {
 				return
 			}
 			if ev.Name == "endpoint" {
-				if u, err := c.cfg.URL.Parse(strings.TrimSpace(string(ev.Data))); err == nil {
-					markReady(u)
+				u, err := c.cfg.URL.Parse(strings.TrimSpace(string(ev.Data)))
+				if err != nil {
+					why = fmt.Sprintf("its endpoint event %q is not a URL (%v), and no other came", ev.Data, err)
+					continue
 				}
+				markReady(u, "")
 				continue
 			}
 			if ev.IsMessage() {
@@ -375,6 +385,6 @@ func (c *Conn) startLegacy() {
 			}
 		}
 	}) {
-		markReady(nil)
+		markReady(nil, "the connection was closed")
 	}
 }
