@@ -75,6 +75,12 @@ func npmServer(name string, args ...string) func(corpus, scratch string) []strin
 	}
 }
 
+// pyServer runs a server the corpus's Python environment installed as a
+// command.
+func pyServer(name string) func(corpus, scratch string) []string {
+	return func(corpus, _ string) []string { return []string{filepath.Join(corpus, "py/bin", name)} }
+}
+
 // pySnippet runs one of the Python SDK's snippet servers: a module that
 // builds `mcp` and leaves running it to the reader's mcp.run().
 func pySnippet(name string) func(corpus, scratch string) []string {
@@ -121,7 +127,7 @@ var corpus = []corpusServer{
 	},
 	{
 		name:    "mcp-server-time",
-		command: func(corpus, _ string) []string { return []string{filepath.Join(corpus, "py/bin/mcp-server-time")} },
+		command: pyServer("mcp-server-time"),
 		want:    allPass(map[string]verdict{"eof-inflight": pass(lostAtShutdown)}),
 		alt:     map[string][]verdict{"eof-inflight": {pass()}},
 	},
@@ -137,7 +143,7 @@ var corpus = []corpusServer{
 		// Its fetch tool cannot reach robots.txt (no network here, and the
 		// probe's URL has no host): a tool error, which is an answer.
 		name:    "mcp-server-fetch",
-		command: func(corpus, _ string) []string { return []string{filepath.Join(corpus, "py/bin/mcp-server-fetch")} },
+		command: pyServer("mcp-server-fetch"),
 		want:    allPass(map[string]verdict{"eof-inflight": pass(lostAtShutdown)}),
 		alt:     map[string][]verdict{"eof-inflight": {pass()}},
 	},

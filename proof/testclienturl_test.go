@@ -32,7 +32,6 @@ import (
 //     work: a warning (client-logged-exception), never an error.
 func TestHTTPClientMatrixOnRealSDKClients(t *testing.T) {
 	root := repoRoot(t)
-	bin := mcpchaosBinary(t)
 	python := sdkPython(t, root, "py-mcp-1.27.0")
 	node := typeScriptSDK(t, filepath.Join(root, "examples", "typescript"))
 	for _, tc := range []struct {
@@ -46,24 +45,7 @@ func TestHTTPClientMatrixOnRealSDKClients(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			port := freePort(t)
-			u, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
-			start := time.Now()
-			report, err := suite.RunClient(ctx, suite.ClientOptions{
-				Client:    tc.client,
-				Server:    []string{bin, "serve", "--http", fmt.Sprintf("127.0.0.1:%d", port)},
-				ServerURL: u,
-				Scenarios: faults.HTTPClientScenarios(),
-				Seed:      1,
-				Deadline:  15 * time.Second,
-				Grace:     2 * time.Second,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("verdict after %s: %s", time.Since(start).Round(time.Millisecond), scenarioTimes(report))
+			report := runClientMatrix(t, mcpchaosBinary(t), tc.client, "http")
 			var b strings.Builder
 			reports.WriteSummary(&b, report)
 			for _, f := range report.Findings {
@@ -79,4 +61,36 @@ func TestHTTPClientMatrixOnRealSDKClients(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runClientMatrix runs client through the default client matrix of
+// transport ("stdio", or "http" for streamable HTTP) against the bundled
+// server, seed 1, and logs the time to the verdict.
+func runClientMatrix(t *testing.T, bin string, client []string, transport string) *reports.Report {
+	t.Helper()
+	opts := suite.ClientOptions{
+		Client:    client,
+		Server:    []string{bin, "serve"},
+		Self:      []string{bin},
+		Scenarios: faults.ClientScenarios(),
+		Seed:      1,
+		Deadline:  15 * time.Second,
+		Grace:     2 * time.Second,
+	}
+	if transport == "http" {
+		port := freePort(t)
+		opts.ServerURL, _ = url.Parse(fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+		opts.Server = []string{bin, "serve", "--http", fmt.Sprintf("127.0.0.1:%d", port)}
+		opts.Self = nil
+		opts.Scenarios = faults.HTTPClientScenarios()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	start := time.Now()
+	report, err := suite.RunClient(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("verdict after %s: %s", time.Since(start).Round(time.Millisecond), scenarioTimes(report))
+	return report
 }

@@ -1,17 +1,11 @@
 package proof
 
 import (
-	"context"
-	"fmt"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/reports"
-	"github.com/mcpchaos/mcpchaos/suite"
 )
 
 // Clients written as short scripts that catch nothing, on FastMCP 4's
@@ -37,39 +31,15 @@ func TestUncaughtClientsFailCleanly(t *testing.T) {
 		client        []string
 		indeterminate map[string]string // scenario: the transport where it may be
 	}{
-		{"fastmcp-4.2.3", []string{filepath.Join(dir, "py/bin/python"), filepath.Join(dir, "..", "proof", "corpus", "fastmcp_client.py")},
+		{"fastmcp-4.2.3", []string{filepath.Join(dir, "py/bin/python"), filepath.Join(root, "proof", "corpus", "fastmcp_client.py")},
 			map[string]string{"session-expired": "http"}},
 		{"typescript-sdk-1.32.2", []string{node, filepath.Join(root, "examples", "typescript", "uncaught_client.mjs")},
 			map[string]string{"progress-before-response": "any"}},
 	} {
 		for _, transport := range []string{"stdio", "http"} {
 			t.Run(tc.name+"/"+transport, func(t *testing.T) {
-				client := tc.client
 				t.Parallel()
-				opts := suite.ClientOptions{
-					Client:    client,
-					Server:    []string{bin, "serve"},
-					Self:      []string{bin},
-					Scenarios: faults.ClientScenarios(),
-					Seed:      1,
-					Deadline:  15 * time.Second,
-					Grace:     2 * time.Second,
-				}
-				if transport == "http" {
-					port := freePort(t)
-					opts.ServerURL, _ = url.Parse(fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
-					opts.Server = []string{bin, "serve", "--http", fmt.Sprintf("127.0.0.1:%d", port)}
-					opts.Self = nil
-					opts.Scenarios = faults.HTTPClientScenarios()
-				}
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-				defer cancel()
-				start := time.Now()
-				report, err := suite.RunClient(ctx, opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Logf("verdict after %s: %s", time.Since(start).Round(time.Millisecond), scenarioTimes(report))
+				report := runClientMatrix(t, bin, tc.client, transport)
 				var b strings.Builder
 				reports.WriteSummary(&b, report)
 				for _, f := range report.Findings {
