@@ -179,7 +179,7 @@ func (s *session) passThrough() bool {
 // request a fault injected (which must be swallowed).
 func (s *session) unwatched(dir wire.Direction, raw []byte) bool {
 	return s.rec == nil && !s.cfg.Probes && s.plan != nil && !s.plan.Watches(dir) &&
-		!bytes.Contains(raw, injectIDPrefix)
+		!(s.injectedAny.Load() && bytes.Contains(raw, injectIDPrefix))
 }
 
 var injectIDPrefix = []byte(wire.InjectIDPrefix)
@@ -401,6 +401,7 @@ func (s *session) inject(label string, inj faults.Injection, cause int64) {
 	if m.Kind == wire.Request && strings.HasPrefix(m.ID, wire.InjectIDPrefix) {
 		// Before the write: the answer can come back before it returns.
 		s.injectedBy.Store(m.ID, label)
+		s.injectedAny.Store(true)
 	}
 	w := s.writers[inj.Dir]
 	lost, err := w.put(inj.Raw, 0)

@@ -189,6 +189,10 @@ type session struct {
 	// injectedBy maps the id of each request a fault injected to the
 	// fault's label, so that the answer is swallowed with a reason.
 	injectedBy sync.Map
+	// injectedAny says injectedBy holds an id: until a fault injects a
+	// request, no frame can be the answer to one, and a frame the plan does
+	// not watch need not be searched for the injected ids' prefix.
+	injectedAny atomic.Bool
 
 	// The process-level faults (procfaults.go): a stopped server, stderr
 	// floods in progress, a linger.
