@@ -49,6 +49,8 @@ Run 'mcpchaos COMMAND --help' for a command's flags.
 Environment:
   MCPCHAOS_CPUPROFILE=FILE                 write a CPU profile of the whole run to FILE
                                            (read it with go tool pprof)
+  MCPCHAOS_TRACE=FILE                      write an execution trace to FILE: what the
+                                           relay waited on (read it with go tool trace)
 `
 
 // run is main without the process: tests call it in-process.
