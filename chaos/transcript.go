@@ -1,7 +1,6 @@
 package chaos
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"sync"
@@ -29,23 +28,35 @@ func (c clock) now() int64 { return time.Since(c.start).Microseconds() }
 // memory does not grow with the length of a session.
 type JSONLRecorder struct {
 	mu    sync.Mutex
-	w     *bufio.Writer
 	clock clock
 	seq   int64
 	last  int64  // the T of the latest event
 	line  []byte // the head of the line being written; reused
-	err   error
+	buf   []byte // lines not yet written
+	spare []byte // a buffer written out, for the next buf
 	// OnEvent, if set before the session starts, sees every event once it
 	// is stamped, in order: wrap --report feeds the streaming judge with it.
 	OnEvent func(wire.Event)
 	// kick, while FlushEvery runs, hears of the first event written into
 	// an empty buffer.
 	kick chan struct{}
+
+	// wmu gives writes to w their turn. It is taken while mu is held, so
+	// that buffers reach w in the order they were filled, and mu is let go
+	// before the write itself: the two directions of a session go on
+	// recording while a full buffer goes to disk, where they used to wait
+	// for the write system call under mu.
+	wmu sync.Mutex
+	w   io.Writer
+	err error // the first write error; under wmu
 }
+
+// flushSize is how much the recorder buffers before it writes.
+const flushSize = 256 << 10
 
 // NewJSONLRecorder writes to w; call Flush when the session ends.
 func NewJSONLRecorder(w io.Writer) *JSONLRecorder {
-	return &JSONLRecorder{w: bufio.NewWriterSize(w, 256<<10), clock: clock{time.Now()}}
+	return &JSONLRecorder{w: w, buf: make([]byte, 0, flushSize), clock: clock{time.Now()}}
 }
 
 // Record implements Recorder. A write error is kept and reported by Flush; the
@@ -53,11 +64,11 @@ func NewJSONLRecorder(w io.Writer) *JSONLRecorder {
 //
 // The event's body, all but its seq and time, is encoded before the lock is
 // taken, so that the two directions of a session encode their frames at
-// the same time and only take turns to stamp and write them.
+// the same time and only take turns to stamp and queue them.
 func (r *JSONLRecorder) Record(e wire.Event) int64 {
 	buf := bodies.Get().(*[]byte)
 	// The body goes after room for the longest head, which is filled in
-	// under the lock, so that the line is one write.
+	// under the lock, so that the line is one piece.
 	line := e.AppendBody(append((*buf)[:0], headRoom[:]...))
 	now := r.clock.now()
 	r.mu.Lock()
@@ -71,20 +82,63 @@ func (r *JSONLRecorder) Record(e wire.Event) int64 {
 	r.line = wire.AppendHead(r.line[:0], e.Seq, e.T)
 	start := len(headRoom) - len(r.line)
 	copy(line[start:], r.line)
-	if r.kick != nil && r.w.Buffered() == 0 {
+	if r.kick != nil && len(r.buf) == 0 {
 		select {
 		case r.kick <- struct{}{}:
 		default:
 		}
 	}
-	if _, err := r.w.Write(line[start:]); err != nil && r.err == nil {
-		r.err = fmt.Errorf("writing transcript: %w", err)
+	switch {
+	case len(line)-start >= flushSize:
+		// A long frame is written from where it was encoded rather
+		// than copied into buf.
+		r.writeUnlock(r.take(), line[start:])
+	case len(r.buf)+len(line)-start > flushSize:
+		full := r.take()
+		r.buf = append(r.buf, line[start:]...)
+		r.writeUnlock(full, nil)
+	default:
+		r.buf = append(r.buf, line[start:]...)
+		r.mu.Unlock()
 	}
-	r.mu.Unlock()
 	if *buf = line; cap(line) <= maxPooledBody {
 		bodies.Put(buf)
 	}
 	return e.Seq
+}
+
+// take returns the lines buffered and starts a new buffer. r.mu is held.
+func (r *JSONLRecorder) take() []byte {
+	full := r.buf
+	r.buf, r.spare = r.spare, nil
+	if r.buf == nil {
+		r.buf = make([]byte, 0, flushSize)
+	}
+	return full
+}
+
+// writeUnlock writes full, then more, to w, and keeps full for reuse. It is
+// called with r.mu held and lets go of it once its turn to write is taken.
+func (r *JSONLRecorder) writeUnlock(full, more []byte) {
+	r.wmu.Lock()
+	r.mu.Unlock()
+	for _, b := range [2][]byte{full, more} {
+		if len(b) == 0 {
+			continue
+		}
+		if _, err := r.w.Write(b); err != nil && r.err == nil {
+			r.err = fmt.Errorf("writing transcript: %w", err)
+		}
+	}
+	r.wmu.Unlock()
+	if cap(full) > 2*flushSize {
+		return // grown by one long line: not kept
+	}
+	r.mu.Lock()
+	if r.spare == nil {
+		r.spare = full[:0]
+	}
+	r.mu.Unlock()
 }
 
 // headRoom is the room left before an event's body for its head: two
@@ -111,7 +165,7 @@ func (r *JSONLRecorder) FlushEvery(d time.Duration) (stop func()) {
 	kick := make(chan struct{}, 1)
 	r.mu.Lock()
 	r.kick = kick
-	if r.w.Buffered() > 0 {
+	if len(r.buf) > 0 {
 		kick <- struct{}{}
 	}
 	r.mu.Unlock()
@@ -154,22 +208,19 @@ type idleFlusher interface{ flushIdle() }
 // been recorded, so a SIGKILL a few milliseconds later loses nothing.
 func (r *JSONLRecorder) flushIdle() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.kick == nil || r.w.Buffered() == 0 {
+	if r.kick == nil || len(r.buf) == 0 {
+		r.mu.Unlock()
 		return
 	}
-	if err := r.w.Flush(); err != nil && r.err == nil {
-		r.err = fmt.Errorf("writing transcript: %w", err)
-	}
+	r.writeUnlock(r.take(), nil)
 }
 
 // Flush writes out buffered events and returns the first error seen.
 func (r *JSONLRecorder) Flush() error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.w.Flush(); err != nil && r.err == nil {
-		r.err = fmt.Errorf("writing transcript: %w", err)
-	}
+	r.writeUnlock(r.take(), nil)
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
 	return r.err
 }
 
