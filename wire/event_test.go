@@ -264,3 +264,27 @@ func BenchmarkAppendLine(b *testing.B) {
 		})
 	}
 }
+
+// appendString must write what encoding/json reads back as the string
+// encoding/json writes, whatever the bytes: the eight-at-a-time loop must not
+// skip a byte that needs escaping wherever it falls in a word.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n",
+		"12345678\"abcdefgh\\", "1234567\x00", "\xff1234567", "héllo wörld 日本語 \u2028 \xc3", strings.Repeat("ab\"c", 600) + "\xe6\x97"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := appendString(nil, s)
+		var fromOurs, fromJSON string
+		if err := json.Unmarshal(got, &fromOurs); err != nil {
+			t.Fatalf("appendString(%q) = %s, not a JSON string: %v", s, got, err)
+		}
+		want, _ := json.Marshal(s)
+		if err := json.Unmarshal(want, &fromJSON); err != nil {
+			t.Fatal(err)
+		}
+		if fromOurs != fromJSON {
+			t.Fatalf("appendString(%q) reads back as %q; encoding/json's as %q", s, fromOurs, fromJSON)
+		}
+	})
+}

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -147,9 +148,11 @@ const hexDigits = "0123456789abcdef"
 // encoding/json does; frames that are not UTF-8 are stored as base64 before
 // they get here, so no peer byte is lost to this.
 //
-// A frame's text is mostly plain ASCII broken up by quotes every few bytes,
-// so the loop writes byte by byte into room made once a chunk, rather than
-// appending a run per escape: it is the transcript's inner loop.
+// A frame's text is mostly plain ASCII broken up by quotes every few bytes.
+// The loop looks at eight bytes at a time and copies them whole up to the
+// first that needs care, into room made once a chunk: it is the
+// transcript's inner loop, and going byte by byte between quotes was most
+// of its time.
 func appendString(dst []byte, s string) []byte {
 	// Room for the string with some escapes at once: a 64 MiB frame must
 	// not be copied over and over as its encoding grows.
@@ -159,21 +162,27 @@ func appendString(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		end := min(len(s), i+chunk)
 		// An input byte becomes at most six (\u00XX, \ufffd); a rune
-		// that crosses end adds at most three more.
-		if need := 6*(end-i) + 8; cap(dst)-len(dst) < need {
+		// that crosses end adds at most three more; eight bytes are
+		// stored at a time.
+		if need := 6*(end-i) + 16; cap(dst)-len(dst) < need {
 			dst = slices.Grow(dst, need)
 		}
 		n, buf := len(dst), dst[:cap(dst)]
-		run := 0 // plain bytes in a row: past eight, try eight at a time
 		for i < end {
-			if run >= 8 && i+8 <= end {
-				if w := load64(s, i); !needsCare(w) {
-					binary.LittleEndian.PutUint64(buf[n:], w)
+			if i+8 <= end {
+				w := load64(s, i)
+				binary.LittleEndian.PutUint64(buf[n:], w)
+				care := careMask(w)
+				if care == 0 {
 					n += 8
 					i += 8
 					continue
 				}
-				run = 0
+				// The lowest byte marked is exact (see hasZero): the
+				// bytes before it are plain, and stay as stored.
+				k := bits.TrailingZeros64(care) / 8
+				n += k
+				i += k
 			}
 			c := s[i]
 			switch {
@@ -181,11 +190,9 @@ func appendString(dst []byte, s string) []byte {
 				buf[n] = c
 				n++
 				i++
-				run++
 			case c < utf8.RuneSelf:
 				n += putEscape(buf[n:], c)
 				i++
-				run = 0
 			default:
 				r, size := utf8.DecodeRuneInString(s[i:])
 				if r == utf8.RuneError && size == 1 {
@@ -194,7 +201,6 @@ func appendString(dst []byte, s string) []byte {
 					n += copy(buf[n:], s[i:i+size])
 				}
 				i += size
-				run = 0
 			}
 		}
 		dst = buf[:n]
@@ -234,10 +240,11 @@ func load64(s string, i int) uint64 {
 		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
 }
 
-// needsCare reports whether any of the eight bytes in w is a control
-// character, a quote, a backslash or not ASCII.
-func needsCare(w uint64) bool {
-	return (w&highs)|hasZero(w^(ones*'"'))|hasZero(w^(ones*'\\'))|((w-ones*0x20) & ^w & highs) != 0
+// careMask has a high bit set in each of the eight bytes in w that is a
+// control character, a quote, a backslash or not ASCII, and may have false
+// positives only after a true one.
+func careMask(w uint64) uint64 {
+	return (w & highs) | hasZero(w^(ones*'"')) | hasZero(w^(ones*'\\')) | ((w - ones*0x20) & ^w & highs)
 }
 
 // hasZero has a high bit set in each byte of x that is zero, and may have
