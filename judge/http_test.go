@@ -165,6 +165,19 @@ func TestJudgeHTTPSessions(t *testing.T) {
 			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "POST /mcp", MCPSession: "s1"})
 			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, Status: 202})
 		}, nil},
+		{"a call still sending on its own stream when the wait ends is slow, not stuck (a warning)", func(b *tb) {
+			streamingCall(b, 1, 9)
+		}, []string{reports.RuleUnansweredActive}},
+		{"a call whose stream fell silent for a deadline before the end is stuck", func(b *tb) {
+			streamingCall(b, 1, 2)
+		}, []string{reports.RuleUnanswered}},
+		{"notifications on another stream say nothing of the call", func(b *tb) {
+			b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"work"}}`)
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "GET /mcp"})
+			for s := 1; s <= 9; s++ {
+				b.at(float64(s*1000)).event(2, "", `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"tick"}}`, true)
+			}
+		}, []string{reports.RuleUnanswered}},
 		{"a skipped end-session settles nothing", func(b *tb) {
 			seq := b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`)
 			b.at(5).add(wire.Event{Type: wire.EventFault, Fault: "end-session#1", Action: "end-session", Of: seq, Detail: "skipped: the session has no Mcp-Session-Id"})
@@ -186,6 +199,36 @@ func TestJudgeHTTPSessions(t *testing.T) {
 				t.Errorf("indeterminate: %q", v.Indeterminate)
 			}
 		})
+	}
+}
+
+// streamingCall posts a tools/call on exchange x whose response stream
+// carries a logging notification each second up to the last, and no answer:
+// the TypeScript SDK's start-notification-stream example tool, which runs
+// for longer than the deadline.
+func streamingCall(b *tb, x int64, last int) {
+	b.post(x, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"start-notification-stream"}}`)
+	b.add(wire.Event{Type: wire.EventHTTP, Exchange: x, Status: 200, Detail: "response: text/event-stream"})
+	for s := 1; s <= last; s++ {
+		b.at(float64(s*1000)).event(x, fmt.Sprint(s), `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"tick"}}`, true)
+	}
+}
+
+// The finding for a slow call says what the server was doing and why the
+// call still counts against it.
+func TestJudgeSlowCallSaysItRuns(t *testing.T) {
+	b := httpSession()
+	streamingCall(b, 1, 9)
+	b.at(10000).end("the proxy got interrupt")
+	v := Session(b.evs)
+	if len(v.Findings) != 1 {
+		t.Fatalf("findings %+v; want one", v.Findings)
+	}
+	f := v.Findings[0]
+	want := "tools/call (id 1) unanswered after 5s, but the server kept sending on the request's stream (9 notifications, the last at 9s), so its handler runs, slower than the deadline; " +
+		"only progress notifications for the request's token restart a deadline, so a client would have given up on it"
+	if f.Message != want || f.Severity != reports.SeverityWarning || f.Kind != reports.KindHang {
+		t.Errorf("finding %s %s %q;\nwant hang warning %q", f.Kind, f.Severity, f.Message, want)
 	}
 }
 

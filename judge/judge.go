@@ -339,6 +339,9 @@ func (j *Judger) received(e *wire.Event) {
 		if e.Kind == "notification" && e.Method == "notifications/progress" {
 			j.tr.progress(e)
 		}
+		if e.Kind == "notification" && e.Exchange != 0 {
+			j.tr.streamNote(e)
+		}
 		if e.Kind == "response" || e.Kind == "error" {
 			j.lastAnswer = &reports.Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}
 		}

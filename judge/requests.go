@@ -29,7 +29,10 @@ type inFrame struct {
 	cancels string // the requestId a cancellation names
 	token   string // the progress token a request carries
 	tool    string // the tool a tools/call calls
-	recv    reports.Evidence
+	// exchange is the HTTP exchange the request came in (mcpchaos
+	// proxy): the server's messages on its response stream relate to it.
+	exchange int64
+	recv     reports.Evidence
 }
 
 type frameKind uint8
@@ -54,6 +57,13 @@ type openReq struct {
 	token        string
 	progress     int
 	lastProgress *reports.Evidence
+	// exchange is the HTTP exchange the request came in, 0 off HTTP;
+	// notes counts the notifications the peer sent on that exchange's
+	// stream, which relate to the request (Streamable HTTP), and lastNote
+	// is the latest: a handler that sends them is running.
+	exchange int64
+	notes    int
+	lastNote *reports.Evidence
 }
 
 // rejected settles the request received at seq, which an HTTP error status
@@ -186,7 +196,10 @@ type tracker struct {
 	bySeq      map[int64]*openReq // open requests by the seq of their received event
 	// byToken finds the open request a progress notification is about.
 	byToken map[string]*openReq
-	answers answeredRing
+	// byExchange finds the open request whose HTTP exchange a
+	// notification came on.
+	byExchange map[int64]*openReq
+	answers    answeredRing
 	// tolerated counts ids the peer may answer without being asked by the
 	// other side: requests mcpchaos injected, invalid frames with an id.
 	tolerated map[string]int
@@ -256,6 +269,7 @@ func (t *tracker) init() {
 	t.open = map[string][]*openReq{}
 	t.bySeq = map[int64]*openReq{}
 	t.byToken = map[string]*openReq{}
+	t.byExchange = map[int64]*openReq{}
 	t.tolerated = map[string]int{}
 	t.probes = map[string]*probeInfo{}
 	t.dups = map[string]*aggregate{}
@@ -266,7 +280,7 @@ func (t *tracker) init() {
 func (t *tracker) receivedIn(e *wire.Event) {
 	switch e.Kind {
 	case "request":
-		t.pending[e.Seq] = &inFrame{kind: frameRequest, id: e.ID, method: e.Method, token: e.ProgressToken, tool: toolOf(e), recv: evidenceOf(e)}
+		t.pending[e.Seq] = &inFrame{kind: frameRequest, id: e.ID, method: e.Method, token: e.ProgressToken, tool: toolOf(e), exchange: e.Exchange, recv: evidenceOf(e)}
 		t.pendingIDs[e.ID] = e.Seq
 	case "notification":
 		if e.Method == "notifications/cancelled" {
@@ -346,11 +360,14 @@ func (t *tracker) forwarded(j *Judger, e *wire.Event) {
 		}
 		// The forwarded event's excerpt is written only if a finding cites
 		// it: most requests are answered and never need one.
-		r := &openReq{id: f.id, method: f.method, tool: f.tool, recv: f.recv, fwd: reports.Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}, token: f.token}
+		r := &openReq{id: f.id, method: f.method, tool: f.tool, recv: f.recv, fwd: reports.Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}, token: f.token, exchange: f.exchange}
 		t.open[f.id] = append(t.open[f.id], r)
 		t.bySeq[e.Of] = r
 		if r.token != "" {
 			t.byToken[r.token] = r
+		}
+		if r.exchange != 0 {
+			t.byExchange[r.exchange] = r
 		}
 	case frameCancel:
 		id := f.cancels
@@ -570,6 +587,23 @@ func (t *tracker) closeOpen(r *openReq) {
 	if r.token != "" && t.byToken[r.token] == r {
 		delete(t.byToken, r.token)
 	}
+	if r.exchange != 0 && t.byExchange[r.exchange] == r {
+		delete(t.byExchange, r.exchange)
+	}
+}
+
+// streamNote notes a notification the peer sent on an HTTP exchange's
+// response stream: over Streamable HTTP, what a server sends on a
+// request's stream before the answer relates to that request, so its
+// handler is running (a logging message, a progress without the token).
+func (t *tracker) streamNote(e *wire.Event) {
+	r := t.byExchange[e.Exchange]
+	if r == nil || e.Exchange == 0 {
+		return
+	}
+	r.notes++
+	ev := evidenceOf(e)
+	r.lastNote = &ev
 }
 
 // progress notes a progress notification the peer sent: the request it is
@@ -863,12 +897,24 @@ func (t *tracker) judgeOpen(j *Judger) []reports.Finding {
 			note(fmt.Sprintf("unanswered, but the %s wrote a line too long to classify after the request: it may have been the answer", j.p.name))
 		case endT < d:
 			note("unanswered when the transcript ends, before the deadline")
+		case r.lastNote != nil && endT-r.lastNote.TUS < j.deadlineUS && r.lastNote.TUS > r.fwd.TUS:
+			// Still sending on the request's stream when the wait
+			// ended: slower than the deadline, not stuck.
+			o := openOutcome{r: r, rule: reports.RuleUnansweredActive, waited: j.waitedWords(r, d, capped)}
+			o.ev = []reports.Evidence{r.recv, r.fwd, *r.lastNote}
+			o.variant = fmt.Sprintf("but the %s kept sending on the request's stream (%d %s, the last at %s), so its handler runs, slower than the deadline; "+
+				"only progress notifications for the request's token restart a deadline, so a client would have given up on it",
+				j.p.name, r.notes, words.Plural(r.notes, "notification", "notifications"), words.Duration(r.lastNote.TUS))
+			outs = append(outs, o)
 		default:
 			o := openOutcome{r: r, rule: reports.RuleUnanswered}
 			o.ev = []reports.Evidence{r.recv, r.fwd}
 			o.waited = j.waitedWords(r, d, capped)
 			if r.lastProgress != nil {
 				o.ev = append(o.ev, *r.lastProgress)
+			}
+			if r.lastNote != nil {
+				o.ev = append(o.ev, *r.lastNote)
 			}
 			p := r.probe
 			if p == nil && t.lastProbe != nil && t.lastProbe.ev.Seq > r.fwd.Seq {
@@ -947,8 +993,11 @@ func (t *tracker) openFindings(j *Judger, outs []openOutcome) []reports.Finding 
 			what += " injected by fault " + o.r.by
 		}
 		msg := fmt.Sprintf("%s left unanswered: the %s", what, o.variant)
-		if o.rule == reports.RuleUnanswered {
+		switch o.rule {
+		case reports.RuleUnanswered:
 			msg = fmt.Sprintf("%s unanswered %s; %s", what, o.waited, o.variant)
+		case reports.RuleUnansweredActive:
+			msg = fmt.Sprintf("%s unanswered %s, %s", what, o.waited, o.variant)
 		}
 		f := reports.NewFinding(o.rule, msg, addEvidence(nil, g.ev...))
 		f.Request = &reports.Request{ID: o.r.id, Method: o.r.method, Tool: o.r.tool}

@@ -29,6 +29,7 @@ type Rule struct {
 // Rule IDs.
 const (
 	RuleUnanswered           = "unanswered-request"
+	RuleUnansweredActive     = "unanswered-while-active"
 	RuleLostResponse         = "lost-response"
 	RuleLostAtShutdown       = "lost-response-at-shutdown"
 	RuleDuplicateResponse    = "duplicate-response"
@@ -66,6 +67,9 @@ var Rules = []Rule{
 	{RuleUnanswered, KindHang, SeverityError,
 		"every request gets a response; one still unanswered past its deadline (which each progress notification for it restarts, up to --max-deadline) while its peer was alive is hung",
 		jsonrpcReply + "; " + specLifecycle + " › Timeouts"},
+	{RuleUnansweredActive, KindHang, SeverityWarning,
+		"a request unanswered past its deadline while the server was still sending notifications on that request's own response stream (Streamable HTTP) when the wait ended: its handler runs, slower than the deadline, so a warning; only progress notifications for its token restart a deadline, so a client would have given up on it (send progress, or give it a longer --deadline)",
+		specLifecycle + " › Timeouts; MCP 2025-11-25, Basic › Transports › Streamable HTTP (messages sent on a request's stream SHOULD relate to it)"},
 	{RuleClientHang, KindHang, SeverityError,
 		"a client finishes or fails: one still running past its deadline is waiting for something that will not come, or deadlocked on an answer it received but cannot deliver",
 		specLifecycle + " › Timeouts (a sender SHOULD stop waiting)"},
