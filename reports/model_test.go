@@ -38,6 +38,20 @@ func TestWriteSummaryBaselineFails(t *testing.T) {
 	}
 }
 
+// --scenario baseline runs no fault scenario: the totals say the baseline
+// ran, rather than "0 scenarios: 0 passed".
+func TestWriteSummaryBaselineAlone(t *testing.T) {
+	r := &Report{Schema: Schema, Outcome: OutcomePass,
+		Baseline: &ScenarioResult{Name: "baseline", Outcome: OutcomePass, DurationMS: 8600}}
+	var buf bytes.Buffer
+	WriteSummary(&buf, r)
+	want := "PASS   baseline (baseline, no faults)    8.6s\n\n" +
+		"the baseline alone, no fault scenario: pass; 0 findings (0 errors, 0 warnings); outcome pass\n"
+	if diff := cmp.Diff(want, buf.String()); diff != "" {
+		t.Errorf("summary (-want +got):\n%s", diff)
+	}
+}
+
 func TestReadReportRoundTrip(t *testing.T) {
 	r := sampleReport(t)
 	var buf bytes.Buffer

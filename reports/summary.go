@@ -186,10 +186,16 @@ func totals(r *Report) string {
 			errs++
 		}
 	}
+	ran := fmt.Sprintf("%d %s: %d passed, %d failed, %d indeterminate",
+		len(r.Scenarios), words.Plural(len(r.Scenarios), "scenario", "scenarios"), pass, fail, indet)
+	if len(r.Scenarios) == 0 && r.Baseline != nil {
+		// --scenario baseline: "0 scenarios: 0 passed" read as if
+		// nothing had run.
+		ran = "the baseline alone, no fault scenario: " + orDash(r.Baseline.Outcome)
+	}
 	n := len(r.Findings)
-	return fmt.Sprintf("%d %s: %d passed, %d failed, %d indeterminate; %d %s (%d %s, %d %s); outcome %s",
-		len(r.Scenarios), words.Plural(len(r.Scenarios), "scenario", "scenarios"), pass, fail, indet,
-		n, words.Plural(n, "finding", "findings"), errs, words.Plural(errs, "error", "errors"), warns, words.Plural(warns, "warning", "warnings"),
+	return fmt.Sprintf("%s; %d %s (%d %s, %d %s); outcome %s",
+		ran, n, words.Plural(n, "finding", "findings"), errs, words.Plural(errs, "error", "errors"), warns, words.Plural(warns, "warning", "warnings"),
 		orDash(r.Outcome))
 }
 
