@@ -87,7 +87,7 @@ var Rules = []Rule{
 		specResponses},
 	{RuleCrashSignature, KindCrash, SeverityError,
 		"an unhandled exception, panic or runtime fatal error on stderr is the peer failing, whichever way it then exits; a traceback after which the peer went on serving (it answered requests after it, or was still serving when its stdin closed), or that its SDK logged as a handler's exception it caught, and that is followed by a clean exit is a handled exception, and one printed after mcpchaos closed its output (half-close) is noted: with its output gone, its exit is what is judged",
-		"the peer's runtime; " + specStdio + " (stderr)"},
+		"the peer's runtime (what it prints on stderr when an exception, a panic or a fatal error escapes), on any transport"},
 	{RuleCrashHTTPStatus, KindCrash, SeverityError,
 		"an HTTP server's 5xx answer whose body carries a traceback, panic or Node.js error stack is an exception that escaped a handler to the HTTP layer: that handler crashed, whether or not the server serves on, and a request so answered got no JSON-RPC answer (a status a fault injected is not the server's)",
 		"MCP 2025-11-25, Basic › Transports › Streamable HTTP (a POSTed request is answered with a JSON body or an event stream; a notification with 202, or an error status if it cannot be accepted); " + specResponses},
