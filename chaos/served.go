@@ -38,6 +38,13 @@ type Served struct {
 	stderrDone chan struct{}
 	stdoutDone chan struct{}
 	stopOnce   sync.Once
+	// watchDone is closed once watch has returned.
+	watchDone chan struct{}
+	// exitMu guards stopping (Stop has begun, and records the exit) and
+	// exitRecorded (watch recorded an exit the server made on its own).
+	exitMu       sync.Mutex
+	stopping     bool
+	exitRecorded bool
 }
 
 // StartServed starts cfg.Command and records its start.
@@ -49,7 +56,7 @@ func StartServed(cfg ServedConfig) (*Served, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Served{cfg: cfg, proc: proc, stderrDone: make(chan struct{}), stdoutDone: make(chan struct{})}
+	s := &Served{cfg: cfg, proc: proc, stderrDone: make(chan struct{}), stdoutDone: make(chan struct{}), watchDone: make(chan struct{})}
 	s.record(wire.Event{Type: wire.EventProcessStarted, PID: proc.PID(), Command: cfg.Command})
 	go func() {
 		defer close(s.stderrDone)
@@ -61,7 +68,51 @@ func StartServed(cfg ServedConfig) (*Served, error) {
 		defer close(s.stdoutDone)
 		drainLog(proc.Stdout, cfg.Recorder, cfg.Stderr, wire.PipeServerOutput)
 	}()
+	go s.watch()
 	return s, nil
+}
+
+// watch records the server's exit when it exits on its own, at that
+// moment. Recorded only when Stop ended it, a server that crashed a few
+// milliseconds into the session looked alive until the end: the requests
+// sent to it after were judged hung, its silence a stuck receive loop.
+func (s *Served) watch() {
+	defer close(s.watchDone)
+	<-s.proc.Done()
+	if s.isStopping() {
+		return
+	}
+	// The crash's last lines of output go before the exit, if they come
+	// soon: a child left in the group may hold the pipes open.
+	waitAtMost(s.stderrDone, exitDrain)
+	waitAtMost(s.stdoutDone, exitDrain)
+	s.exitMu.Lock()
+	defer s.exitMu.Unlock()
+	if s.stopping {
+		return
+	}
+	s.exitRecorded = true
+	code, sig := s.proc.Exit()
+	s.record(wire.Event{Type: wire.EventProcessExited, PID: s.proc.PID(), ExitCode: code, Signal: sig})
+}
+
+// exitDrain bounds how long watch waits for the output of a server that
+// exited before it records the exit.
+const exitDrain = 500 * time.Millisecond
+
+func (s *Served) isStopping() bool {
+	s.exitMu.Lock()
+	defer s.exitMu.Unlock()
+	return s.stopping
+}
+
+func waitAtMost(done <-chan struct{}, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
 }
 
 func (s *Served) record(e wire.Event) {
@@ -123,6 +174,9 @@ func (s *Served) Stop(why string) {
 }
 
 func (s *Served) stop(why string) {
+	s.exitMu.Lock()
+	s.stopping = true
+	s.exitMu.Unlock()
 	var signalled bool
 	select {
 	case <-s.proc.Done():
@@ -141,6 +195,10 @@ func (s *Served) stop(why string) {
 	awaitDone(s.stderrDone, s.proc.Stderr)
 	awaitDone(s.stdoutDone, s.proc.Stdout)
 	s.proc.CloseStdin()
+	<-s.watchDone // the process is gone, so it returns
+	if s.exitRecorded {
+		return
+	}
 	code, sig := s.proc.Exit()
 	s.record(wire.Event{Type: wire.EventProcessExited, PID: s.proc.PID(), ExitCode: code, Signal: sig, ByUs: signalled && sig != ""})
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +69,36 @@ func TestServedStop(t *testing.T) {
 				t.Errorf("record (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A served server that dies on its own has its exit recorded when it
+// dies, after the crash's output, not when the session stops it: the judge
+// must know that the requests sent after went to a dead server.
+func TestServedExitIsRecordedWhenItHappens(t *testing.T) {
+	checkNoGoroutineLeak(t)
+	rec := NewMemoryRecorder()
+	s, err := StartServed(ServedConfig{Command: []string{"sh", "-c", `sleep 0.1; echo 'panic: boom' >&2; exit 2`}, Recorder: rec, Grace: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-s.Done()
+	deadline := time.Now().Add(3 * time.Second)
+	for !slices.Contains(servedEvents(rec.Events()), "exited ") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no exit recorded 3s after the server exited: %q", servedEvents(rec.Events()))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.Stop("the test ended")
+	want := []string{"process-started", "log panic: boom", "exited "}
+	if diff := cmp.Diff(want, servedEvents(rec.Events())); diff != "" {
+		t.Errorf("record (-want +got):\n%s", diff)
+	}
+	for _, e := range rec.Events() {
+		if e.Type == wire.EventProcessExited && (e.ExitCode == nil || *e.ExitCode != 2 || e.ByUs) {
+			t.Errorf("exit %+v; want status 2, not by us", e)
+		}
 	}
 }
 

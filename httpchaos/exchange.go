@@ -239,7 +239,21 @@ func (x *exchange) badGateway(seq int64, err error) {
 	}
 	detail := "the upstream could not be reached: " + err.Error()
 	x.p.record(wire.Event{Type: wire.EventError, Exchange: x.n, HTTP: x.line, Detail: detail})
+	if seq != 0 && neverConnected(err) {
+		// The server never had the message: a request sent to a server
+		// that has died is not one it left unanswered.
+		x.recordRef(wire.EventDropped, wire.ToServer, seq, "not sent on: no connection to the upstream could be made")
+	}
 	http.Error(x.w, "mcpchaos proxy: "+detail, http.StatusBadGateway)
+}
+
+// neverConnected reports whether err is a failure to connect to the
+// upstream (nothing listens, no route), after which no byte of the request
+// can have reached it; a connection that failed after it was made may have
+// carried the request.
+func neverConnected(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }
 
 func (x *exchange) upstreamRequest(method string, body []byte, h http.Header) (*http.Request, error) {

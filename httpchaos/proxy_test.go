@@ -3,6 +3,7 @@ package httpchaos_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -471,5 +472,42 @@ func TestLegacySSE(t *testing.T) {
 	}
 	if v := judge.Session(events); len(v.Findings) != 0 {
 		t.Errorf("findings: %+v", v.Findings)
+	}
+}
+
+// A request the proxy could not even connect to the upstream for never
+// reached the server: it is recorded as dropped, so the judge does not hold
+// a server that had died (or never listened) to answering it.
+func TestARequestToAnUpstreamThatIsGoneIsNotOwed(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse("http://" + l.Addr().String() + "/mcp")
+	l.Close() // nothing listens there now
+	front, _, rec := proxyToURL(t, u)
+	resp, err := http.Post(front, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Errorf("status %d; want 502", resp.StatusCode)
+	}
+	var received int64
+	var dropped *wire.Event
+	for _, e := range rec.Events() {
+		switch {
+		case e.Type == wire.EventReceived && e.ID == "7":
+			received = e.Seq
+		case e.Type == wire.EventDropped:
+			dropped = &e
+		}
+	}
+	if received == 0 || dropped == nil || dropped.Of != received {
+		t.Fatalf("received seq %d, dropped %+v; want the request dropped", received, dropped)
+	}
+	if v := judge.Session(rec.Events()); len(v.Findings) != 0 {
+		t.Errorf("findings %+v; want none: the server never had the request", v.Findings)
 	}
 }
