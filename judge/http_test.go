@@ -278,3 +278,27 @@ func TestHTTPCrashInA5xxBody(t *testing.T) {
 		})
 	}
 }
+
+// An answer a fault cut off the client's stream is noted when the server
+// gave it no event id: no resumption can bring it back, which a passing
+// cut-before-result would otherwise leave unsaid. With an event id, the
+// resumption's verdicts say what became of it.
+func TestJudgeNotesAnAnswerNoResumptionCanBringBack(t *testing.T) {
+	for _, tc := range []struct {
+		eventID string
+		want    []string
+	}{
+		{"", []string{"the answer to tools/call (id 4) never reached the client (the client's stream was cut by fault eof#1 before this message), and no resumption could bring it back: " +
+			"the server sent it with no event id (resumability is optional; MCP 2025-11-25, Basic › Transports › Streamable HTTP › Resumability and Redelivery)"}},
+		{"ev-4", nil},
+	} {
+		b := httpSession()
+		b.post(1, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo"}}`)
+		b.at(10).event(1, tc.eventID, `{"jsonrpc":"2.0","id":4,"result":{"content":[]}}`, false)
+		b.at(10000).end("the proxy got interrupt")
+		v := Session(b.evs)
+		if diff := cmp.Diff(tc.want, v.Notes); diff != "" || len(v.Findings) > 0 {
+			t.Errorf("event id %q: notes (-want +got):\n%s\nfindings %+v", tc.eventID, diff, v.Findings)
+		}
+	}
+}

@@ -199,7 +199,10 @@ func (j *Judger) add(e *wire.Event) {
 		}
 	case wire.EventDropped:
 		if e.Dir == j.p.out {
-			j.tr.answerSettled(e.Of, false)
+			if lost := j.tr.answerSettled(e.Of, false); lost != "" && j.p.name == "server" && strings.Contains(e.Detail, "by fault ") {
+				j.notes.add(fmt.Sprintf("the answer to %s never reached the client (%s), and no resumption could bring it back: "+
+					"the server sent it with no event id (resumability is optional; MCP 2025-11-25, Basic › Transports › Streamable HTTP › Resumability and Redelivery)", lost, e.Detail))
+			}
 		}
 		j.tr.dropped(e)
 		if cl != nil {

@@ -216,6 +216,10 @@ type tracker struct {
 	// it did not deliver (a cut stream's rest) can be marked: only those
 	// may come again on a resumed stream.
 	inTransit map[int64]string
+	// unresumable maps the seq of an answer that came over HTTP with no
+	// event id to "method (id X)" until the relay says whether it
+	// delivered it: if a fault cut it off, nothing could resume it.
+	unresumable map[int64]string
 	// lastFwd is the frame forwarded last and the seq it was received as: a
 	// duplicate fault forwards copies right after the original, and the
 	// peer may answer each copy.
@@ -422,20 +426,39 @@ func (t *tracker) rewritten(seq int64, id string) {
 // frame still buffered): then the peer never had it either.
 // answerSettled is the relay's word on the answer received as seq:
 // delivered, or not.
-func (t *tracker) answerSettled(seq int64, delivered bool) {
+// It returns "method (id X)" for an answer with no event id that was not
+// delivered: no resumption can bring it back.
+func (t *tracker) answerSettled(seq int64, delivered bool) (lost string) {
+	if what, ok := t.unresumable[seq]; ok {
+		delete(t.unresumable, seq)
+		if !delivered {
+			return what
+		}
+		return ""
+	}
 	id, ok := t.inTransit[seq]
 	if !ok {
-		return
+		return ""
 	}
 	delete(t.inTransit, seq)
 	if a := t.answers.get(id); !delivered && a != nil && a.seq == seq {
 		a.undelivered = true
 	}
+	return ""
 }
 
 // inTransitAnswer notes an answer carried by an SSE event, until settled.
-func (t *tracker) inTransitAnswer(e *wire.Event, id string) {
+func (t *tracker) inTransitAnswer(e *wire.Event, id, method string) {
 	if e.EventID == "" {
+		if e.Exchange == 0 {
+			return // stdio
+		}
+		if t.unresumable == nil {
+			t.unresumable = map[int64]string{}
+		}
+		if len(t.unresumable) < maxTolerated {
+			t.unresumable[e.Seq] = fmt.Sprintf("%s (id %s)", method, id)
+		}
 		return
 	}
 	if t.inTransit == nil {
@@ -686,14 +709,14 @@ func (t *tracker) answer(j *Judger, e *wire.Event) string {
 		r := list[0]
 		t.closeOpen(r)
 		t.answers.put(answeredEntry{id: id, method: r.method, seq: e.Seq, t: e.T, eventID: e.EventID})
-		t.inTransitAnswer(e, id)
+		t.inTransitAnswer(e, id, r.method)
 		return r.method
 	}
 	if seq, ok := t.pendingIDs[id]; ok {
 		f := t.pending[seq]
 		t.unpend(seq, f)
 		t.answers.put(answeredEntry{id: id, method: f.method, seq: e.Seq, t: e.T, eventID: e.EventID})
-		t.inTransitAnswer(e, id)
+		t.inTransitAnswer(e, id, f.method)
 		return f.method
 	}
 	if id == "null" && e.Kind == "error" && t.invalidDelivered > 0 {
