@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bytes"
 	"cmp"
 	_ "embed"
 	"encoding/json"
@@ -24,7 +25,8 @@ var htmlPage string
 // that hung or lost its answer in red). The timeline is read from the
 // scenario's transcript (test --transcript-dir); without one, from the
 // findings' evidence. A run of thousands of messages stays usable: rows
-// far from what the findings point at are folded until clicked.
+// far from what the findings point at are folded until clicked, and past
+// maxTimeline events they are left out of the page.
 func WriteHTML(w io.Writer, r *Report) error {
 	data := htmlData{Report: htmlHead{Outcome: r.Outcome}, Target: targetWords(r.Target), Totals: totals(r), Timelines: []htmlTimeline{}}
 	for _, s := range tableRows(r) {
@@ -110,7 +112,7 @@ func timelineOf(index int, s ScenarioResult, all []Finding) htmlTimeline {
 		}
 		evidence = append(evidence, f.Evidence...)
 	}
-	if events, err := readTranscriptFile(s.Transcript); err == nil {
+	if events, err := readTimeline(s.Transcript, tl.Highlight); err == nil {
 		tl.Events = htmlEvents(events)
 		return tl
 	}
@@ -129,9 +131,30 @@ func timelineOf(index int, s ScenarioResult, all []Finding) htmlTimeline {
 	return tl
 }
 
-func readTranscriptFile(path string) ([]wire.Event, error) {
+// A timeline holds a whole transcript up to maxTimeline events. Past that
+// (a wrap session of a million messages), it holds the first and the last
+// timelineEnds events and timelineAround on each side of every event a
+// finding points at, with a row saying how many were left out between:
+// the page, and the memory that writes it, stay the size of what a reader
+// can use, however long the session.
+const (
+	maxTimeline    = 20000
+	timelineEnds   = 2000
+	timelineAround = 200
+)
+
+// gapEvent is the type of the row that stands for events left out.
+const gapEvent = "timeline-gap"
+
+// readTimeline reads the events of a scenario's timeline from its
+// transcript, in two passes when it is long: one to count, one to keep.
+func readTimeline(path string, highlight []int64) ([]wire.Event, error) {
 	if path == "" {
 		return nil, os.ErrNotExist
+	}
+	total, err := countLines(path)
+	if err != nil {
+		return nil, err
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -139,8 +162,67 @@ func readTranscriptFile(path string) ([]wire.Event, error) {
 	}
 	defer f.Close()
 	var events []wire.Event
-	err = wire.ReadTranscript(f, func(e wire.Event) error { events = append(events, e); return nil })
+	if total <= maxTimeline {
+		err = wire.ReadTranscript(f, func(e wire.Event) error { events = append(events, e); return nil })
+		return events, err
+	}
+	kept := map[int64]bool{} // the received events kept, whose fate is kept too
+	index, left := 0, 0
+	err = wire.ReadTranscript(f, func(e wire.Event) error {
+		index++
+		keep := index <= timelineEnds || index > total-timelineEnds || near(e.Seq, highlight) ||
+			((e.Type == wire.EventForwarded || e.Type == wire.EventDropped) && kept[e.Of])
+		if !keep {
+			left++
+			return nil
+		}
+		if left > 0 {
+			events = append(events, wire.Event{Type: gapEvent, Detail: fmt.Sprintf("%d events left out of this page (the transcript has them all)", left)})
+			left = 0
+		}
+		if e.Type == wire.EventReceived {
+			kept[e.Seq] = true
+		}
+		events = append(events, e)
+		return nil
+	})
 	return events, err
+}
+
+func near(seq int64, highlight []int64) bool {
+	for _, h := range highlight {
+		if seq >= h-timelineAround && seq <= h+timelineAround {
+			return true
+		}
+	}
+	return false
+}
+
+// countLines counts the lines of the file at path without keeping them.
+func countLines(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	n, last := 0, byte('\n')
+	for {
+		k, err := f.Read(buf)
+		if k > 0 {
+			n += bytes.Count(buf[:k], []byte{'\n'})
+			last = buf[k-1]
+		}
+		if err == io.EOF {
+			if last != '\n' {
+				n++
+			}
+			return n, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
 }
 
 // htmlEvents turns a transcript into timeline rows: a message received and
@@ -189,6 +271,8 @@ func htmlEvents(events []wire.Event) []htmlEvent {
 			h.Label = fmt.Sprintf("%s to the %s", e.Signal, who)
 		case wire.EventHTTP:
 			h.Label = words.Cut(strings.TrimSpace(e.HTTP+" "+statusWord(e.Status)+" "+e.Detail), 90)
+		case gapEvent:
+			h.Label = "… " + e.Detail
 		default:
 			h.Label = words.Cut(strings.TrimSpace(e.Type+" "+e.Pipe+" "+e.Detail), 90)
 		}

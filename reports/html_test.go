@@ -83,6 +83,34 @@ func TestHTMLSelfContained(t *testing.T) {
 	}
 }
 
+// A transcript far longer than anyone reads (a wrap session of a million
+// messages) makes a page of its ends and of what the findings point at,
+// with rows saying how much was left out, not a page the size of the
+// transcript.
+func TestHTMLOfALongSessionKeepsWhatMatters(t *testing.T) {
+	r := bigRun(t, 15000) // 60,004 events
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{`tools/call #2"`, `tools/call #15001"`, "events left out of this page"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, `tools/call #7000"`) {
+		t.Error("the page holds a call from the middle of the session, far from the finding")
+	}
+	var full bytes.Buffer
+	if err := WriteHTML(&full, bigRun(t, maxTimeline/4-10)); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() > full.Len() {
+		t.Errorf("the page of 60,004 events is %d bytes, more than that of a whole %d-event one (%d)", buf.Len(), maxTimeline, full.Len())
+	}
+}
+
 // The HTML report in a real headless browser (Debian's Chromium, installed
 // by scripts/install-tools): a run of 3,000 calls renders, with no console
 // error, the rows the finding points at drawn and the rest folded, and a
