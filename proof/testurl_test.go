@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/url"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -44,9 +43,8 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 		port int
 		skip []string
 		want []found
-		// mayNotFire lists the scenarios whose moment may not come on
-		// it (timing decides): indeterminate or judged, either is right.
-		mayNotFire []string
+		// calls, when set, are the probe's calls instead of every tool.
+		calls []probe.Call
 	}{
 		{
 			// Stateful only (2025-11-25), with an event store for
@@ -94,15 +92,16 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			// nothing (its Terminate is a no-op), so the session's next
 			// POST is served: the specification wants 404 after a
 			// termination, or 405 for a DELETE the server does not
-			// allow. Its tools answer at once, so whether three calls
-			// are ever in flight together for cut-inflight is timing.
+			// allow. Its tools answer at once, so the probe calls only
+			// its slow one: whether three calls are in flight together
+			// (end-session-inflight, cut-inflight) must not be timing.
 			name: "mcp-go everything v1.2.1",
 			command: func(int) []string {
 				return []string{filepath.Join(dir, "mcp-go/bin/everything"), "-t", "http"}
 			},
-			port:          8080,
-			want:          []found{{"end-session-inflight", reports.KindProtocolViolation, ""}},
-			mayNotFire: []string{"cut-inflight"},
+			port:  8080,
+			calls: []probe.Call{{Tool: "longRunningOperation", Args: json.RawMessage(`{"duration":1,"steps":2}`)}},
+			want:  []found{{"end-session-inflight", reports.KindProtocolViolation, ""}},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,7 +122,7 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 				Scenarios: faults.HTTPServerScenarios(),
 				Seed:      1,
 				Deadline:  5 * time.Second,
-				Probe:     probe.Config{SkipTools: tc.skip},
+				Probe:     probe.Config{SkipTools: tc.skip, Calls: tc.calls},
 				Repro:     func(sc string, seed uint64) string { return fmt.Sprintf("--scenario %s --seed %d", sc, seed) },
 			})
 			if err != nil {
@@ -138,7 +137,7 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 				t.Errorf("baseline: %+v\n%s", report.Baseline, b.String())
 			}
 			for _, sc := range report.Scenarios {
-				if len(sc.Indeterminate) > 0 && !slices.Contains(tc.mayNotFire, sc.Name) {
+				if len(sc.Indeterminate) > 0 {
 					t.Errorf("%s: indeterminate %q\n%s", sc.Name, sc.Indeterminate, b.String())
 				}
 			}
