@@ -182,4 +182,9 @@ func TestGoSDKExampleCrashesOnADeclinedElicitation(t *testing.T) {
 			t.Errorf("the crash does not name the panic: %s", f.Message)
 		}
 	}
+	// Once the server has died the probe ends: the calls it had in flight
+	// are lost, and waiting out their 5 s deadline would tell nothing.
+	if report.Baseline == nil || report.Baseline.DurationMS >= 5000 {
+		t.Errorf("baseline %+v: the probe waited out its deadline after the server died", report.Baseline)
+	}
 }

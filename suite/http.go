@@ -46,11 +46,56 @@ func (o Options) driveHTTP(ctx context.Context, st setup) (driven, error) {
 			pr.px.Probe(fmt.Sprintf("request %s (%s) unanswered after %s", id, method, st.deadline))
 		}()
 	}
+	probeCtx, cancelProbe := context.WithCancelCause(ctx)
+	watched := pr.endProbeIfServerDies(probeCtx, cancelProbe)
 	var d driven
-	d.outcome, d.probeErr = probe.Run(ctx, pc, pipe.Reader(), pipe.Writer())
+	d.outcome, d.probeErr = probe.Run(probeCtx, pc, pipe.Reader(), pipe.Writer())
+	if context.Cause(probeCtx) == errServerGone && d.outcome != nil && d.outcome.Initialized {
+		// As on stdio, a server that dies mid-session is the judge's to
+		// judge (a crash, the answers it lost), not a failed set-up.
+		d.probeErr = nil
+	}
+	cancelProbe(nil)
+	<-watched
 	pr.stop("the probe client ended its session")
 	probes.Wait()
 	return d, nil
+}
+
+// errServerGone ends the probe of a server that exited on its own.
+var errServerGone = errors.New("the server exited")
+
+// serverGoneGrace is how long the probe goes on after the server it
+// started exits: enough for what the death cut short to be recorded.
+const serverGoneGrace = 500 * time.Millisecond
+
+// endProbeIfServerDies cancels the probe, with errServerGone, shortly after
+// the server started here exits: nothing answers a dead server, and the
+// probe waiting out the deadline of every call it had in flight (7 s a
+// scenario) told the judge nothing more. The returned channel closes once
+// the watch has ended, which ctx ending makes it do.
+func (pr *proxied) endProbeIfServerDies(ctx context.Context, cancel context.CancelCauseFunc) <-chan struct{} {
+	done := make(chan struct{})
+	if pr.served == nil {
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		select {
+		case <-pr.served.Done():
+		case <-ctx.Done():
+			return
+		}
+		t := time.NewTimer(serverGoneGrace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel(errServerGone)
+		case <-ctx.Done():
+		}
+	}()
+	return done
 }
 
 // proxied is an HTTP server behind a fresh proxy session on a loopback
