@@ -68,11 +68,7 @@ func TestFastMCPOverHTTP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var b strings.Builder
-			reports.WriteSummary(&b, report)
-			if diff := cmp.Diff(tc.want, summarize(report.Findings)); diff != "" {
-				t.Errorf("findings (-want +got):\n%s\n%s", diff, b.String())
-			}
+			summary := wantFindings(t, report, tc.want)
 			var indet []string
 			for _, sc := range report.Scenarios {
 				if sc.Outcome == reports.OutcomeIndeterminate {
@@ -80,7 +76,7 @@ func TestFastMCPOverHTTP(t *testing.T) {
 				}
 			}
 			if diff := cmp.Diff(tc.indeterminate, indet); diff != "" {
-				t.Errorf("indeterminate scenarios (-want +got):\n%s\n%s", diff, b.String())
+				t.Errorf("indeterminate scenarios (-want +got):\n%s\n%s", diff, summary)
 			}
 		})
 	}
@@ -102,15 +98,11 @@ func TestFastMCPOverHTTP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var b strings.Builder
-		reports.WriteSummary(&b, report)
 		want := []found{
 			{"connection-reset", reports.KindHang, ""},
 			{"server-error", reports.KindHang, ""},
 		}
-		if diff := cmp.Diff(want, summarize(report.Findings)); diff != "" {
-			t.Errorf("findings (-want +got):\n%s\n%s", diff, b.String())
-		}
+		wantFindings(t, report, want)
 		// Past its deadline the client gets a ping on its /sse stream. Its
 		// post_writer died with the 503 or the reset, so answering the
 		// ping raises and it exits 1: still a hang, as it had outrun its

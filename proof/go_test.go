@@ -4,11 +4,8 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/reports"
@@ -55,9 +52,5 @@ func TestMCPGo(t *testing.T) {
 func expectClean(t *testing.T, report *reports.Report) {
 	t.Helper()
 	t.Logf("%s", scenarioTimes(report))
-	if diff := cmp.Diff([]found{}, summarize(report.Findings)); diff != "" {
-		var b strings.Builder
-		reports.WriteSummary(&b, report)
-		t.Errorf("findings (-want +got):\n%s\n%s", diff, b.String())
-	}
+	wantFindings(t, report, []found{})
 }

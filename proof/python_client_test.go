@@ -10,10 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/mcpchaos/mcpchaos/faults"
-	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/suite"
 )
 
@@ -95,11 +92,7 @@ func TestPythonClientBugs_594_and_4866(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("verdict after %s: %s", time.Since(start).Round(time.Millisecond), scenarioTimes(report))
-			if diff := cmp.Diff(tc.want, summarize(report.Findings)); diff != "" {
-				var b strings.Builder
-				reports.WriteSummary(&b, report)
-				t.Errorf("findings (-want +got):\n%s\n%s", diff, b.String())
-			}
+			wantFindings(t, report, tc.want)
 			for _, f := range report.Findings {
 				if f.Kind == "hang" && !strings.Contains(f.Message, "receive loop is stuck") {
 					t.Errorf("the hang does not say the receive loop is stuck: %s", f.Message)

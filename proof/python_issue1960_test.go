@@ -7,10 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/mcpchaos/mcpchaos/faults"
-	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/suite"
 )
 
@@ -51,11 +48,7 @@ func TestPythonClientBug_1960(t *testing.T) {
 		{"duplicate-response", "crash", "python:BrokenResourceError"},
 		{"late-progress", "crash", "python:BrokenResourceError"},
 	}
-	if diff := cmp.Diff(want, summarize(report.Findings)); diff != "" {
-		var b strings.Builder
-		reports.WriteSummary(&b, report)
-		t.Errorf("findings (-want +got):\n%s\n%s", diff, b.String())
-	}
+	wantFindings(t, report, want)
 	for _, f := range report.Findings {
 		if len(f.Evidence) == 0 || !strings.Contains(f.Evidence[0].Excerpt, "stdout_reader") {
 			t.Errorf("%s: the crash's traceback does not go through stdio_client's stdout_reader (#1960)", f.Scenario)

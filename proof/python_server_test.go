@@ -26,6 +26,18 @@ type found struct {
 	Scenario, Kind, Signature string
 }
 
+// wantFindings fails t unless the report's findings are want, showing the
+// run's summary, which it returns for the test's other messages.
+func wantFindings(t *testing.T, report *reports.Report, want []found) string {
+	t.Helper()
+	var b strings.Builder
+	reports.WriteSummary(&b, report)
+	if diff := cmp.Diff(want, summarize(report.Findings)); diff != "" {
+		t.Errorf("findings (-want +got):\n%s\n%s", diff, b.String())
+	}
+	return b.String()
+}
+
 func summarize(fs []reports.Finding) []found {
 	out := []found{}
 	for _, f := range fs {

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/mcpchaos/mcpchaos/chaos/probe"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/reports"
@@ -128,17 +126,13 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var b strings.Builder
-			reports.WriteSummary(&b, report)
-			if diff := cmp.Diff(tc.want, summarize(report.Findings)); diff != "" {
-				t.Errorf("findings (-want +got):\n%s\n%s", diff, b.String())
-			}
+			summary := wantFindings(t, report, tc.want)
 			if report.Baseline == nil || report.Baseline.Outcome != reports.OutcomePass {
-				t.Errorf("baseline: %+v\n%s", report.Baseline, b.String())
+				t.Errorf("baseline: %+v\n%s", report.Baseline, summary)
 			}
 			for _, sc := range report.Scenarios {
 				if len(sc.Indeterminate) > 0 {
-					t.Errorf("%s: indeterminate %q\n%s", sc.Name, sc.Indeterminate, b.String())
+					t.Errorf("%s: indeterminate %q\n%s", sc.Name, sc.Indeterminate, summary)
 				}
 			}
 		})
@@ -168,15 +162,11 @@ func TestGoSDKExampleCrashesOnADeclinedElicitation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b strings.Builder
-	reports.WriteSummary(&b, report)
 	want := []found{
 		{"baseline", reports.KindCrash, "go:panic"},
 		{"baseline", reports.KindLostResponse, ""},
 	}
-	if diff := cmp.Diff(want, summarize(report.Findings)); diff != "" {
-		t.Errorf("findings (-want +got):\n%s\n%s", diff, b.String())
-	}
+	wantFindings(t, report, want)
 	for _, f := range report.Findings {
 		if f.Kind == reports.KindCrash && !strings.Contains(f.Message, "interface conversion: interface {} is nil, not string") {
 			t.Errorf("the crash does not name the panic: %s", f.Message)

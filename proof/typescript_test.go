@@ -79,11 +79,7 @@ func TestTypeScriptSDK(t *testing.T) {
 			{"eof-inflight", "zombie", ""},
 			{"eof-server-request", "zombie", ""},
 		}
-		if diff := cmp.Diff(want, summarize(report.Findings)); diff != "" {
-			var b strings.Builder
-			reports.WriteSummary(&b, report)
-			t.Errorf("findings (-want +got):\n%s\n%s", diff, b.String())
-		}
+		wantFindings(t, report, want)
 		for _, f := range report.Findings {
 			if f.Kind == "zombie" && !strings.Contains(f.Message, "SIGTERM ended it") {
 				t.Errorf("%s: the zombie does not say SIGTERM sufficed: %s", f.Scenario, f.Message)
@@ -146,11 +142,7 @@ func TestTypeScriptSDK(t *testing.T) {
 		// Its "Connection closed" path is not exercised here; README.md
 		// here shows it by hand (eof with position=before: exit 1 within
 		// 0.2s, the McpError's stack on stderr, no crash signature).
-		if diff := cmp.Diff([]found{}, summarize(report.Findings)); diff != "" {
-			var b strings.Builder
-			reports.WriteSummary(&b, report)
-			t.Errorf("findings (-want +got):\n%s\n%s", diff, b.String())
-		}
+		wantFindings(t, report, []found{})
 		checkOutcomes(t, report, map[string]string{
 			"progress-before-response": "pass", "list-changed-mid-call": "pass",
 			"slow-server": "pass", "server-eof": "pass",
