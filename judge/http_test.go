@@ -159,6 +159,13 @@ func TestJudgeHTTPSessions(t *testing.T) {
 			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 3, HTTP: "POST /mcp", MCPSession: "s1"})
 			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 3, Status: 404})
 		}, nil},
+		{"a call sent while the fault's DELETE was on its way raced the end: not owed", func(b *tb) {
+			seq := b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"roots"}}`)
+			b.at(5).add(wire.Event{Type: wire.EventFault, Fault: "end-session#1", Action: "end-session", Of: seq, Detail: "end the session at the server (DELETE)"})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "DELETE /mcp (sent by fault end-session#1)", MCPSession: "s1"})
+			b.at(6).post(3, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"roots"}}`)
+			b.at(8).add(wire.Event{Type: wire.EventHTTP, Exchange: 2, Status: 200})
+		}, nil},
 		{"a DELETE refused 405 leaves the session served", func(b *tb) {
 			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 1, HTTP: "DELETE /mcp", MCPSession: "s1"})
 			b.at(5).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 405})

@@ -20,6 +20,8 @@ import (
 
 type httpExchange struct {
 	method, session string
+	// byFault is the fault that sent this request, if one did.
+	byFault string
 	// afterEnd is the accepted DELETE that ended the session before this
 	// request began.
 	afterEnd *accepted
@@ -40,19 +42,21 @@ type sessionEnds struct {
 	fs       []reports.Finding
 }
 
-func (s *sessionEnds) http(e *wire.Event) {
+// http notes an http event. When it is the server accepting a DELETE a
+// fault sent, it returns the fault's label.
+func (s *sessionEnds) http(e *wire.Event) (endedBy string) {
 	if e.Exchange == 0 {
-		return
+		return ""
 	}
 	if e.HTTP != "" {
 		s.request(e)
-		return
+		return ""
 	}
 	x := s.exchanges[e.Exchange]
 	// A status mcpchaos wrote itself (a swallowed probe answer, a dropped
 	// notification, a fault's error status) says nothing of the server.
 	if x == nil || e.Status == 0 || x.session == "" || e.ByUs || e.Fault != "" {
-		return
+		return ""
 	}
 	ok := e.Status >= 200 && e.Status < 300
 	switch {
@@ -63,6 +67,7 @@ func (s *sessionEnds) http(e *wire.Event) {
 		if _, seen := s.ended[x.session]; !seen {
 			s.ended[x.session] = accepted{status: e.Status, ev: evidenceOf(e)}
 		}
+		return x.byFault
 	case x.afterEnd != nil && ok && !s.reported[x.session]:
 		if s.reported == nil {
 			s.reported = map[string]bool{}
@@ -72,6 +77,7 @@ func (s *sessionEnds) http(e *wire.Event) {
 			"the server accepted the DELETE of session %s (status %d at seq %d) and then served it: a %s of that session, sent after, was answered %d, not 404",
 			words.Cut(x.session, 40), x.afterEnd.status, x.afterEnd.ev.Seq, x.method, e.Status), []reports.Evidence{x.afterEnd.ev, evidenceOf(e)}))
 	}
+	return ""
 }
 
 func (s *sessionEnds) request(e *wire.Event) {
@@ -84,6 +90,9 @@ func (s *sessionEnds) request(e *wire.Event) {
 	}
 	method, _, _ := strings.Cut(e.HTTP, " ")
 	x := &httpExchange{method: method, session: e.MCPSession}
+	if _, by, ok := strings.Cut(e.HTTP, "(sent by fault "); ok {
+		x.byFault = strings.TrimSuffix(by, ")")
+	}
 	if end, ok := s.ended[e.MCPSession]; ok && e.MCPSession != "" && method != "DELETE" {
 		x.afterEnd = &end
 	}

@@ -229,7 +229,13 @@ func (j *Judger) add(e *wire.Event) {
 		j.fault(e)
 	case wire.EventHTTP:
 		if j.p.name == "server" {
-			j.se.http(e)
+			if by := j.se.http(e); by != "" && j.cl == nil {
+				// The server ended the session somewhere between the
+				// fault's DELETE and its answer: what was sent on
+				// meanwhile raced the end, as what was in flight at the
+				// fault did.
+				j.tr.sessionEnded(j, &wire.Event{Seq: e.Seq, T: e.T, Fault: by})
+			}
 		}
 		// An error status with Of names the request of its exchange that
 		// it answered (mcpchaos proxy).
