@@ -15,6 +15,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/httpchaos"
 	"github.com/mcpchaos/mcpchaos/httpconn"
+	"github.com/mcpchaos/mcpchaos/internal/ctxsleep"
 )
 
 // driveHTTP runs the probe against an HTTP server through a fresh proxy on
@@ -87,12 +88,8 @@ func (pr *proxied) endProbeIfServerDies(ctx context.Context, cancel context.Canc
 		case <-ctx.Done():
 			return
 		}
-		t := time.NewTimer(serverGoneGrace)
-		defer t.Stop()
-		select {
-		case <-t.C:
+		if ctxsleep.Sleep(ctx, serverGoneGrace) {
 			cancel(errServerGone)
-		case <-ctx.Done():
 		}
 	}()
 	return done
