@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"strconv"
 	"unicode/utf8"
 )
@@ -212,4 +213,22 @@ func (e *Event) ExitWords() string {
 		return "exited with status " + strconv.Itoa(*e.ExitCode)
 	}
 	return "exited"
+}
+
+// UnmarshalJSON reads an event as AppendLine writes it: a frame stored as
+// the message member comes back in Raw, its bytes unchanged, with the
+// newline it ended with.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	type fields Event // without this method
+	v := struct {
+		*fields
+		Message json.RawMessage `json:"message"`
+	}{fields: (*fields)(e)}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	if len(v.Message) > 0 {
+		e.Raw = string(v.Message) + "\n"
+	}
+	return nil
 }

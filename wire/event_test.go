@@ -192,9 +192,19 @@ func TestEventLineShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"seq":1,"t_us":2,"type":"received","dir":"c2s","kind":"request","id":"1","method":"ping","size":41,"raw":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"}` + "\n"
+	want := `{"seq":1,"t_us":2,"type":"received","dir":"c2s","kind":"request","id":"1","method":"ping","size":41,"message":{"jsonrpc":"2.0","id":1,"method":"ping"}}` + "\n"
 	if diff := cmp.Diff(want, string(line)); diff != "" {
 		t.Errorf("MarshalLine (-want +got):\n%s", diff)
+	}
+
+	// A frame that is not a lone object line keeps its bytes as a string.
+	m = Classify([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\r\n"))
+	e = Event{Seq: 1, T: 2, Type: EventReceived}
+	e.SetMessage(ToServer, &m)
+	line, _ = e.MarshalLine()
+	want = `{"seq":1,"t_us":2,"type":"received","dir":"c2s","kind":"request","id":"1","method":"ping","size":42,"raw":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n"}` + "\n"
+	if diff := cmp.Diff(want, string(line)); diff != "" {
+		t.Errorf("MarshalLine of a CRLF line (-want +got):\n%s", diff)
 	}
 
 	var empty Event
@@ -205,6 +215,72 @@ func TestEventLineShape(t *testing.T) {
 	if got, want := string(line), `{"seq":0,"t_us":0,"type":""}`+"\n"; got != want {
 		t.Errorf("zero Event MarshalLine = %q; want %q", got, want)
 	}
+}
+
+// A frame Classify reads as a message is stored as the message member when
+// that can give its bytes back exactly, and as a string otherwise: every
+// line must be JSON that encoding/json reads back to the frame's bytes.
+func TestMessageMemberKeepsEveryByte(t *testing.T) {
+	tests := []struct {
+		name    string
+		frame   string
+		message bool
+	}{
+		{"request", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}` + "\n", true},
+		{"escapes", `{"jsonrpc":"2.0","id":"a\"b","result":{"t":"x\\y\n\t\/\b\f\r\u00e9\uD83D\uDE00"}}` + "\n", true},
+		{"UTF-8 and separators", "{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"t\":\"été 日本 🎉 \u2028\u2029 <&>\"}}\n", true},
+		{"spaces inside", `{ "jsonrpc" : "2.0", "id" : 1, "result" : { } }` + "\n", true},
+		{"CRLF", `{"jsonrpc":"2.0","id":1,"result":{}}` + "\r\n", false},
+		{"no newline", `{"jsonrpc":"2.0","id":1,"result":{}}`, false},
+		{"leading space", ` {"jsonrpc":"2.0","id":1,"result":{}}` + "\n", false},
+		{"trailing space", `{"jsonrpc":"2.0","id":1,"result":{}} ` + "\n", false},
+		{"tab between tokens", "{\"jsonrpc\":\"2.0\",\t\"id\":1,\"result\":{}}\n", false},
+		{"control byte in a string", "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"t\":\"a\x01b\"}}\n", false},
+		{"unknown escape", `{"jsonrpc":"2.0","id":1,"result":{"t":"a\qb"}}` + "\n", false},
+		{"short unicode escape", `{"jsonrpc":"2.0","id":1,"result":{"t":"\u12"}}` + "\n", false},
+		{"escape at the end of a word", `{"jsonrpc":"2.0","id":1,"result":{"t":"1234567\u00zz"}}` + "\n", false},
+		{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"t\":\"\xff\"}}\n", false},
+		{"wrong version", `{"jsonrpc":"1.0","id":1,"result":{}}` + "\n", false},
+		{"not JSON", `{"jsonrpc":"2.0","id":1,` + "\n", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			line := eventLine(t, []byte(tc.frame))
+			if got := bytes.Contains(line, []byte(`"message":`)); got != tc.message {
+				t.Errorf("stored as the message member = %v; want %v\n%s", got, tc.message, line)
+			}
+		})
+	}
+}
+
+// eventLine encodes frame as a received event, and fails t unless the line
+// is JSON that decodes back to the frame's bytes.
+func eventLine(t *testing.T, frame []byte) []byte {
+	t.Helper()
+	m := Classify(frame)
+	e := Event{Seq: 1, T: 2, Type: EventReceived}
+	e.SetMessage(ToClient, &m)
+	line := e.AppendLine(nil)
+	if !json.Valid(line) || bytes.Count(line, []byte("\n")) != 1 {
+		t.Fatalf("frame %q made a line that is not one line of JSON:\n%s", frame, line)
+	}
+	var back Event
+	if err := json.Unmarshal(line, &back); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := back.Bytes(); err != nil || !bytes.Equal(got, frame) {
+		t.Fatalf("frame %q came back as %q (%v) from\n%s", frame, got, err, line)
+	}
+	return line
+}
+
+// Whatever a peer sends, its event line is JSON and gives the bytes back.
+func FuzzEventLine(f *testing.F) {
+	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n", `{"jsonrpc":"2.0","id":1,"result":{"t":"a\u00e9\"\\"}}` + "\n",
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"\x7f\x01\"}\n", `{"jsonrpc":"2.0","id":1,"result":"\u12"}` + "\n", "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"\xc3\"}\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, frame []byte) { eventLine(t, frame) })
 }
 
 // AppendLine replaces encoding/json on the hot path; it must say the same

@@ -39,7 +39,14 @@ func (e *Event) AppendBody(dst []byte) []byte {
 	dst = appendField(dst, "era", e.Era)
 	dst = appendField(dst, "problem", e.Problem)
 	dst = appendInt(dst, "size", int64(e.Size))
-	dst = appendField(dst, "raw", e.Raw)
+	if isMessageKind(e.Kind) && isJSONLine(e.Raw) {
+		// The frame as it is: no escaping, and a reader of the
+		// transcript gets the message as JSON rather than as a string.
+		dst = append(dst, `,"message":`...)
+		dst = append(dst, e.Raw[:len(e.Raw)-1]...)
+	} else {
+		dst = appendField(dst, "raw", e.Raw)
+	}
 	dst = appendField(dst, "raw_b64", e.RawBase64)
 	dst = appendInt(dst, "of", e.Of)
 	dst = appendField(dst, "fault", e.Fault)
@@ -84,6 +91,64 @@ func (e *Event) AppendBody(dst []byte) []byte {
 	dst = appendField(dst, "url", e.URL)
 	return append(dst, '}', '\n')
 }
+
+// isMessageKind reports whether kind is one Classify gives only to a frame
+// whose JSON structure it read whole and found well-formed.
+func isMessageKind(kind string) bool {
+	switch kind {
+	case "request", "notification", "response", "error":
+		return true
+	}
+	return false
+}
+
+// isJSONLine reports whether s, a frame whose JSON structure Classify found
+// well-formed and whose bytes SetRaw found to be UTF-8, can stand in a
+// transcript line as it is and be read back byte for byte: one object, then
+// a newline, nothing around them, and nothing encoding/json would refuse in
+// its strings (control characters, unknown escapes), which Classify does
+// not check.
+func isJSONLine(s string) bool {
+	n := len(s) - 1
+	if n < 2 || s[0] != '{' || s[n-1] != '}' || s[n] != '\n' {
+		return false
+	}
+	for i := 0; i < n; {
+		if i+8 <= n {
+			w := load64(s, i)
+			care := hasZero(w^(ones*'\\')) | ((w - ones*0x20) & ^w & highs)
+			if care == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(care) / 8
+		}
+		switch c := s[i]; {
+		case c < 0x20:
+			return false
+		case c == '\\':
+			if i+1 >= n {
+				return false
+			}
+			switch s[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > n || !isHex(s[i+2]) || !isHex(s[i+3]) || !isHex(s[i+4]) || !isHex(s[i+5]) {
+					return false
+				}
+				i += 6
+			default:
+				return false
+			}
+		default:
+			i++
+		}
+	}
+	return true
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
 // appendField and appendInt are small enough to be inlined, so that the
 // many members an event leaves empty cost a comparison each, not a call.
@@ -154,6 +219,14 @@ const hexDigits = "0123456789abcdef"
 // transcript's inner loop, and going byte by byte between quotes was most
 // of its time.
 func appendString(dst []byte, s string) []byte {
+	if len(s) <= shortPlain && isPlain(s) {
+		// Most strings of an event are short names (a type, a
+		// direction, a method): the chunked loop's set-up would cost
+		// more than they do.
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
 	// Room for the string with some escapes at once: a 64 MiB frame must
 	// not be copied over and over as its encoding grows.
 	dst = slices.Grow(dst, len(s)+len(s)/8+2)
@@ -208,6 +281,19 @@ func appendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
+// shortPlain is the length up to which appendString first checks whether a
+// string can be copied as it is.
+const shortPlain = 64
+
+func isPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || !plain[c] {
+			return false
+		}
+	}
+	return true
+}
+
 // putEscape writes the JSON escape of the ASCII byte c at the start of b and
 // returns its length.
 func putEscape(b []byte, c byte) int {
@@ -234,10 +320,13 @@ const (
 	highs = 0x8080808080808080
 )
 
+// load64 reads the eight bytes of s from i as one word. Slicing first
+// leaves one bounds check: indexing s[i+1]...s[i+7] after a check of s[i+7]
+// kept all eight.
 func load64(s string, i int) uint64 {
-	_ = s[i+7]
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // careMask has a high bit set in each of the eight bytes in w that is a
