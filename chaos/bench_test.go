@@ -191,16 +191,16 @@ func BenchmarkLatency(b *testing.B) {
 }
 
 // BenchmarkRecord is the transcript's cost for one relayed message, a
-// received event with the frame and its forwarded event, on one goroutine
-// and on two at once (the two directions of a session).
+// received event with the frame and its forwarded event, recorded as the
+// relay does (one pair) on one goroutine and on two at once (the two
+// directions of a session).
 func BenchmarkRecord(b *testing.B) {
 	raw := []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("x", 120) + `"}}}` + "\n")
 	m := wire.Classify(raw)
 	record := func(r *JSONLRecorder) {
 		e := wire.Event{Type: wire.EventReceived}
 		e.SetMessage(wire.ToServer, &m)
-		seq := r.Record(e)
-		r.Record(wire.Event{Type: wire.EventForwarded, Dir: "c2s", Of: seq})
+		r.RecordPair(e, wire.Event{Type: wire.EventForwarded, Dir: "c2s"})
 	}
 	b.Run("serial", func(b *testing.B) {
 		r := NewJSONLRecorder(io.Discard)

@@ -86,18 +86,19 @@ func (s *session) handle(dir wire.Direction, f frame) {
 	// Step: nothing keeps them past this call.
 	m := &s.msgs[dir]
 	*m = wire.Classify(f.raw)
-	seq := s.recordMessage(wire.EventReceived, dir, m, "", 0)
 	if dir == wire.ToServer && m.Era != wire.EraUnknown {
 		// The latest word wins: a client may try server/discover and fall
 		// back to initialize.
 		s.era.Store(uint32(m.Era))
 	}
 	if m.IsAnswer() && strings.HasPrefix(m.ID, wire.ProbeIDPrefix) {
+		seq := s.recordMessage(wire.EventReceived, dir, m, "", 0)
 		s.recordRef(wire.EventDropped, dir, seq, "the answer to a liveness probe of mcpchaos")
 		return
 	}
 	if m.IsAnswer() && strings.HasPrefix(m.ID, wire.InjectIDPrefix) {
 		// The other peer never asked: it must not see the answer.
+		seq := s.recordMessage(wire.EventReceived, dir, m, "", 0)
 		label := "of mcpchaos"
 		if l, ok := s.injectedBy.Load(m.ID); ok {
 			label = "by fault " + l.(string)
@@ -106,12 +107,24 @@ func (s *session) handle(dir wire.Direction, f frame) {
 		return
 	}
 	if s.plan == nil {
-		s.forward(dir, m.Raw, seq)
+		if _, ok := s.forwardPaired(dir, m); !ok {
+			s.forward(dir, m.Raw, s.recordMessage(wire.EventReceived, dir, m, "", 0))
+		}
 		return
 	}
 	step := &s.steps[dir]
 	s.plan.ReceiveInto(step, dir, m)
-	o := s.apply(s.plan.Decide(faults.Before, step), dir, m.Raw, seq, false)
+	// The plan decides before the frame is recorded, so that a frame no
+	// fault touches is recorded with its forwarding in one turn.
+	firings := s.plan.Decide(faults.Before, step)
+	if len(firings) == 0 && step.Rewritten == nil && step.RewriteNote == "" && !s.holding() {
+		if seq, ok := s.forwardPaired(dir, m); ok {
+			s.afterForward(dir, m, step, seq)
+			return
+		}
+	}
+	seq := s.recordMessage(wire.EventReceived, dir, m, "", 0)
+	o := s.apply(firings, dir, m.Raw, seq, false)
 	// An id fault's rewrite, or an answer translated back to the id its
 	// request's sender gave, goes on instead of the bytes received.
 	raw, note := m.Raw, step.RewriteNote
@@ -145,10 +158,43 @@ func (s *session) handle(dir wire.Direction, f frame) {
 	for _, inj := range o.After {
 		s.inject(inj.Label, inj.Injection, seq)
 	}
+	s.decideAfter(dir, m, step, seq)
+}
+
+// afterForward does what follows the forwarding of m (of seq) that no
+// fault touched: the holds waiting for it are released, and the faults
+// that act after a frame decide.
+func (s *session) afterForward(dir wire.Direction, m *wire.Message, step *faults.Step, seq int64) {
+	s.releaseAfter(dir, m, seq)
+	s.decideAfter(dir, m, step, seq)
+}
+
+func (s *session) decideAfter(dir wire.Direction, m *wire.Message, step *faults.Step, seq int64) {
 	if after := s.plan.Decide(faults.After, step); len(after) > 0 {
 		s.flush(dir) // "after forwarding" means the peer can read it
 		s.apply(after, dir, m.Raw, seq, true)
 	}
+}
+
+// forwardPaired forwards m, which no fault touches, recording its received
+// and forwarded events as one pair when the recorder can: the forwarded
+// event goes in before the frame reaches the writer, as it does for every
+// frame a flush carries later, and a write that fails records the frame
+// dropped after it, as for those. It reports false, having done nothing,
+// when m must go the long way: no pair recorder, or a closed or stalled
+// pipe.
+func (s *session) forwardPaired(dir wire.Direction, m *wire.Message) (seq int64, ok bool) {
+	pr, ok := s.rec.(pairRecorder)
+	if !ok || s.writers[dir].closed.Load() || s.gates[dir].stalled() {
+		return 0, false
+	}
+	e := wire.Event{Type: wire.EventReceived}
+	e.SetMessage(dir, m)
+	seq = pr.RecordPair(e, wire.Event{Type: wire.EventForwarded, Dir: dir.String()})
+	if lost, err := s.writers[dir].put(m.Raw, seq); err != nil {
+		s.writeFailed(dir, lost, err)
+	}
+	return seq, true
 }
 
 // splice relays dir without the bytes entering our memory, when both of its

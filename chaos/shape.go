@@ -317,3 +317,11 @@ func (e *endWriter) putPieces(pieces [][]byte, gap time.Duration, seq int64) (lo
 	e.pending = e.pending[:0]
 	return nil, nil
 }
+
+// holding reports whether any frames are held back, which a frame relayed
+// next may join or release.
+func (s *session) holding() bool {
+	s.holds.mu.Lock()
+	defer s.holds.mu.Unlock()
+	return len(s.holds.groups) > 0
+}

@@ -88,23 +88,72 @@ func (r *JSONLRecorder) Record(e wire.Event) int64 {
 		default:
 		}
 	}
-	switch {
-	case len(line)-start >= flushSize:
-		// A long frame is written from where it was encoded rather
-		// than copied into buf.
-		r.writeUnlock(r.take(), line[start:])
-	case len(r.buf)+len(line)-start > flushSize:
-		full := r.take()
-		r.buf = append(r.buf, line[start:]...)
-		r.writeUnlock(full, nil)
-	default:
-		r.buf = append(r.buf, line[start:]...)
-		r.mu.Unlock()
-	}
+	r.queueUnlock(line[start:])
 	if *buf = line; cap(line) <= maxPooledBody {
 		bodies.Put(buf)
 	}
 	return e.Seq
+}
+
+// pairRecorder is a Recorder that can record a frame's received event and
+// the event of what became of it (forwarded) back to back, the second
+// naming the first: the relay's commonest pair, taken as one turn at the
+// lock and one reading of the clock.
+type pairRecorder interface {
+	RecordPair(e, then wire.Event) int64
+}
+
+// RecordPair records e, then then with Of set to e's Seq and the same T,
+// and returns e's Seq.
+func (r *JSONLRecorder) RecordPair(e, then wire.Event) int64 {
+	buf := bodies.Get().(*[]byte)
+	line := e.AppendBody(append((*buf)[:0], headRoom[:]...))
+	now := r.clock.now()
+	r.mu.Lock()
+	r.seq++
+	r.last = max(r.last, now)
+	e.Seq, e.T = r.seq, r.last
+	r.seq++
+	then.Seq, then.T, then.Of = r.seq, r.last, e.Seq
+	if r.OnEvent != nil {
+		r.OnEvent(e)
+		r.OnEvent(then)
+	}
+	r.line = wire.AppendHead(r.line[:0], e.Seq, e.T)
+	start := len(headRoom) - len(r.line)
+	copy(line[start:], r.line)
+	// The second event is short (a type, a direction, a seq): encoded
+	// here, after the first, where the first's copy lands anyway.
+	line = then.AppendLine(line)
+	if r.kick != nil && len(r.buf) == 0 {
+		select {
+		case r.kick <- struct{}{}:
+		default:
+		}
+	}
+	r.queueUnlock(line[start:])
+	if *buf = line; cap(line) <= maxPooledBody {
+		bodies.Put(buf)
+	}
+	return e.Seq
+}
+
+// queueUnlock queues lines for writing and lets go of r.mu, writing out
+// the buffer when it is full.
+func (r *JSONLRecorder) queueUnlock(lines []byte) {
+	switch {
+	case len(lines) >= flushSize:
+		// A long frame is written from where it was encoded rather
+		// than copied into buf.
+		r.writeUnlock(r.take(), lines)
+	case len(r.buf)+len(lines) > flushSize:
+		full := r.take()
+		r.buf = append(r.buf, lines...)
+		r.writeUnlock(full, nil)
+	default:
+		r.buf = append(r.buf, lines...)
+		r.mu.Unlock()
+	}
 }
 
 // take returns the lines buffered and starts a new buffer. r.mu is held.
@@ -238,6 +287,17 @@ func (r *MemoryRecorder) Record(e wire.Event) int64 {
 	defer r.mu.Unlock()
 	e.Seq, e.T = int64(len(r.events)+1), r.clock.now()
 	r.events = append(r.events, e)
+	return e.Seq
+}
+
+// RecordPair records e and then, naming it, as JSONLRecorder does, so that
+// tests see the relay's paired path.
+func (r *MemoryRecorder) RecordPair(e, then wire.Event) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e.Seq, e.T = int64(len(r.events)+1), r.clock.now()
+	then.Seq, then.T, then.Of = e.Seq+1, e.T, e.Seq
+	r.events = append(r.events, e, then)
 	return e.Seq
 }
 

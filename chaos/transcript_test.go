@@ -60,6 +60,11 @@ func TestJSONLRecorderKeepsOrderAcrossConcurrentRecorders(t *testing.T) {
 				}
 				e := wire.Event{Type: wire.EventReceived, Dir: "c2s", PID: g + 1, Of: int64(i + 1)}
 				e.SetRaw([]byte(strings.Repeat("x", size) + "\n"))
+				if g%2 == 1 {
+					// The relay's pair: the forwarded event right after.
+					r.RecordPair(e, wire.Event{Type: wire.EventForwarded, Dir: "c2s", PID: g + 1})
+					continue
+				}
 				r.Record(e)
 			}
 		}()
@@ -71,6 +76,7 @@ func TestJSONLRecorderKeepsOrderAcrossConcurrentRecorders(t *testing.T) {
 	sc := bufio.NewScanner(&w.out)
 	sc.Buffer(nil, 2*flushSize)
 	var seq, lastT int64
+	var prev wire.Event
 	next := make(map[int]int64)
 	for sc.Scan() {
 		var e wire.Event
@@ -82,12 +88,17 @@ func TestJSONLRecorderKeepsOrderAcrossConcurrentRecorders(t *testing.T) {
 			t.Fatalf("line %d has seq %d at %d µs after %d µs: out of order", seq, e.Seq, e.T, lastT)
 		}
 		lastT = e.T
-		if next[e.PID]++; e.Of != next[e.PID] {
+		if e.Type == wire.EventForwarded {
+			if e.Of != prev.Seq || e.PID != prev.PID || e.T != prev.T || prev.Type != wire.EventReceived {
+				t.Fatalf("line %d: forwarded event %+v does not follow its received event %+v", seq, e, prev)
+			}
+		} else if next[e.PID]++; e.Of != next[e.PID] {
 			t.Fatalf("recorder %d's event %d came as its %dth", e.PID, e.Of, next[e.PID])
 		}
+		prev = e
 	}
-	if seq != writers*each {
-		t.Errorf("%d events in the transcript; want %d", seq, writers*each)
+	if want := int64(writers*each + writers/2*each); seq != want {
+		t.Errorf("%d events in the transcript; want %d", seq, want)
 	}
 }
 
