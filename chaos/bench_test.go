@@ -197,11 +197,7 @@ func BenchmarkLatency(b *testing.B) {
 func BenchmarkRecord(b *testing.B) {
 	raw := []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("x", 120) + `"}}}` + "\n")
 	m := wire.Classify(raw)
-	record := func(r *JSONLRecorder) {
-		e := wire.Event{Type: wire.EventReceived}
-		e.SetMessage(wire.ToServer, &m)
-		r.RecordPair(e, wire.Event{Type: wire.EventForwarded, Dir: "c2s"})
-	}
+	record := func(r *JSONLRecorder) { r.RecordForwarded(wire.ToServer, &m) }
 	b.Run("serial", func(b *testing.B) {
 		r := NewJSONLRecorder(io.Discard)
 		b.SetBytes(int64(len(raw)))

@@ -188,9 +188,7 @@ func (s *session) forwardPaired(dir wire.Direction, m *wire.Message) (seq int64,
 	if !ok || s.writers[dir].closed.Load() || s.gates[dir].stalled() {
 		return 0, false
 	}
-	e := wire.Event{Type: wire.EventReceived}
-	e.SetMessage(dir, m)
-	seq = pr.RecordPair(e, wire.Event{Type: wire.EventForwarded, Dir: dir.String()})
+	seq = pr.RecordForwarded(dir, m)
 	if lost, err := s.writers[dir].put(m.Raw, seq); err != nil {
 		s.writeFailed(dir, lost, err)
 	}

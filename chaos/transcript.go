@@ -96,35 +96,34 @@ func (r *JSONLRecorder) Record(e wire.Event) int64 {
 }
 
 // pairRecorder is a Recorder that can record a frame's received event and
-// the event of what became of it (forwarded) back to back, the second
-// naming the first: the relay's commonest pair, taken as one turn at the
-// lock and one reading of the clock.
+// its forwarded event back to back: the relay's commonest pair, taken as
+// one turn at the lock and one reading of the clock.
 type pairRecorder interface {
-	RecordPair(e, then wire.Event) int64
+	// RecordForwarded records m, travelling in dir, as received, then as
+	// forwarded at the same time, and returns the received event's Seq.
+	RecordForwarded(dir wire.Direction, m *wire.Message) int64
 }
 
-// RecordPair records e, then then with Of set to e's Seq and the same T,
-// and returns e's Seq.
-func (r *JSONLRecorder) RecordPair(e, then wire.Event) int64 {
+// RecordForwarded implements pairRecorder. It encodes the received event
+// straight from m, without building the Event, unless OnEvent needs it.
+func (r *JSONLRecorder) RecordForwarded(dir wire.Direction, m *wire.Message) int64 {
 	buf := bodies.Get().(*[]byte)
-	line := e.AppendBody(append((*buf)[:0], headRoom[:]...))
+	line := wire.AppendReceivedBody(append((*buf)[:0], headRoom[:]...), dir, m)
 	now := r.clock.now()
 	r.mu.Lock()
-	r.seq++
+	r.seq += 2
 	r.last = max(r.last, now)
-	e.Seq, e.T = r.seq, r.last
-	r.seq++
-	then.Seq, then.T, then.Of = r.seq, r.last, e.Seq
+	seq, t := r.seq-1, r.last
 	if r.OnEvent != nil {
+		e := wire.Event{Seq: seq, T: t, Type: wire.EventReceived}
+		e.SetMessage(dir, m)
 		r.OnEvent(e)
-		r.OnEvent(then)
+		r.OnEvent(wire.Event{Seq: seq + 1, T: t, Type: wire.EventForwarded, Dir: dir.String(), Of: seq})
 	}
-	r.line = wire.AppendHead(r.line[:0], e.Seq, e.T)
+	r.line = wire.AppendHead(r.line[:0], seq, t)
 	start := len(headRoom) - len(r.line)
 	copy(line[start:], r.line)
-	// The second event is short (a type, a direction, a seq): encoded
-	// here, after the first, where the first's copy lands anyway.
-	line = then.AppendLine(line)
+	line = wire.AppendForwardedLine(line, seq+1, t, dir, seq)
 	if r.kick != nil && len(r.buf) == 0 {
 		select {
 		case r.kick <- struct{}{}:
@@ -135,7 +134,7 @@ func (r *JSONLRecorder) RecordPair(e, then wire.Event) int64 {
 	if *buf = line; cap(line) <= maxPooledBody {
 		bodies.Put(buf)
 	}
-	return e.Seq
+	return seq
 }
 
 // queueUnlock queues lines for writing and lets go of r.mu, writing out
@@ -290,14 +289,14 @@ func (r *MemoryRecorder) Record(e wire.Event) int64 {
 	return e.Seq
 }
 
-// RecordPair records e and then, naming it, as JSONLRecorder does, so that
-// tests see the relay's paired path.
-func (r *MemoryRecorder) RecordPair(e, then wire.Event) int64 {
+// RecordForwarded records as JSONLRecorder does, so that tests see the
+// relay's paired path.
+func (r *MemoryRecorder) RecordForwarded(dir wire.Direction, m *wire.Message) int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e.Seq, e.T = int64(len(r.events)+1), r.clock.now()
-	then.Seq, then.T, then.Of = e.Seq+1, e.T, e.Seq
-	r.events = append(r.events, e, then)
+	e := wire.Event{Seq: int64(len(r.events) + 1), T: r.clock.now(), Type: wire.EventReceived}
+	e.SetMessage(dir, m)
+	r.events = append(r.events, e, wire.Event{Seq: e.Seq + 1, T: e.T, Type: wire.EventForwarded, Dir: dir.String(), Of: e.Seq})
 	return e.Seq
 }
 

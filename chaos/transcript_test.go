@@ -5,11 +5,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -58,13 +62,14 @@ func TestJSONLRecorderKeepsOrderAcrossConcurrentRecorders(t *testing.T) {
 				if i%500 == 7 {
 					size = flushSize + 1000 // written from where it was encoded
 				}
-				e := wire.Event{Type: wire.EventReceived, Dir: "c2s", PID: g + 1, Of: int64(i + 1)}
-				e.SetRaw([]byte(strings.Repeat("x", size) + "\n"))
 				if g%2 == 1 {
 					// The relay's pair: the forwarded event right after.
-					r.RecordPair(e, wire.Event{Type: wire.EventForwarded, Dir: "c2s", PID: g + 1})
+					m := wire.Classify(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"g%d","params":{"t":"%s"}}`+"\n", i+1, g+1, strings.Repeat("x", size)))
+					r.RecordForwarded(wire.ToServer, &m)
 					continue
 				}
+				e := wire.Event{Type: wire.EventReceived, Dir: "c2s", PID: g + 1, Of: int64(i + 1)}
+				e.SetRaw([]byte(strings.Repeat("x", size) + "\n"))
 				r.Record(e)
 			}
 		}()
@@ -88,12 +93,20 @@ func TestJSONLRecorderKeepsOrderAcrossConcurrentRecorders(t *testing.T) {
 			t.Fatalf("line %d has seq %d at %d µs after %d µs: out of order", seq, e.Seq, e.T, lastT)
 		}
 		lastT = e.T
-		if e.Type == wire.EventForwarded {
-			if e.Of != prev.Seq || e.PID != prev.PID || e.T != prev.T || prev.Type != wire.EventReceived {
+		switch {
+		case e.Type == wire.EventForwarded:
+			if e.Of != prev.Seq || e.Dir != prev.Dir || e.T != prev.T || prev.Method == "" {
 				t.Fatalf("line %d: forwarded event %+v does not follow its received event %+v", seq, e, prev)
 			}
-		} else if next[e.PID]++; e.Of != next[e.PID] {
-			t.Fatalf("recorder %d's event %d came as its %dth", e.PID, e.Of, next[e.PID])
+		case e.Method != "":
+			g, _ := strconv.Atoi(strings.TrimPrefix(e.Method, "g"))
+			if next[g]++; e.ID != strconv.FormatInt(next[g], 10) {
+				t.Fatalf("recorder %d's frame %s came as its %dth", g, e.ID, next[g])
+			}
+		default:
+			if next[e.PID]++; e.Of != next[e.PID] {
+				t.Fatalf("recorder %d's event %d came as its %dth", e.PID, e.Of, next[e.PID])
+			}
 		}
 		prev = e
 	}
@@ -116,5 +129,39 @@ func TestJSONLRecorderReportsTheFirstWriteError(t *testing.T) {
 	}
 	if w.writes < 2 {
 		t.Errorf("%d writes; recording must go on after a failed one", w.writes)
+	}
+}
+
+// wrap --report judges the events OnEvent hands it while the session runs,
+// and mcpchaos judge the lines read back: both must be the same events,
+// including those of the relay's pairs, which are encoded without an Event.
+func TestOnEventSeesWhatTheTranscriptHolds(t *testing.T) {
+	var out bytes.Buffer
+	r := NewJSONLRecorder(&out)
+	var seen []wire.Event
+	r.OnEvent = func(e wire.Event) { seen = append(seen, e) }
+	r.Record(wire.Event{Type: wire.EventSession, Command: []string{"cat"}})
+	for _, frame := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"progressToken":"p"}}}` + "\n",
+		`{"jsonrpc":"2.0","id":1,"result":{"t":"é \"quoted\""}}` + "\r\n",
+		"not json\n",
+		"{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":{\"t\":\"\xff\"}}\n",
+	} {
+		m := wire.Classify([]byte(frame))
+		seq := r.RecordForwarded(wire.ToClient, &m)
+		r.Record(wire.Event{Type: wire.EventDropped, Dir: "s2c", Of: seq, Detail: "after the pair"})
+	}
+	if err := r.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var back []wire.Event
+	if err := wire.ReadTranscript(&out, func(e wire.Event) error { back = append(back, e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != 13 {
+		t.Errorf("%d events in the transcript; want 13", len(back))
+	}
+	if diff := cmp.Diff(seen, back); diff != "" {
+		t.Errorf("events (-OnEvent +transcript):\n%s", diff)
 	}
 }

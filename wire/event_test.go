@@ -261,6 +261,14 @@ func eventLine(t *testing.T, frame []byte) []byte {
 	e := Event{Seq: 1, T: 2, Type: EventReceived}
 	e.SetMessage(ToClient, &m)
 	line := e.AppendLine(nil)
+	for _, dir := range []Direction{ToClient, ToServer} {
+		// The relay's way, straight from the Message, must write the same.
+		e.Dir = dir.String()
+		if got, want := AppendReceivedBody(nil, dir, &m), e.AppendBody(nil); !bytes.Equal(got, want) {
+			t.Fatalf("frame %q: AppendReceivedBody wrote\n%s\nwhere the event's AppendBody writes\n%s", frame, got, want)
+		}
+	}
+	e.Dir = ToClient.String()
 	if !json.Valid(line) || bytes.Count(line, []byte("\n")) != 1 {
 		t.Fatalf("frame %q made a line that is not one line of JSON:\n%s", frame, line)
 	}
@@ -272,6 +280,18 @@ func eventLine(t *testing.T, frame []byte) []byte {
 		t.Fatalf("frame %q came back as %q (%v) from\n%s", frame, got, err, line)
 	}
 	return line
+}
+
+func TestAppendForwardedLineIsTheEventsLine(t *testing.T) {
+	for _, tc := range []struct {
+		seq, t, of int64
+		dir        Direction
+	}{{2, 0, 1, ToServer}, {1 << 40, 123456789, 1<<40 - 1, ToClient}, {7, -3, 0, ToClient}} {
+		e := Event{Seq: tc.seq, T: tc.t, Type: EventForwarded, Dir: tc.dir.String(), Of: tc.of}
+		if diff := cmp.Diff(string(e.AppendLine(nil)), string(AppendForwardedLine(nil, tc.seq, tc.t, tc.dir, tc.of))); diff != "" {
+			t.Errorf("%+v (-AppendLine +AppendForwardedLine):\n%s", tc, diff)
+		}
+	}
 }
 
 // Whatever a peer sends, its event line is JSON and gives the bytes back.

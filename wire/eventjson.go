@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/base64"
 	"encoding/binary"
 	"math/bits"
 	"slices"
@@ -40,10 +41,7 @@ func (e *Event) AppendBody(dst []byte) []byte {
 	dst = appendField(dst, "problem", e.Problem)
 	dst = appendInt(dst, "size", int64(e.Size))
 	if isMessageKind(e.Kind) && isJSONLine(e.Raw) {
-		// The frame as it is: no escaping, and a reader of the
-		// transcript gets the message as JSON rather than as a string.
-		dst = append(dst, `,"message":`...)
-		dst = append(dst, e.Raw[:len(e.Raw)-1]...)
+		dst = appendMessage(dst, e.Raw)
 	} else {
 		dst = appendField(dst, "raw", e.Raw)
 	}
@@ -92,6 +90,55 @@ func (e *Event) AppendBody(dst []byte) []byte {
 	return append(dst, '}', '\n')
 }
 
+// appendMessage writes a frame isJSONLine accepted as the message member:
+// the frame as it is, without escaping, so that a reader of the transcript
+// gets the message as JSON rather than as a string.
+func appendMessage[T string | []byte](dst []byte, frame T) []byte {
+	dst = append(dst, `,"message":`...)
+	return append(dst, frame[:len(frame)-1]...)
+}
+
+// AppendReceivedBody appends what AppendBody appends for the received event
+// of m travelling in dir (an Event of type EventReceived after SetMessage),
+// without the Event: the relay records most frames this way, and building
+// the event (forty fields to clear, copy and check, and the frame copied
+// into a string) cost as much as encoding it.
+func AppendReceivedBody(dst []byte, dir Direction, m *Message) []byte {
+	kind := m.Kind.String()
+	dst = append(dst, `,"type":"received"`...)
+	dst = appendField(dst, "dir", dir.String())
+	dst = appendField(dst, "kind", kind)
+	dst = appendField(dst, "id", m.ID)
+	dst = appendField(dst, "method", m.Method)
+	dst = appendField(dst, "progress_token", m.ProgressToken)
+	dst = appendField(dst, "era", m.Era.String())
+	dst = appendField(dst, "problem", m.Problem)
+	dst = appendInt(dst, "size", int64(len(m.Raw)))
+	switch b := m.Raw; {
+	case !utf8.Valid(b):
+		dst = appendName(dst, "raw_b64")
+		dst = append(dst, '"')
+		dst = base64.StdEncoding.AppendEncode(dst, b)
+		dst = append(dst, '"')
+	case isMessageKind(kind) && isJSONLine(b):
+		dst = appendMessage(dst, b)
+	case len(b) > 0:
+		dst = appendMember(dst, "raw", string(b))
+	}
+	return append(dst, '}', '\n')
+}
+
+// AppendForwardedLine appends the whole line of the forwarded event of
+// the frame of event of, travelling in dir: what AppendLine appends for
+// Event{Seq: seq, T: t, Type: EventForwarded, Dir: dir.String(), Of: of}.
+func AppendForwardedLine(dst []byte, seq, t int64, dir Direction, of int64) []byte {
+	dst = AppendHead(dst, seq, t)
+	dst = append(dst, `,"type":"forwarded"`...)
+	dst = appendField(dst, "dir", dir.String())
+	dst = appendInt(dst, "of", of)
+	return append(dst, '}', '\n')
+}
+
 // isMessageKind reports whether kind is one Classify gives only to a frame
 // whose JSON structure it read whole and found well-formed.
 func isMessageKind(kind string) bool {
@@ -108,7 +155,7 @@ func isMessageKind(kind string) bool {
 // a newline, nothing around them, and nothing encoding/json would refuse in
 // its strings (control characters, unknown escapes), which Classify does
 // not check.
-func isJSONLine(s string) bool {
+func isJSONLine[T string | []byte](s T) bool {
 	n := len(s) - 1
 	if n < 2 || s[0] != '{' || s[n-1] != '}' || s[n] != '\n' {
 		return false
@@ -323,7 +370,7 @@ const (
 // load64 reads the eight bytes of s from i as one word. Slicing first
 // leaves one bounds check: indexing s[i+1]...s[i+7] after a check of s[i+7]
 // kept all eight.
-func load64(s string, i int) uint64 {
+func load64[T string | []byte](s T, i int) uint64 {
 	s = s[i : i+8]
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
