@@ -5,6 +5,7 @@ package chaos
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/faults"
@@ -37,6 +38,9 @@ type holds struct {
 	mu     sync.Mutex
 	groups []*holdGroup
 	closed bool
+	// ever is set with the first group, so that a session whose faults
+	// never hold a frame does not take mu for every frame it relays.
+	ever atomic.Bool
 	// expiring counts timer releases under way, which the session waits
 	// for so that none outlives it.
 	expiring sync.WaitGroup
@@ -53,6 +57,7 @@ func (s *session) hold(label string, h *faults.Hold, dir wire.Direction, raw []b
 	g := &holdGroup{label: label, dir: dir, hold: *h, held: []heldFrame{{raw: append([]byte(nil), raw...), seq: seq, copies: copies}}}
 	g.timer = time.AfterFunc(h.Max, func() { s.expire(g) })
 	s.holds.groups = append(s.holds.groups, g)
+	s.holds.ever.Store(true)
 	return true
 }
 
@@ -321,6 +326,9 @@ func (e *endWriter) putPieces(pieces [][]byte, gap time.Duration, seq int64) (lo
 // holding reports whether any frames are held back, which a frame relayed
 // next may join or release.
 func (s *session) holding() bool {
+	if !s.holds.ever.Load() {
+		return false
+	}
 	s.holds.mu.Lock()
 	defer s.holds.mu.Unlock()
 	return len(s.holds.groups) > 0
