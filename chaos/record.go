@@ -46,7 +46,7 @@ func (s *session) recordStart() {
 	if s.rec == nil {
 		return
 	}
-	e := wire.Event{Type: wire.EventSession, Command: s.cfg.Command, Tool: s.cfg.Tool,
+	e := wire.Event{Type: wire.EventSession, Command: s.cfg.Command, Tool: s.cfg.Tool, Format: wire.TranscriptFormat,
 		Scenario: s.cfg.Scenario, Role: s.cfg.Role, DeadlineMS: s.cfg.Deadline.Milliseconds(),
 		MaxDeadlineMS: s.cfg.MaxDeadline.Milliseconds(),
 		GraceMS:       s.cfg.Grace.Milliseconds(), Repro: s.cfg.Repro, Expect: s.cfg.Expect,

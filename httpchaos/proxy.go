@@ -147,7 +147,7 @@ func (p *Proxy) recordStart() {
 		return
 	}
 	seed := p.plan.Seed()
-	e := wire.Event{Type: wire.EventSession, Tool: p.cfg.Tool, Scenario: p.cfg.Scenario, Role: p.cfg.Role,
+	e := wire.Event{Type: wire.EventSession, Tool: p.cfg.Tool, Format: wire.TranscriptFormat, Scenario: p.cfg.Scenario, Role: p.cfg.Role,
 		Repro: p.cfg.Repro, Expect: p.cfg.Expect, DeadlineMS: p.cfg.Deadline.Milliseconds(),
 		MaxDeadlineMS: p.cfg.MaxDeadline.Milliseconds(), GraceMS: p.cfg.Grace.Milliseconds(), URL: p.cfg.Upstream.String(), Seed: &seed,
 		WallStartUnixNano: time.Now().UnixNano() - p.rec.Now()*1000}

@@ -57,6 +57,14 @@ const (
 	EventHTTP = "http"
 )
 
+// TranscriptFormat numbers the ways of writing a transcript that a reader
+// must know of to get every frame back. Format 2 stores a frame that is one
+// line of well-formed JSON-RPC as the message member; format 1, which has
+// no number in its session event, stored every frame in raw or raw_b64. A
+// reader refuses a transcript in a format newer than it knows rather than
+// judge frames it cannot see.
+const TranscriptFormat = 2
+
 // GroupCleanupDetail is the detail of the SIGKILL mcpchaos sends the
 // server's process group once the server has exited, so that nothing it left
 // behind (npx's node, a shell's child) holds the pipes. It ends no server:
@@ -127,6 +135,9 @@ type Event struct {
 	Seed   *uint64  `json:"seed,omitempty"`
 	Faults []string `json:"faults,omitempty"`
 	Tool   string   `json:"tool,omitempty"`
+	// Format, on the session event, is the TranscriptFormat the transcript
+	// was written in; transcripts from before it existed have none.
+	Format int `json:"format,omitempty"`
 	// Session facts the judge needs offline: the scenario's name, the peer
 	// under test ("server", "client", or empty when both are real), the
 	// request deadline and shutdown grace in milliseconds, and the command

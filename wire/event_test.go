@@ -311,7 +311,7 @@ func TestAppendLineMatchesEncodingJSON(t *testing.T) {
 	for i, s := range awkward {
 		e := Event{Seq: int64(i), T: -5, Type: s, Dir: s, Kind: s, ID: s, Method: s, ProgressToken: s, Era: s, Problem: s,
 			Size: i, Raw: s, RawBase64: s, Of: int64(i), Fault: s, Spec: s, Action: s, Detail: s, Pipe: s, PID: i,
-			Command: []string{s, s}, Signal: s, ByUs: i%2 == 0, Faults: []string{s}, Tool: s,
+			Command: []string{s, s}, Signal: s, ByUs: i%2 == 0, Faults: []string{s}, Tool: s, Format: i,
 			UntilUS: int64(i) * 7, Forever: i%2 == 1, Scenario: s, Role: s, DeadlineMS: int64(i), GraceMS: int64(i) * 3, Repro: s,
 			Expect: s, Peer: s, WallStartUnixNano: int64(i) * 11,
 			Exchange: int64(i) * 2, HTTP: s, Status: i * 100, EventID: s, MCPSession: s, URL: s}
@@ -383,4 +383,24 @@ func FuzzAppendString(f *testing.F) {
 			t.Fatalf("appendString(%q) reads back as %q; encoding/json's as %q", s, fromOurs, fromJSON)
 		}
 	})
+}
+
+// A transcript written in a newer format than this reader knows is refused
+// with what to do, rather than judged with frames it cannot see; older
+// ones, with no format, are read.
+func TestReadTranscriptRefusesANewerFormat(t *testing.T) {
+	read := func(session string) error {
+		in := session + "\n" + `{"seq":2,"t_us":5,"type":"received","dir":"c2s","kind":"request","id":"1","method":"ping","size":41,"raw":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"}` + "\n"
+		return ReadTranscript(strings.NewReader(in), func(Event) error { return nil })
+	}
+	if err := read(`{"seq":1,"t_us":0,"type":"session","tool":"mcpchaos 0.1.0"}`); err != nil {
+		t.Errorf("a transcript with no format: %v", err)
+	}
+	if err := read(`{"seq":1,"t_us":0,"type":"session","tool":"mcpchaos 0.1.0","format":` + strconv.Itoa(TranscriptFormat) + `}`); err != nil {
+		t.Errorf("a transcript in this format: %v", err)
+	}
+	err := read(`{"seq":1,"t_us":0,"type":"session","tool":"mcpchaos 9.0.0","format":` + strconv.Itoa(TranscriptFormat+1) + `}`)
+	if err == nil || !strings.Contains(err.Error(), "mcpchaos 9.0.0") || !strings.Contains(err.Error(), "newer one") {
+		t.Errorf("a transcript in a newer format: error %v; want one that names its writer and says to use a newer mcpchaos", err)
+	}
 }

@@ -72,6 +72,7 @@ func (e *Event) AppendBody(dst []byte) []byte {
 	}
 	dst = appendStrings(dst, "faults", e.Faults)
 	dst = appendField(dst, "tool", e.Tool)
+	dst = appendInt(dst, "format", int64(e.Format))
 	dst = appendField(dst, "scenario", e.Scenario)
 	dst = appendField(dst, "role", e.Role)
 	dst = appendInt(dst, "deadline_ms", e.DeadlineMS)

@@ -23,6 +23,10 @@ func ReadTranscript(r io.Reader, fn func(Event) error) error {
 			if e.Type == "" {
 				return fmt.Errorf("transcript line %d: no event type (is this an mcpchaos transcript?)", line)
 			}
+			if e.Type == EventSession && e.Format > TranscriptFormat {
+				return fmt.Errorf("transcript line %d: written by %s in transcript format %d, which this mcpchaos (format %d) cannot read whole: judge it with that version of mcpchaos or a newer one",
+					line, orUnknown(e.Tool), e.Format, TranscriptFormat)
+			}
 			if ferr := fn(e); ferr != nil {
 				return ferr
 			}
@@ -34,4 +38,11 @@ func ReadTranscript(r io.Reader, fn func(Event) error) error {
 			return err
 		}
 	}
+}
+
+func orUnknown(tool string) string {
+	if tool == "" {
+		return "an unknown tool"
+	}
+	return tool
 }
