@@ -109,14 +109,19 @@ type pairRecorder interface {
 func (r *JSONLRecorder) RecordForwarded(dir wire.Direction, m *wire.Message) int64 {
 	buf := bodies.Get().(*[]byte)
 	line := wire.AppendReceivedBody(append((*buf)[:0], headRoom[:]...), dir, m)
+	var e wire.Event
+	if r.OnEvent != nil {
+		// Built before the lock, as Record's callers build theirs.
+		e.Type = wire.EventReceived
+		e.SetMessage(dir, m)
+	}
 	now := r.clock.now()
 	r.mu.Lock()
 	r.seq += 2
 	r.last = max(r.last, now)
 	seq, t := r.seq-1, r.last
 	if r.OnEvent != nil {
-		e := wire.Event{Seq: seq, T: t, Type: wire.EventReceived}
-		e.SetMessage(dir, m)
+		e.Seq, e.T = seq, t
 		r.OnEvent(e)
 		r.OnEvent(wire.Event{Seq: seq + 1, T: t, Type: wire.EventForwarded, Dir: dir.String(), Of: seq})
 	}
