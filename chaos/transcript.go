@@ -79,19 +79,7 @@ func (r *JSONLRecorder) Record(e wire.Event) int64 {
 	if r.OnEvent != nil {
 		r.OnEvent(e)
 	}
-	r.line = wire.AppendHead(r.line[:0], e.Seq, e.T)
-	start := len(headRoom) - len(r.line)
-	copy(line[start:], r.line)
-	if r.kick != nil && len(r.buf) == 0 {
-		select {
-		case r.kick <- struct{}{}:
-		default:
-		}
-	}
-	r.queueUnlock(line[start:])
-	if *buf = line; cap(line) <= maxPooledBody {
-		bodies.Put(buf)
-	}
+	r.stampUnlock(buf, line, e.Seq, e.T)
 	return e.Seq
 }
 
@@ -125,10 +113,17 @@ func (r *JSONLRecorder) RecordForwarded(dir wire.Direction, m *wire.Message) int
 		r.OnEvent(e)
 		r.OnEvent(wire.Event{Seq: seq + 1, T: t, Type: wire.EventForwarded, Dir: dir.String(), Of: seq})
 	}
+	r.stampUnlock(buf, wire.AppendForwardedLine(line, seq+1, t, dir, seq), seq, t)
+	return seq
+}
+
+// stampUnlock fills in the head of line's first event (seq and t) in the
+// room left for it, queues line, lets go of r.mu, and gives line's buffer
+// (buf, which line grew from) back to the pool. r.mu is held.
+func (r *JSONLRecorder) stampUnlock(buf *[]byte, line []byte, seq, t int64) {
 	r.line = wire.AppendHead(r.line[:0], seq, t)
 	start := len(headRoom) - len(r.line)
 	copy(line[start:], r.line)
-	line = wire.AppendForwardedLine(line, seq+1, t, dir, seq)
 	if r.kick != nil && len(r.buf) == 0 {
 		select {
 		case r.kick <- struct{}{}:
@@ -139,7 +134,6 @@ func (r *JSONLRecorder) RecordForwarded(dir wire.Direction, m *wire.Message) int
 	if *buf = line; cap(line) <= maxPooledBody {
 		bodies.Put(buf)
 	}
-	return seq
 }
 
 // queueUnlock queues lines for writing and lets go of r.mu, writing out
