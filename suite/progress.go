@@ -32,7 +32,7 @@ func withProgress(p Progress, name string, base *scenarioRun, run func() (*scena
 	}
 	own := r.verdict.Findings
 	if base != nil {
-		own, _ = beyondBaseline(base.verdict.Findings, own)
+		own, _ = reports.BeyondBaseline(base.verdict.Findings, own)
 	}
 	p.Finished(name, reports.ScenarioOutcome(own, r.result.Indeterminate), len(own), time.Since(start))
 	return r, nil

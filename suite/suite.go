@@ -194,10 +194,9 @@ func completeMatrix(report *reports.Report, base *scenarioRun, n int, scenarios 
 		return nil, err
 	}
 	for _, r := range runs {
-		own, known := beyondBaseline(base.verdict.Findings, r.verdict.Findings)
+		own, known := reports.BeyondBaseline(base.verdict.Findings, r.verdict.Findings)
 		if known > 0 {
-			r.result.Notes = append(r.result.Notes, fmt.Sprintf("%d %s as in the baseline, reported there and not blamed on this scenario's faults",
-				known, words.Plural(known, "finding", "findings")))
+			r.result.Notes = append(r.result.Notes, reports.KnownNote(known))
 		}
 		r.result.Findings = len(own)
 		r.result.Outcome = reports.ScenarioOutcome(own, r.result.Indeterminate)
@@ -235,33 +234,6 @@ func nothingFired(scenarios []reports.ScenarioResult) string {
 	n := len(scenarios)
 	return fmt.Sprintf("none of the %d fault %s could fire, so this run tested the baseline alone: each waited for a moment that never came (its note says which); give the target a workload that reaches them (most client scenarios wait for a tools/call; --call picks a server's tools), or choose faults it does reach with --fault (see mcpchaos faults)",
 		n, words.Plural(n, "scenario", "scenarios"))
-}
-
-// beyondBaseline returns the findings of a scenario run that the baseline
-// did not have, and how many it had. Two findings are the same when they
-// break the same rule with the same signature on the same method and tool:
-// ids, timings and wording differ from run to run.
-func beyondBaseline(base, fs []reports.Finding) (own []reports.Finding, known int) {
-	seen := map[string]bool{}
-	for _, f := range base {
-		seen[sameKey(f)] = true
-	}
-	for _, f := range fs {
-		if seen[sameKey(f)] {
-			known++
-			continue
-		}
-		own = append(own, f)
-	}
-	return own, known
-}
-
-func sameKey(f reports.Finding) string {
-	k := f.Rule + "\x00" + f.Kind + "\x00" + f.Signature
-	if f.Request != nil {
-		k += "\x00" + f.Request.Method + "\x00" + f.Request.Tool
-	}
-	return k
 }
 
 // parallel runs each scenario, n at a time, and returns the runs in the

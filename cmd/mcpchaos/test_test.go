@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpchaos/mcpchaos/reports"
 )
 
 // selfServe is the bundled example server, served by this test binary.
@@ -88,5 +92,58 @@ func TestJudgeRejectsWhatIsNotATranscript(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "transcript line 1") {
 		t.Errorf("stderr = %q", stderr.String())
+	}
+}
+
+// mcpchaos judge DIR/*.jsonl reports what the live run reported: a
+// finding the baseline of the same target has too is reported once, in the
+// baseline, and the fault scenario says so, as test does.
+func TestJudgeReportsABaselineFindingOnce(t *testing.T) {
+	dir := t.TempDir()
+	write := func(scenario string, command string) string {
+		path := filepath.Join(dir, scenario+"-"+command+".jsonl")
+		lines := strings.Join([]string{
+			`{"seq":1,"t_us":0,"type":"session","command":["` + command + `"],"seed":7,"format":2,"scenario":"` + scenario + `","role":"server","deadline_ms":100,"grace_ms":100}`,
+			`{"seq":2,"t_us":1,"type":"process-started","pid":5,"command":["` + command + `"]}`,
+			`{"seq":3,"t_us":10,"type":"received","dir":"c2s","kind":"request","id":"1","method":"tools/call","size":78,"message":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}}}`,
+			`{"seq":4,"t_us":10,"type":"forwarded","dir":"c2s","of":3}`,
+			`{"seq":5,"t_us":2000000,"type":"session-end","detail":"the client closed its output"}`,
+		}, "\n") + "\n"
+		if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	judged := func(paths ...string) *reports.Report {
+		t.Helper()
+		out := filepath.Join(dir, "report.json")
+		var stdout, stderr bytes.Buffer
+		if code := run(append([]string{"judge", "--report", out}, paths...), nil, &stdout, &stderr); code != exitFindings && code != exitOK {
+			t.Fatalf("judge exit %d:\n%s%s", code, stdout.String(), stderr.String())
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r reports.Report
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		return &r
+	}
+	alone := judged(write("burst-c2s", "srv"))
+	if len(alone.Findings) == 0 {
+		t.Fatal("the scenario judged alone has no finding; the test needs one")
+	}
+	r := judged(write("baseline", "srv"), write("burst-c2s", "srv"), write("burst-c2s", "other"))
+	if got, want := len(r.Findings), 2*len(alone.Findings); got != want {
+		t.Errorf("%d findings; want %d (the baseline's, and the other target's scenario's own)", got, want)
+	}
+	burst := r.Scenarios[1]
+	if burst.Findings != 0 || burst.Outcome != reports.OutcomePass || !slices.ContainsFunc(burst.Notes, func(n string) bool { return strings.Contains(n, "as in the baseline") }) {
+		t.Errorf("burst-c2s of the baseline's target: %d findings, outcome %s, notes %q; want none, pass, and a note that the baseline had them", burst.Findings, burst.Outcome, burst.Notes)
+	}
+	if other := r.Scenarios[2]; other.Findings != len(alone.Findings) {
+		t.Errorf("burst-c2s of another target: %d findings; want its own %d", other.Findings, len(alone.Findings))
 	}
 }
