@@ -228,7 +228,8 @@ func (e *Event) ExitWords() string {
 
 // UnmarshalJSON reads an event as AppendLine writes it: a frame stored as
 // the message member comes back in Raw, its bytes unchanged, with the
-// newline it ended with.
+// newline it ended with when it is a stdio line (an event of no HTTP
+// exchange).
 func (e *Event) UnmarshalJSON(b []byte) error {
 	type fields Event // without this method
 	v := struct {
@@ -239,7 +240,11 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	if len(v.Message) > 0 {
-		e.Raw = string(v.Message) + "\n"
+		e.Raw = string(v.Message)
+		if e.Exchange == 0 {
+			// A stdio frame is a line: the newline framed it.
+			e.Raw += "\n"
+		}
 	}
 	return nil
 }

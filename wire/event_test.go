@@ -269,6 +269,17 @@ func eventLine(t *testing.T, frame []byte) []byte {
 		}
 	}
 	e.Dir = ToClient.String()
+	roundTrip(t, line, frame)
+	// The same frame in an HTTP exchange, where frames have no newline.
+	e.Exchange = 4
+	roundTrip(t, e.AppendLine(nil), frame)
+	return line
+}
+
+// roundTrip fails t unless line is one line of JSON that decodes back to
+// frame's bytes.
+func roundTrip(t *testing.T, line, frame []byte) {
+	t.Helper()
 	if !json.Valid(line) || bytes.Count(line, []byte("\n")) != 1 {
 		t.Fatalf("frame %q made a line that is not one line of JSON:\n%s", frame, line)
 	}
@@ -279,7 +290,29 @@ func eventLine(t *testing.T, frame []byte) []byte {
 	if got, err := back.Bytes(); err != nil || !bytes.Equal(got, frame) {
 		t.Fatalf("frame %q came back as %q (%v) from\n%s", frame, got, err, line)
 	}
-	return line
+}
+
+// Over HTTP a frame is a body or an event's data, with no newline: one that
+// is a JSON-RPC message as it stands is stored as the message member.
+func TestMessageMemberOverHTTP(t *testing.T) {
+	for _, tc := range []struct {
+		frame   string
+		message bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"a\nb"}]}}`, true},
+		{`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n", false},
+		{` {"jsonrpc":"2.0","id":1,"result":{}}`, false},
+		{`{"jsonrpc":"2.0","id":1,"result":{"t":"\x"}}`, false},
+	} {
+		m := Classify([]byte(tc.frame))
+		e := Event{Seq: 1, T: 2, Type: EventReceived, Exchange: 3, EventID: "7"}
+		e.SetMessage(ToClient, &m)
+		line := e.AppendLine(nil)
+		roundTrip(t, line, []byte(tc.frame))
+		if got := bytes.Contains(line, []byte(`"message":`)); got != tc.message {
+			t.Errorf("frame %q stored as the message member = %v; want %v\n%s", tc.frame, got, tc.message, line)
+		}
+	}
 }
 
 func TestAppendForwardedLineIsTheEventsLine(t *testing.T) {

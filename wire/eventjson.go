@@ -40,9 +40,15 @@ func (e *Event) AppendBody(dst []byte) []byte {
 	dst = appendField(dst, "era", e.Era)
 	dst = appendField(dst, "problem", e.Problem)
 	dst = appendInt(dst, "size", int64(e.Size))
-	if isMessageKind(e.Kind) && isJSONLine(e.Raw) {
+	switch {
+	case !isMessageKind(e.Kind):
+		dst = appendField(dst, "raw", e.Raw)
+	case e.Exchange == 0 && isJSONLine(e.Raw):
+		dst = appendMessage(dst, e.Raw[:len(e.Raw)-1])
+	case e.Exchange != 0 && isJSONObject(e.Raw):
+		// An HTTP body or SSE event's data has no newline to frame it.
 		dst = appendMessage(dst, e.Raw)
-	} else {
+	default:
 		dst = appendField(dst, "raw", e.Raw)
 	}
 	dst = appendField(dst, "raw_b64", e.RawBase64)
@@ -91,12 +97,12 @@ func (e *Event) AppendBody(dst []byte) []byte {
 	return append(dst, '}', '\n')
 }
 
-// appendMessage writes a frame isJSONLine accepted as the message member:
-// the frame as it is, without escaping, so that a reader of the transcript
-// gets the message as JSON rather than as a string.
-func appendMessage[T string | []byte](dst []byte, frame T) []byte {
+// appendMessage writes a frame's JSON text, which isJSONObject accepted, as
+// the message member: as it is, without escaping, so that a reader of the
+// transcript gets the message as JSON rather than as a string.
+func appendMessage[T string | []byte](dst []byte, text T) []byte {
 	dst = append(dst, `,"message":`...)
-	return append(dst, frame[:len(frame)-1]...)
+	return append(dst, text...)
 }
 
 // AppendReceivedBody appends what AppendBody appends for the received event
@@ -122,7 +128,7 @@ func AppendReceivedBody(dst []byte, dir Direction, m *Message) []byte {
 		dst = base64.StdEncoding.AppendEncode(dst, b)
 		dst = append(dst, '"')
 	case isMessageKind(kind) && isJSONLine(b):
-		dst = appendMessage(dst, b)
+		dst = appendMessage(dst, b[:len(b)-1])
 	case len(b) > 0:
 		dst = appendMember(dst, "raw", string(b))
 	}
@@ -151,14 +157,21 @@ func isMessageKind(kind string) bool {
 }
 
 // isJSONLine reports whether s, a frame whose JSON structure Classify found
-// well-formed and whose bytes SetRaw found to be UTF-8, can stand in a
-// transcript line as it is and be read back byte for byte: one object, then
-// a newline, nothing around them, and nothing encoding/json would refuse in
-// its strings (control characters, unknown escapes), which Classify does
-// not check.
+// well-formed and whose bytes SetRaw found to be UTF-8, is a line whose
+// text isJSONObject accepts, followed by a newline.
 func isJSONLine[T string | []byte](s T) bool {
 	n := len(s) - 1
-	if n < 2 || s[0] != '{' || s[n-1] != '}' || s[n] != '\n' {
+	return n >= 0 && s[n] == '\n' && isJSONObject(s[:n])
+}
+
+// isJSONObject reports whether s, a frame whose JSON structure Classify
+// found well-formed and whose bytes SetRaw found to be UTF-8, can stand in
+// a transcript line as it is and be read back byte for byte: one object,
+// nothing around it, and nothing encoding/json would refuse in its strings
+// (control characters, unknown escapes), which Classify does not check.
+func isJSONObject[T string | []byte](s T) bool {
+	n := len(s)
+	if n < 2 || s[0] != '{' || s[n-1] != '}' {
 		return false
 	}
 	for i := 0; i < n; {
