@@ -135,11 +135,15 @@ func (p *Process) Done() <-chan struct{} { return p.done }
 
 // waitExit waits up to d for the child to exit and reports whether it did:
 // each rung of a shutdown ladder.
-func (p *Process) waitExit(d time.Duration) bool {
+func (p *Process) waitExit(d time.Duration) bool { return waitAtMost(p.done, d) }
+
+// waitAtMost waits up to d for ch to deliver or close, and reports whether
+// it did.
+func waitAtMost[T any](ch <-chan T, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
-	case <-p.done:
+	case <-ch:
 		return true
 	case <-t.C:
 		return false

@@ -106,15 +106,6 @@ func (s *Served) isStopping() bool {
 	return s.stopping
 }
 
-func waitAtMost(done <-chan struct{}, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-	}
-}
-
 func (s *Served) record(e wire.Event) {
 	if s.cfg.Recorder != nil {
 		s.cfg.Recorder.Record(e)

@@ -282,12 +282,7 @@ func (s *session) run(ctx context.Context) *Result {
 		// ends with the process, so waiting longer would only delay exit.
 		if c := closerOf(s.clientIn); c != nil {
 			_ = c()
-			t := time.NewTimer(200 * time.Millisecond)
-			select {
-			case <-c2s:
-			case <-t.C:
-			}
-			t.Stop()
+			waitAtMost(c2s, 200*time.Millisecond)
 		}
 	}
 	s.record(wire.Event{Type: wire.EventSessionEnd, Detail: res.Reason})

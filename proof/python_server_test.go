@@ -38,6 +38,17 @@ func wantFindings(t *testing.T, report *reports.Report, want []found) string {
 	return b.String()
 }
 
+// wantSaid fails t for each finding of kind whose message does not say
+// text: what a finding tells its reader is asserted, not only its kind.
+func wantSaid(t *testing.T, report *reports.Report, kind, text string) {
+	t.Helper()
+	for _, f := range report.Findings {
+		if f.Kind == kind && !strings.Contains(f.Message, text) {
+			t.Errorf("%s: the %s finding does not say %q: %s", f.Scenario, kind, text, f.Message)
+		}
+	}
+}
+
 func summarize(fs []reports.Finding) []found {
 	out := []found{}
 	for _, f := range fs {
