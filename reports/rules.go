@@ -114,7 +114,8 @@ var Rules = []Rule{
 		"MCP 2025-11-25, Basic › Transports › Streamable HTTP (no shutdown is defined); POSIX SIGTERM"},
 	{RuleNotMCP, KindProtocolViolation, SeverityError,
 		"every line on the transport (over HTTP, every JSON body and event's data) is one JSON-RPC message: nothing else on stdout (logging belongs on stderr), no embedded newline, UTF-8, \"jsonrpc\": \"2.0\"",
-		specStdio + " (\"MUST NOT write anything to its stdout that is not a valid MCP message\")"},
+		"MCP 2025-11-25, Basic (\"All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification\"); " +
+			specStdio + " (\"MUST NOT write anything to its stdout that is not a valid MCP message\")"},
 	{RuleServedAfterDelete, KindProtocolViolation, SeverityError,
 		"once a server has accepted a DELETE of its session (2xx), it answers that session's later requests 404: a client starts a new session on that 404, and a server that serves on keeps a session its client believes gone (a request in flight when the DELETE came may be finished)",
 		"MCP 2025-11-25, Basic › Transports › Streamable HTTP › Session Management (\"MUST respond to requests containing that session ID with HTTP 404 Not Found\")"},
