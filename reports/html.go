@@ -1,10 +1,12 @@
 package reports
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -152,7 +154,7 @@ func readTimeline(path string, highlight []int64) ([]wire.Event, error) {
 	if path == "" {
 		return nil, os.ErrNotExist
 	}
-	total, err := countLines(path)
+	total, err := countEvents(path)
 	if err != nil {
 		return nil, err
 	}
@@ -198,25 +200,32 @@ func near(seq int64, highlight []int64) bool {
 	return false
 }
 
-// countLines counts the lines of the file at path without keeping them.
-func countLines(path string) (int, error) {
+// countEvents counts the events of the transcript at path without decoding
+// them: its lines that hold more than white space, the ones ReadTranscript
+// reads (it skips blank ones).
+func countEvents(path string) (int, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	buf := make([]byte, 1<<20)
-	n, last := 0, byte('\n')
+	br := bufio.NewReaderSize(f, 1<<20)
+	n, blank := 0, true // blank: the line so far is only white space
 	for {
-		k, err := f.Read(buf)
-		if k > 0 {
-			n += bytes.Count(buf[:k], []byte{'\n'})
-			last = buf[k-1]
+		// ReadSlice, not ReadBytes: a line longer than the buffer comes
+		// in pieces, and nothing is copied.
+		piece, err := br.ReadSlice('\n')
+		if blank && len(bytes.TrimSpace(piece)) > 0 {
+			blank = false
 		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if !blank {
+			n++
+		}
+		blank = true
 		if err == io.EOF {
-			if last != '\n' {
-				n++
-			}
 			return n, nil
 		}
 		if err != nil {

@@ -111,6 +111,30 @@ func TestHTMLOfALongSessionKeepsWhatMatters(t *testing.T) {
 	}
 }
 
+// Blank lines, which ReadTranscript skips (a transcript edited by hand, or
+// joined from pieces), do not count as events: counted, they pushed the
+// session's last events out of the page's kept end.
+func TestHTMLOfALongSessionWithBlankLinesKeepsItsEnd(t *testing.T) {
+	r := bigRun(t, 15000)
+	path := r.Scenarios[0].Transcript
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, bytes.ReplaceAll(b, []byte("\n"), []byte("\n \r\n\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	// Call 14900 is among the last 2,000 events, and 400 before the hung
+	// call the finding points at: only the kept end holds it.
+	if !strings.Contains(buf.String(), `tools/call #14900"`) {
+		t.Error("the page lacks the session's last events")
+	}
+}
+
 // The HTML report in a real headless browser (Debian's Chromium, installed
 // by scripts/install-tools): a run of 3,000 calls renders, with no console
 // error, the rows the finding points at drawn and the rest folded, and a
