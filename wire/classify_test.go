@@ -628,7 +628,8 @@ func FuzzClassify(f *testing.F) {
 
 // benchFrames are a typical small request, a progress notification, a
 // request of the stateless era, an error, and a tools/call response whose
-// result text is about 64 KiB: what a session is made of.
+// result text is about 64 KiB: what a session is made of; and the request
+// scripts/bench-relay sends.
 func benchFrames(b *testing.B) []struct {
 	name  string
 	frame []byte
@@ -655,6 +656,9 @@ func benchFrames(b *testing.B) []struct {
 		{"stateless", []byte(`{"jsonrpc":"2.0","id":"c-7","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}` + "\n")},
 		{"error", []byte(`{"jsonrpc":"2.0","id":12,"error":{"code":-32602,"message":"Unknown tool: get_wether","data":{"tool":"get_wether"}}}` + "\n")},
 		{"64KiB", large},
+		// What scripts/bench-relay sends (its ids run to 199,999), for the
+		// classifier's share of that run.
+		{"bench-relay", []byte(`{"jsonrpc":"2.0","id":123456,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("x", 120) + `"}}}` + "\n")},
 	}
 }
 
