@@ -59,8 +59,10 @@ func benchUpstream(events int, flushEach bool) http.Handler {
 // BenchmarkProxy compares requests through the proxy (with the transcript
 // streamed to a discarding recorder, as --report does, and an empty or a
 // never-firing fault plan) with the same requests sent to the server
-// directly, and through the standard library's reverse proxy for scale:
-// requests per second and p50/p99 latency.
+// directly, and, for scale, through a TCP forwarder (the extra hop alone),
+// a minimal net/http proxy (the floor of any proxy that reads HTTP with
+// net/http) and the standard library's reverse proxy: requests per second
+// and p50/p99 latency.
 func BenchmarkProxy(b *testing.B) {
 	never, err := faults.Parse("drop:on=c2s:request:never/this")
 	if err != nil {
@@ -72,7 +74,7 @@ func BenchmarkProxy(b *testing.B) {
 		flushEach bool
 	}{{"json", 0, false}, {"sse-1000", 1000, true}, {"sse-1000-burst", 1000, false}} {
 		upstream := httptest.NewServer(benchUpstream(shape.events, shape.flushEach))
-		for _, via := range []string{"direct", "tcpsplice", "reverseproxy", "proxy", "proxy+plan"} {
+		for _, via := range []string{"direct", "tcpsplice", "minimal", "reverseproxy", "proxy", "proxy+plan"} {
 			b.Run(shape.name+"/"+via, func(b *testing.B) {
 				target := upstream.URL + "/mcp"
 				switch via {
@@ -82,6 +84,16 @@ func BenchmarkProxy(b *testing.B) {
 					// proxy on this machine.
 					u, _ := url.Parse(upstream.URL)
 					target = spliceTo(b, u.Host) + "/mcp"
+				case "minimal":
+					// The least a net/http proxy does: read the body, send
+					// it on with an http.Client, copy the answer back. What
+					// it costs over tcpsplice is net/http's own, on both
+					// sides of the hop; no proxy built on it can do better.
+					h, client := minimalProxy(upstream.URL + "/mcp")
+					front := httptest.NewServer(h)
+					defer front.Close()
+					defer client.CloseIdleConnections()
+					target = front.URL + "/mcp"
 				case "reverseproxy":
 					// The standard library's reverse proxy: the floor a
 					// proxy that looks at nothing pays for the extra hop.
@@ -129,6 +141,45 @@ func BenchmarkProxy(b *testing.B) {
 		}
 		upstream.Close()
 	}
+}
+
+// minimalProxy relays each POST to target and its answer back, flushing
+// as the answer comes, with nothing looked at or recorded.
+func minimalProxy(target string) (http.Handler, *http.Client) {
+	client := &http.Client{Transport: &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: 64}}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		req, err := http.NewRequestWithContext(r.Context(), r.Method, target, bytes.NewReader(body))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		req.Header = r.Header.Clone()
+		resp, err := client.Do(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		for k, vs := range resp.Header {
+			w.Header()[k] = vs
+		}
+		w.WriteHeader(resp.StatusCode)
+		_, _ = io.Copy(flushWriter{w}, resp.Body)
+	}), client
+}
+
+// flushWriter flushes each write, so that a stream is relayed as it comes.
+type flushWriter struct{ w http.ResponseWriter }
+
+func (f flushWriter) Write(b []byte) (int, error) {
+	n, err := f.w.Write(b)
+	f.w.(http.Flusher).Flush()
+	return n, err
 }
 
 // spliceTo listens on a loopback port and copies every connection to and
