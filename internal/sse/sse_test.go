@@ -1,9 +1,11 @@
 package sse_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -104,4 +106,126 @@ func BenchmarkReader(b *testing.B) {
 			}
 		}
 	}
+}
+
+// refEvent is what the EventSource parsing rules make of one event, read
+// by refEvents.
+type refEvent struct {
+	ID, Name, Data string
+	HasData        bool
+	Retry          time.Duration
+}
+
+// refEvents parses a stream the plain way, apart from the Reader: split
+// into lines ending in "\n" or "\r\n" first (the Reader's one departure
+// from EventSource, a lone "\r" read as part of its line, is kept), then
+// each line is a blank line that ends an event, a comment, or a field
+// "name: value" (one space after the colon dropped; no colon, no value).
+// It returns the events a blank line ended, and whether bytes of an
+// unfinished one are left at the end.
+func refEvents(in []byte) (events []refEvent, unfinished bool) {
+	var e refEvent
+	var data []string
+	var raw int // bytes of the event so far
+	for len(in) > 0 {
+		n := bytes.IndexByte(in, '\n') + 1
+		if n == 0 {
+			return events, true
+		}
+		line := in[:n]
+		in = in[n:]
+		raw += len(line)
+		text := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
+		switch {
+		case text == "":
+			e.HasData = data != nil
+			e.Data = strings.Join(data, "\n")
+			events = append(events, e)
+			e, data, raw = refEvent{}, nil, 0
+			continue
+		case text[0] == ':':
+			continue
+		}
+		name, value, _ := strings.Cut(text, ":")
+		value = strings.TrimPrefix(value, " ")
+		switch name {
+		case "data":
+			data = append(data, value)
+		case "id":
+			e.ID = value
+		case "event":
+			e.Name = value
+		case "retry":
+			if value != "" && strings.Trim(value, "0123456789") == "" {
+				if ms, err := strconv.ParseUint(value, 10, 31); err == nil {
+					e.Retry = time.Duration(ms) * time.Millisecond
+				}
+			}
+		}
+	}
+	return events, raw > 0
+}
+
+// FuzzReader holds the Reader, on any bytes a server could send, to the
+// proxy's promise and to the parsing rules: the events' bytes joined are
+// the stream's bytes exactly (nothing dropped, nothing added), and each
+// event says what refEvents reads in it. An event over the cap ends the
+// stream with ErrTooLong, having returned only bytes of the stream.
+func FuzzReader(f *testing.F) {
+	for _, s := range []string{
+		"event: message\nid: 7\ndata: {\"a\":1}\n\n",
+		"data: {\"a\":\r\ndata: 1}\r\n\r\n",
+		": ping\nid: 0\ndata:\n\nid: 1\n\n",
+		"retry: 1500\n\nretry: 2s\n\n\n\n",
+		"event: endpoint\ndata: /messages?sessionId=x\n\n",
+		"data\ndata:\ndata:  two spaces\n\ndata: {\"a\"",
+		"id: 1\r\ndata: x\r\r\n\r\n \n\n",
+	} {
+		f.Add([]byte(s), uint16(64))
+	}
+	f.Fuzz(func(t *testing.T, in []byte, limit uint16) {
+		max := int(limit%512) + 1
+		r := sse.NewReader(bytes.NewReader(in), max)
+		var joined []byte
+		var got []refEvent
+		var err error
+		for range len(in) + 2 {
+			var e sse.Event
+			e, err = r.Next()
+			joined = append(joined, e.Raw...)
+			if err != nil {
+				break
+			}
+			if len(e.Raw) > max {
+				t.Fatalf("an event of %d bytes passed the %d-byte cap", len(e.Raw), max)
+			}
+			if ev := (refEvent{e.ID, e.Name, string(e.Data), e.HasData, e.Retry}); ev != (refEvent{}) {
+				got = append(got, ev)
+			}
+		}
+		switch {
+		case errors.Is(err, sse.ErrTooLong):
+			if !bytes.HasPrefix(in, joined) {
+				t.Fatalf("the events' bytes %q are not the start of the stream %q", joined, in)
+			}
+			return
+		case !errors.Is(err, io.EOF):
+			t.Fatalf("the stream ended with %v, not EOF (or did not end)", err)
+		case !bytes.Equal(joined, in):
+			t.Fatalf("the events' bytes %q are not the stream's %q", joined, in)
+		}
+		want, _ := refEvents(in)
+		// Events that say nothing (blank lines between events, which the
+		// Reader passes on as events of their own, or only unknown fields)
+		// are left out on both sides: their bytes are checked above.
+		var kept []refEvent
+		for _, e := range want {
+			if e != (refEvent{}) {
+				kept = append(kept, e)
+			}
+		}
+		if diff := cmp.Diff(kept, got); diff != "" {
+			t.Fatalf("events of %q (-rules +reader):\n%s", in, diff)
+		}
+	})
 }
