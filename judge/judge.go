@@ -192,6 +192,7 @@ func (j *Judger) add(e *wire.Event) {
 	case wire.EventForwarded:
 		if e.Dir == j.p.out {
 			j.tr.answerSettled(e.Of, true)
+			j.tr.asked.settled(e, true)
 		}
 		j.tr.forwarded(j, e)
 		if cl != nil {
@@ -199,6 +200,7 @@ func (j *Judger) add(e *wire.Event) {
 		}
 	case wire.EventDropped:
 		if e.Dir == j.p.out {
+			j.tr.asked.settled(e, false)
 			if lost := j.tr.answerSettled(e.Of, false); lost != "" && j.p.name == "server" && strings.Contains(e.Detail, "by fault ") {
 				j.notes.add(fmt.Sprintf("the answer to %s never reached the client (%s), and no resumption could bring it back: "+
 					"the server sent it with no event id (resumability is optional; MCP 2025-11-25, Basic › Transports › Streamable HTTP › Resumability and Redelivery)", lost, e.Detail))
@@ -354,6 +356,7 @@ func (j *Judger) received(e *wire.Event) {
 		if e.Kind == "response" || e.Kind == "error" {
 			j.lastAnswer = &reports.Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}
 		}
+		j.tr.asked.received(e)
 		method := j.tr.answer(j, e)
 		j.pr.check(j, e, method)
 	}

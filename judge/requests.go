@@ -252,6 +252,9 @@ type tracker struct {
 	dups    map[string]*aggregate
 	dupKeys []string
 	unknown *aggregate
+
+	// asked are the peer's own requests to the other side.
+	asked peerRequests
 }
 
 // suspectWindow is how long an answer to an unknown id waits for the
@@ -920,6 +923,10 @@ func (t *tracker) judgeOpen(j *Judger) []reports.Finding {
 			note(fmt.Sprintf("unanswered, but the %s wrote a line too long to classify after the request: it may have been the answer", j.p.name))
 		case endT < d:
 			note("unanswered when the transcript ends, before the deadline")
+		case t.asked.waitedOn(r, d) != nil:
+			l := t.asked.waitedOn(r, d)
+			note(fmt.Sprintf("unanswered, but the %s sent %s (id %s) while it was open, and mcpchaos did not deliver it (%s): the handler may be waiting for its answer",
+				j.p.name, l.method, l.id, l.why))
 		case r.lastNote != nil && endT-r.lastNote.TUS < j.deadlineUS && r.lastNote.TUS > r.fwd.TUS:
 			// Still sending on the request's stream when the wait
 			// ended: slower than the deadline, not stuck.
