@@ -1,0 +1,70 @@
+package proof
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpchaos/mcpchaos/chaos/probe"
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/suite"
+)
+
+// The default HTTP matrix on server-everything 0.6.2 (npm, December 2024):
+// SDK 1.0.1's legacy HTTP+SSE transport, protocol 2024-11-05, the oldest
+// release of the reference server. Every scenario passes; the session-
+// ending one cannot fire (the legacy transport has no Mcp-Session-Id).
+//
+// Under cut-before-result the fault cuts the one stream every server
+// message travels on. The probe's fourth call, sampleLLM, starts once a
+// deadline frees a slot, after the cut: the server's sampling/createMessage
+// goes down the cut stream and the tool waits for its answer for ever.
+// That wait is mcpchaos's doing, not a hang, which the judge said before
+// it followed the server's own requests (judge/peerrequests.go).
+func TestLegacySSEServerEverything062(t *testing.T) {
+	dir := corpusDir(t)
+	port := freePort(t)
+	u, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d/sse", port))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	call := func(tool, args string) probe.Call { return probe.Call{Tool: tool, Args: json.RawMessage(args)} }
+	report, err := suite.Run(ctx, suite.Options{
+		Command: []string{"env", fmt.Sprintf("PORT=%d", port), "node",
+			filepath.Join(dir, "npm/node_modules/server-everything-0.6.2/dist/sse.js")},
+		URL:       u,
+		Scenarios: faults.HTTPServerScenarios(),
+		Seed:      1,
+		Deadline:  5 * time.Second,
+		Grace:     2 * time.Second,
+		// Three quick calls fill the probe's three slots; sampleLLM waits
+		// for one to free.
+		Probe: probe.Config{Calls: []probe.Call{
+			call("echo", `{"message":"mcpchaos"}`), call("add", `{"a":1,"b":2}`),
+			call("getTinyImage", `{}`), call("sampleLLM", `{"prompt":"mcpchaos","maxTokens":10}`)}},
+		Repro: func(sc string, seed uint64) string { return fmt.Sprintf("--scenario %s --seed %d", sc, seed) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary := wantFindings(t, report, []found{})
+	var indet []string
+	for _, sc := range report.Scenarios {
+		if sc.Outcome == reports.OutcomeIndeterminate {
+			indet = append(indet, sc.Name)
+		}
+		if sc.Name == "cut-before-result" && !strings.Contains(strings.Join(sc.Notes, "\n"), "sent sampling/createMessage") {
+			t.Errorf("cut-before-result does not note the sampling request the cut kept from the client:\n%s", summary)
+		}
+	}
+	if diff := cmp.Diff([]string{"end-session-inflight"}, indet); diff != "" {
+		t.Errorf("indeterminate scenarios (-want +got):\n%s\n%s", diff, summary)
+	}
+}
