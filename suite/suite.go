@@ -168,12 +168,31 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 		if errors.As(base.probeErr, &unknown) {
 			return nil, &SetupError{Reason: "a --call names a tool the server does not list", Err: base.probeErr}
 		}
-		return nil, &SetupError{Reason: "the server does not start or initialize without faults", Err: base.probeErr, Stderr: base.stderr}
+		return nil, &SetupError{Reason: notStarted(base, o.Probe.Era), Err: base.probeErr, Stderr: base.stderr}
 	}
 	workloadHints(base, o.Deadline)
 	return completeMatrix(report, base, o.Parallel, o.Scenarios, func(sc faults.Scenario) (*scenarioRun, error) {
 		return withProgress(o.Progress, sc.Name, base, func() (*scenarioRun, error) { return o.runScenario(ctx, sc) })
 	})
+}
+
+// notStarted says why the baseline could not run its workload. A server
+// that gave no answer to server/discover may be one of an earlier revision
+// that fails on it instead of refusing it: the user is told how to test the
+// rest of it.
+func notStarted(base *scenarioRun, era string) string {
+	const reason = "the server does not start or initialize without faults"
+	if era == probe.EraStateful || base.probe == nil || base.probe.Initialized {
+		return reason
+	}
+	for _, r := range base.probe.Requests {
+		if r.Method == "server/discover" && !r.Answered {
+			return reason + " (it gave no answer to server/discover, the first request of the 2026-07-28 revision's handshake, which a 2026 client sends first; " +
+				"a server of an earlier revision must refuse it with an error, -32601 Method not found: if it failed on that request instead, " +
+				"--era stateful tests the rest of it with the initialize handshake alone)"
+		}
+	}
+	return reason
 }
 
 // completeMatrix completes a report after the baseline: the scenarios run,
@@ -331,6 +350,9 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 	if o.CaseDir != "" && sc.Name != faults.Baseline.Name {
 		ran := sc
 		ran.Deadline = deadline // the replay must judge with the same patience
+		if ran.Era == "" {
+			ran.Era = o.Probe.Era // and speak the same era
+		}
 		run.save = func(own []reports.Finding) error {
 			_, err := SaveCase(o.CaseDir, faults.Case{Scenario: ran, Seed: seed, Command: o.Command, URL: caseURL(o.URL),
 				Calls: ToolCalls(o.Probe.Calls), SkipTools: o.Probe.SkipTools, Decisions: log.decisions.out}, own)

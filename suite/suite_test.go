@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpchaos/mcpchaos/chaos/probe"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/reports"
@@ -208,6 +209,17 @@ func TestSetupErrors(t *testing.T) {
 				t.Fatalf("err = %v, want one saying %q", err, tc.wantErr)
 			}
 		})
+	}
+	// A server of an earlier revision that dies on server/discover, the
+	// stateless revision's first request, instead of refusing it (mcp
+	// 1.3.0's FastMCP): the error says how to test the rest of it, unless
+	// the probe was already told to skip server/discover.
+	diesOnDiscover := []string{"sh", "-c", "read first; echo \"unknown request: $first\" >&2; exit 1"}
+	for _, era := range []string{"", probe.EraStateful} {
+		_, err := Run(ctx, Options{Command: diesOnDiscover, Deadline: 500 * time.Millisecond, Grace: 500 * time.Millisecond, Probe: probe.Config{Era: era}})
+		if err == nil || strings.Contains(err.Error(), "--era stateful") != (era == "") {
+			t.Errorf("era %q: err = %v; want the --era stateful hint only when the probe sent server/discover", era, err)
+		}
 	}
 	_, err := Run(ctx, Options{Command: []string{"sh", "-c", "echo starting up >&2; exit 3"}, Deadline: 500 * time.Millisecond, Grace: 500 * time.Millisecond})
 	setup, ok := err.(*SetupError)

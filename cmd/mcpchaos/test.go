@@ -34,6 +34,7 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 		serverURL string
 		headers   []string
 		startWait time.Duration
+		era       string
 	)
 	m.register(fs, suite.DefaultDeadline, "how long a request may stay unanswered before it is a hang",
 		"shutdown ladder wait: stdin closed, wait, SIGTERM, wait, SIGKILL")
@@ -43,6 +44,7 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&serverURL, "url", "", "probe the HTTP MCP server at `URL` (streamable HTTP, or the legacy HTTP+SSE transport at .../sse) through the HTTP proxy; with a command after --, start that server first for each scenario")
 	fs.StringArrayVar(&headers, "header", nil, "send this header with every request to the --url server, as `NAME:VALUE` (repeatable; for a token: --header 'Authorization: Bearer ...')")
 	fs.DurationVar(&startWait, "start-timeout", suite.DefaultStartTimeout, "with --url and a command, how long the server may take to listen")
+	fs.StringVar(&era, "era", "auto", "the protocol `ERA` the probe speaks: auto (server/discover first, the 2026-07-28 revision, falling back to initialize, as a 2026 client does) or stateful (the initialize handshake alone, for a server of an earlier revision that fails on server/discover)")
 	fs.StringVar(&casesDir, "cases", "", "replay every regression case in `DIR` (against the server after --, else the command each case recorded; with the calls and skipped tools each case recorded, unless --call or --skip-tool is given) and say which still fail")
 	if err := fs.Parse(flagArgs); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -60,9 +62,16 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 	if maxWait <= 0 {
 		return usageError(stderr, "test: --max-deadline must be positive")
 	}
+	probeEra, err := parseEra(era)
+	if err != nil {
+		return usageError(stderr, "test: %v", err)
+	}
 	ht := httpTest{url: serverURL, headers: headers, startWait: startWait, command: command,
-		calls: calls, skipTools: skipTools, maxWait: maxWait}
+		calls: calls, skipTools: skipTools, era: probeEra, maxWait: maxWait}
 	if casesDir != "" {
+		if fs.Changed("era") {
+			return usageError(stderr, "test: --cases replays each case with the era it recorded; it takes no --era")
+		}
 		return runCases(fs, casesDir, ht, m, stdout, stderr)
 	}
 	if serverURL != "" {
@@ -104,8 +113,8 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 		Grace:         m.grace,
 		Parallel:      m.parallel,
 		TranscriptDir: m.transcriptDir,
-		Probe:         probe.Config{Calls: probeCalls, SkipTools: skipTools},
-		Repro:         reproLine(command, defaultTarget, m.deadline, maxWait, m.selectorArgs, workloadArgs(calls, skipTools)...),
+		Probe:         probe.Config{Calls: probeCalls, SkipTools: skipTools, Era: probeEra},
+		Repro:         reproLine(command, defaultTarget, m.deadline, maxWait, m.selectorArgs, workloadArgs(calls, skipTools, probeEra)...),
 		Tool:          "mcpchaos " + version,
 		Version:       version,
 		CaseDir:       m.saveCase,
@@ -142,8 +151,11 @@ func casesFlagsOK(fs *pflag.FlagSet, command string, m matrixFlags) error {
 }
 
 // workloadArgs are the --call and --skip-tool flags given.
-func workloadArgs(calls, skipTools []string) []string {
+func workloadArgs(calls, skipTools []string, era string) []string {
 	var out []string
+	if era != "" {
+		out = append(out, "--era", era)
+	}
 	for _, c := range calls {
 		out = append(out, "--call", c)
 	}
@@ -151,6 +163,18 @@ func workloadArgs(calls, skipTools []string) []string {
 		out = append(out, "--skip-tool", s)
 	}
 	return out
+}
+
+// parseEra reads --era: "" (auto) negotiates, as a 2026 client does;
+// probe.EraStateful skips server/discover.
+func parseEra(s string) (string, error) {
+	switch s {
+	case "auto":
+		return "", nil
+	case probe.EraStateful:
+		return s, nil
+	}
+	return "", fmt.Errorf("--era %q: want auto or stateful (the probe speaks the stateless revision whenever the server offers it, under auto)", s)
 }
 
 // casesRepro is the repro line of a replayed case: the replay itself.
@@ -255,7 +279,7 @@ func runCases(fs *pflag.FlagSet, dir string, t httpTest, m matrixFlags, stdout, 
 		Parallel:      m.parallel,
 		TranscriptDir: m.transcriptDir,
 		Probe:         probe.Config{Calls: probeCalls, SkipTools: t.skipTools},
-		Repro:         casesRepro("test", dir, "", t.command, append(targetArgs, workloadArgs(t.calls, t.skipTools)...)...),
+		Repro:         casesRepro("test", dir, "", t.command, append(targetArgs, workloadArgs(t.calls, t.skipTools, "")...)...),
 		Tool:          "mcpchaos " + version,
 		Version:       version,
 	}, dir)

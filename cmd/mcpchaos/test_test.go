@@ -33,6 +33,12 @@ func TestTestUsageErrors(t *testing.T) {
 		{"unknown tool", func(t *testing.T) []string {
 			return append([]string{"test", "--call", `nope={}`, "--deadline", "2s", "--"}, selfServe(t)...)
 		}, `a --call names a tool the server does not list`},
+		{"unknown era", func(*testing.T) []string { return []string{"test", "--era", "2024-11-05", "--", "cat"} },
+			`--era "2024-11-05": want auto or stateful`},
+		{"era with cases", func(t *testing.T) []string {
+			return []string{"test", "--cases", t.TempDir(), "--era", "stateful", "--", "cat"}
+		},
+			"--cases replays each case with the era it recorded"},
 		{"server that dies at once", func(*testing.T) []string {
 			return []string{"test", "--deadline", "500ms", "--", "sh", "-c", "echo cannot open config.toml >&2; exit 1"}
 		}, "the server does not start or initialize without faults"},
@@ -145,5 +151,46 @@ func TestJudgeReportsABaselineFindingOnce(t *testing.T) {
 	}
 	if other := r.Scenarios[2]; other.Findings != len(alone.Findings) {
 		t.Errorf("burst-c2s of another target: %d findings; want its own %d", other.Findings, len(alone.Findings))
+	}
+}
+
+// --era stateful skips server/discover: the probe opens every session with
+// the initialize handshake, the repro lines say --era stateful, and a
+// saved case records the era, so its replay speaks it too.
+func TestTestEraStateful(t *testing.T) {
+	dir := t.TempDir()
+	cases := filepath.Join(dir, "cases")
+	// The scenario pins a crash the bundled server does not have: its run
+	// fails with an expectation finding, which has a repro line and is
+	// saved as a case.
+	file := filepath.Join(dir, "chaos.yaml")
+	scenario := "version: 1\nscenarios:\n  - name: pinned\n    faults: [\"delay:on=s2c:response:tools/call,for=10ms\"]\n    findings: [crash]\n"
+	if err := os.WriteFile(file, []byte(scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	args := append([]string{"test", "--seed", "7", "--era", "stateful", "--scenario", file,
+		"--transcript-dir", dir, "--save-case", cases, "--"}, selfServe(t)...)
+	if code := run(args, nil, &stdout, &stderr); code != exitFindings {
+		t.Fatalf("exit %d, want %d (the pinned crash does not come)\nstdout:\n%s\nstderr:\n%s", code, exitFindings, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "--era stateful") {
+		t.Errorf("the repro lines do not say --era stateful:\n%s", stdout.String())
+	}
+	for _, name := range []string{"baseline.jsonl", "pinned.jsonl"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte(`"server/discover"`)) || !bytes.Contains(b, []byte(`"initialize"`)) {
+			t.Errorf("%s: the probe did not open with the initialize handshake alone", name)
+		}
+	}
+	saved, _ := filepath.Glob(filepath.Join(cases, "*"))
+	if len(saved) != 1 {
+		t.Fatalf("saved cases %v, want one", saved)
+	}
+	if b, _ := os.ReadFile(saved[0]); !bytes.Contains(b, []byte("era: stateful")) {
+		t.Errorf("the saved case does not record the era:\n%s", b)
 	}
 }

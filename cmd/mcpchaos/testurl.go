@@ -27,6 +27,7 @@ type httpTest struct {
 	command   []string
 	calls     []string
 	skipTools []string
+	era       string // the probe's: "" or probe.EraStateful
 	maxWait   time.Duration
 }
 
@@ -66,8 +67,8 @@ func runHTTPTest(fs *pflag.FlagSet, t httpTest, m matrixFlags, stdout, stderr io
 		Grace:         m.grace,
 		Parallel:      m.parallel,
 		TranscriptDir: m.transcriptDir,
-		Probe:         probe.Config{Calls: probeCalls, SkipTools: t.skipTools},
-		Repro:         reproLine(t.command, len(t.command) == 0, m.deadline, t.maxWait, m.selectorArgs, append(targetArgs, workloadArgs(t.calls, t.skipTools)...)...),
+		Probe:         probe.Config{Calls: probeCalls, SkipTools: t.skipTools, Era: t.era},
+		Repro:         reproLine(t.command, len(t.command) == 0, m.deadline, t.maxWait, m.selectorArgs, append(targetArgs, workloadArgs(t.calls, t.skipTools, t.era)...)...),
 		Tool:          "mcpchaos " + version,
 		Version:       version,
 		CaseDir:       m.saveCase,
