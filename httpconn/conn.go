@@ -33,6 +33,9 @@ const (
 	endpointWait = 10 * time.Second
 	// deleteWait bounds the DELETE that ends a session.
 	deleteWait = 2 * time.Second
+	// initializedWait bounds the wait for the POST of the initialized
+	// notification before the next message is sent.
+	initializedWait = 5 * time.Second
 )
 
 // Config says which server to reach.

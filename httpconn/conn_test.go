@@ -256,3 +256,51 @@ func TestALegacyStreamThatIsNotOneSaysWhatItGot(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// The initialized notification's POST completes before the next message is
+// posted: FastMCP of mcp 1.3.0 ends a session whose request arrives before
+// that notification ("Received request before initialization was
+// complete"), and a probe that posted tools/list alongside it made every
+// baseline over the legacy transport a hang, which no SDK client causes.
+func TestInitializedIsPostedBeforeWhatFollows(t *testing.T) {
+	var mu sync.Mutex
+	var order []string
+	note := func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		order = append(order, s)
+	}
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		switch {
+		case strings.Contains(string(body), "notifications/initialized"):
+			note("initialized arrives")
+			time.Sleep(200 * time.Millisecond) // a server slow to take it in
+			note("initialized accepted")
+			w.WriteHeader(http.StatusAccepted)
+		case strings.Contains(string(body), "tools/list"):
+			note("tools/list arrives")
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`)
+		default:
+			// The GET stream the notification opens: none here.
+			w.WriteHeader(http.StatusMethodNotAllowed)
+		}
+	}))
+	defer front.Close()
+	c := dial(t, front.URL+"/mcp", nil)
+	if _, err := io.WriteString(c.Writer(), `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(c.Reader()).ReadString('\n')
+	if err != nil || !strings.Contains(line, `"tools"`) {
+		t.Fatalf("answer %q, %v", line, err)
+	}
+	c.Writer().Close()
+	c.Reader().Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff([]string{"initialized arrives", "initialized accepted", "tools/list arrives"}, order); diff != "" {
+		t.Errorf("order at the server (-want +got):\n%s", diff)
+	}
+}

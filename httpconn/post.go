@@ -56,14 +56,33 @@ func parseMessage(body []byte) message {
 	return out
 }
 
-// post sends one message in its own request.
+// post sends one message in its own request. The initialized notification
+// is sent before anything after it: each POST is a request of its own, and
+// one that overtook it would reach the server before the session is up.
+// The SDKs' clients wait for its POST too (the TypeScript client awaits
+// every send, the Python one every notification), so a server is not held
+// to an order no real client puts it through; the early-request fault does
+// that on purpose.
 func (c *Conn) post(body []byte) {
+	m := parseMessage(body)
+	done := make(chan struct{})
 	c.posts.Add(1)
 	if !c.goBackground(func() {
 		defer c.posts.Done()
-		c.send(body, parseMessage(body))
+		defer close(done)
+		c.send(body, m)
 	}) {
 		c.posts.Done()
+		return
+	}
+	if m.initialized {
+		t := time.NewTimer(initializedWait)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C: // a server that never answers it is judged on what follows
+		case <-c.ctx.Done():
+		}
 	}
 }
 
