@@ -248,16 +248,17 @@ func (p *Proxy) post(from *exchange, l labelled) {
 func (x *exchange) swallow(resp *http.Response, why string) {
 	defer resp.Body.Close()
 	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	switch media {
-	case "text/event-stream":
+	switch {
+	case media == "text/event-stream":
 		x.swallowEvents(sse.NewReader(resp.Body, x.p.cfg.MaxBody), why)
-	case "application/json":
+	case media == "application/json" && !x.p.legacyPost(x.r):
 		if body, _ := readLimited(resp.Body, x.p.cfg.MaxBody); len(bytes.TrimSpace(body)) > 0 {
 			x.dropUnread(body, "", why)
 		}
 	default:
 		// An error page carries no message, but may carry the server's
-		// traceback: it goes into the record as the client's would.
+		// traceback: it goes into the record as the client's would. So
+		// does the body of a POST on the legacy transport (relayOpaque).
 		if body, _ := readLimited(resp.Body, x.p.cfg.MaxBody); len(body) > 0 {
 			e := wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: resp.StatusCode, Detail: "response body (" + why + ")"}
 			e.SetRaw(body)

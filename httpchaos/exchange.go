@@ -364,7 +364,7 @@ func (x *exchange) respond(resp *http.Response) {
 	switch {
 	case media == "text/event-stream":
 		x.relayStream(resp)
-	case media == "application/json" && resp.StatusCode < 300:
+	case media == "application/json" && resp.StatusCode < 300 && !p.legacyPost(x.r):
 		x.relayJSON(resp)
 	default:
 		x.relayOpaque(resp)
@@ -380,13 +380,20 @@ func orNone(s string) string {
 
 // relayOpaque passes a body that carries no message on as it came (202,
 // an error page), recording it so that nothing the server sent is lost.
+// On the legacy transport every server message comes on the GET stream,
+// and a client reads no POST's body: a server that echoes the answer there
+// too (mcp-go 0.20 does) has not answered twice.
 func (x *exchange) relayOpaque(resp *http.Response) {
 	body, err := readLimited(resp.Body, x.p.cfg.MaxBody)
 	x.w.Header().Del("Content-Length")
 	x.w.WriteHeader(resp.StatusCode)
 	if len(body) > 0 {
 		x.write(body)
-		e := wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: resp.StatusCode, Detail: "response body"}
+		detail := "response body"
+		if x.p.legacyPost(x.r) {
+			detail += " (of a POST to the legacy transport's message endpoint: its messages come on the GET stream, and a client does not read this)"
+		}
+		e := wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: resp.StatusCode, Detail: detail}
 		e.SetRaw(body)
 		x.p.record(e)
 	}

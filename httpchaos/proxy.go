@@ -78,6 +78,9 @@ type Proxy struct {
 	// transport's message endpoint, with its session query).
 	lastPost   *url.URL
 	injectedBy map[string]string // injected request id -> fault label
+	// legacyPaths are the paths legacy endpoint events named: a POST there
+	// is answered on the GET stream, and its body carries no message.
+	legacyPaths map[string]bool
 
 	exchanges atomic.Int64
 	// era is the wire.Era the client's messages last spoke; probes counts
@@ -278,6 +281,26 @@ func (p *Proxy) record(e wire.Event) int64 {
 		return 0
 	}
 	return p.rec.Record(e)
+}
+
+// legacyEndpoint notes the path an endpoint event named.
+func (p *Proxy) legacyEndpoint(path string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.legacyPaths == nil {
+		p.legacyPaths = map[string]bool{}
+	}
+	if len(p.legacyPaths) < 64 {
+		p.legacyPaths[path] = true
+	}
+}
+
+// legacyPost says whether r was sent to the legacy transport's message
+// endpoint.
+func (p *Proxy) legacyPost(r *http.Request) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return r.Method == http.MethodPost && p.legacyPaths[r.URL.Path]
 }
 
 // target is where an exchange goes upstream: the upstream's own endpoint

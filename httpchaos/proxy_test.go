@@ -1,8 +1,10 @@
 package httpchaos_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -417,14 +419,27 @@ func TestRefusesFaultsWithoutAnHTTPMeaning(t *testing.T) {
 }
 
 // The legacy HTTP+SSE transport through the proxy: the endpoint event the
-// server sends names its own host, so the proxy rewrites it to its own;
-// the client then POSTs through the proxy, and the answers come on the
-// GET stream, recorded with the exchange that carried them.
+// server sends names the server, so the proxy rewrites it to its own; the
+// client then POSTs through the proxy, and the answers come on the GET
+// stream, recorded with the exchange that carried them. A server names
+// itself as it knows itself: by the address the proxy was given, or as
+// localhost or 0.0.0.0 (mcp-go 0.20's example says localhost), which on
+// the upstream's port is the same server.
 func TestLegacySSE(t *testing.T) {
+	for _, name := range []string{"the upstream's address", "localhost", "0.0.0.0"} {
+		t.Run(name, func(t *testing.T) { testLegacySSE(t, name) })
+	}
+}
+
+func testLegacySSE(t *testing.T, name string) {
 	upstream := httptest.NewUnstartedServer(nil)
 	upstream.Start()
 	defer upstream.Close()
-	upstream.Config.Handler = server.NewSSEServer(everything.New(), server.WithBaseURL(upstream.URL))
+	base, _ := url.Parse(upstream.URL)
+	if name != "the upstream's address" {
+		base.Host = net.JoinHostPort(name, base.Port())
+	}
+	upstream.Config.Handler = server.NewSSEServer(everything.New(), server.WithBaseURL(base.String()))
 	u, _ := url.Parse(upstream.URL + "/sse")
 	front, p, rec := proxyToURL(t, u)
 
@@ -509,5 +524,85 @@ func TestARequestToAnUpstreamThatIsGoneIsNotOwed(t *testing.T) {
 	}
 	if v := judge.Session(rec.Events()); len(v.Findings) != 0 {
 		t.Errorf("findings %+v; want none: the server never had the request", v.Findings)
+	}
+}
+
+// A legacy server may echo its answer in the body of the POST that carried
+// the request, as mcp-go 0.20's did (202, application/json). On the legacy
+// transport every server message comes on the GET stream and a client reads
+// no POST's body: the server answered once, and the body is recorded as an
+// HTTP body, not a second answer.
+func TestLegacyPOSTBodyIsNoMessage(t *testing.T) {
+	answers := make(chan string, 4)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/sse", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "event: endpoint\ndata: /message?sessionId=1\n\n")
+		w.(http.Flusher).Flush()
+		for {
+			select {
+			case a := <-answers:
+				_, _ = io.WriteString(w, "event: message\ndata: "+a+"\n\n")
+				w.(http.Flusher).Flush()
+			case <-r.Context().Done():
+				return
+			}
+		}
+	})
+	mux.HandleFunc("/message", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		answer := `{"jsonrpc":"2.0","id":1,"result":{}}`
+		answers <- answer
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusAccepted)
+		_, _ = io.WriteString(w, answer)
+	})
+	front, p, rec := proxyTo(t, mux, "/sse")
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	get, _ := http.NewRequestWithContext(ctx, http.MethodGet, front, nil)
+	resp, err := http.DefaultClient.Do(get)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	stream := bufio.NewReader(resp.Body)
+	endpoint := ""
+	for endpoint == "" {
+		line, err := stream.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no endpoint event: %v", err)
+		}
+		if data, ok := strings.CutPrefix(strings.TrimSpace(line), "data: "); ok {
+			endpoint = data
+		}
+	}
+	target, _ := url.Parse(front)
+	ep, _ := url.Parse(endpoint)
+	post, err := http.Post(target.ResolveReference(ep).String(), "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, post.Body)
+	post.Body.Close()
+	for {
+		line, err := stream.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no answer on the stream: %v", err)
+		}
+		if strings.HasPrefix(line, "data: {") {
+			break
+		}
+	}
+	cancel()
+	if err := p.Close("the test ended"); err != nil {
+		t.Error(err)
+	}
+	events := rec.Events()
+	if diff := cmp.Diff([]string{"received c2s request ping", "received s2c response "}, messages(events, wire.EventReceived)); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+	if v := judge.Session(events); len(v.Findings) != 0 {
+		t.Errorf("findings: %+v", v.Findings)
 	}
 }

@@ -3,6 +3,7 @@ package httpchaos
 import (
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -251,11 +252,17 @@ func (x *exchange) writePieces(st *stream, raw []byte, f *faults.Fragment) error
 
 // rewriteEndpoint points the legacy transport's endpoint event at the
 // proxy: a relative endpoint already resolves against it; an absolute one
-// naming the upstream's host is given the proxy's.
+// naming the upstream is given the proxy's host.
 func (x *exchange) rewriteEndpoint(ev *sse.Event) ([]byte, string) {
-	u, err := url.Parse(string(ev.Data))
-	if err != nil || !u.IsAbs() || u.Host != x.p.cfg.Upstream.Host {
+	u, err := url.Parse(strings.TrimSpace(string(ev.Data)))
+	if err == nil && (!u.IsAbs() || namesUpstream(u, x.p.cfg.Upstream)) {
+		x.p.legacyEndpoint(x.r.URL.ResolveReference(u).Path)
+	}
+	switch {
+	case err != nil || !u.IsAbs():
 		return ev.Raw, "the legacy transport's endpoint event, passed on"
+	case !namesUpstream(u, x.p.cfg.Upstream):
+		return ev.Raw, "the legacy transport's endpoint event, passed on: it names another server (" + u.Host + "), so the client's messages to it do not pass through mcpchaos"
 	}
 	u.Scheme, u.Host = "http", x.r.Host
 	if x.r.TLS != nil {
@@ -267,6 +274,37 @@ func (x *exchange) rewriteEndpoint(ev *sse.Event) ([]byte, string) {
 	}
 	out = append(out, "data: "+u.String()+"\n\n"...)
 	return out, "the legacy transport's endpoint event, rewritten to point at the proxy: " + u.String()
+}
+
+// namesUpstream says whether the absolute URL u reaches the upstream: its
+// host as the proxy was given it, or, on the upstream's port, a name of
+// the machine itself (localhost, 127.0.0.1, ::1, 0.0.0.0). A server names
+// its endpoint as it knows itself, not as it was reached: mcp-go's legacy
+// SSE server says localhost when the proxy was given 127.0.0.1.
+func namesUpstream(u, upstream *url.URL) bool {
+	if strings.EqualFold(u.Host, upstream.Host) {
+		return true
+	}
+	if portOf(u) != portOf(upstream) {
+		return false
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
+}
+
+// portOf is u's port, or its scheme's when it names none.
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if u.Scheme == "https" {
+		return "443"
+	}
+	return "80"
 }
 
 // injectInto writes a message toward the client into st as an event.

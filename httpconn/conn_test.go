@@ -304,3 +304,65 @@ func TestInitializedIsPostedBeforeWhatFollows(t *testing.T) {
 		t.Errorf("order at the server (-want +got):\n%s", diff)
 	}
 }
+
+// On the legacy transport a server's messages all come on its stream: a
+// POST's body is not read as one, though a server may echo its answer
+// there (mcp-go 0.20 did), which would reach the client twice.
+func TestLegacyPOSTBodyIsNotDelivered(t *testing.T) {
+	answers := make(chan string, 4)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/sse", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "event: endpoint\ndata: /message?sessionId=1\n\n")
+		w.(http.Flusher).Flush()
+		for {
+			select {
+			case a := <-answers:
+				_, _ = io.WriteString(w, "event: message\ndata: "+a+"\n\n")
+				w.(http.Flusher).Flush()
+			case <-r.Context().Done():
+				return
+			}
+		}
+	})
+	mux.HandleFunc("/message", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		answer := `{"jsonrpc":"2.0","id":1,"result":{}}`
+		answers <- answer
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusAccepted)
+		_, _ = io.WriteString(w, answer)
+	})
+	front := httptest.NewServer(mux)
+	defer front.Close()
+	c := dial(t, front.URL+"/sse", nil)
+	lines := make(chan string, 4)
+	go func() {
+		defer close(lines)
+		br := bufio.NewReader(c.Reader())
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			lines <- l
+		}
+	}()
+	if _, err := io.WriteString(c.Writer(), `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-lines:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer")
+	}
+	select {
+	case l := <-lines:
+		t.Errorf("the answer reached the client twice: %q", l)
+	case <-time.After(300 * time.Millisecond): // a second copy would come at once
+	}
+	c.Writer().Close()
+	c.Reader().Close()
+	for range lines {
+	}
+}

@@ -135,6 +135,12 @@ func (c *Conn) answered(resp *http.Response, m message) {
 	defer resp.Body.Close()
 	switch mediaType(resp) {
 	case "application/json":
+		if c.isLegacy() {
+			// The legacy transport's messages all come on its stream; a
+			// client reads no POST's body, whatever a server puts there.
+			drainClose(resp.Body)
+			break
+		}
 		body, err := io.ReadAll(io.LimitReader(resp.Body, maxMessage+1))
 		if err != nil || len(body) > maxMessage {
 			c.synthesize(m.ids, "HTTP: the JSON answer could not be read")
