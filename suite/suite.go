@@ -177,17 +177,20 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 }
 
 // notStarted says why the baseline could not run its workload. A server
-// that gave no answer to server/discover may be one of an earlier revision
-// that fails on it instead of refusing it: the user is told how to test the
-// rest of it.
+// that gave no answer to server/discover and wrote about it on stderr is
+// likely one of an earlier revision that fails on it instead of refusing
+// it: the user is told how to test the rest of it. One that died before it
+// read anything (an import error) says nothing of server/discover, and is
+// not sent down that path.
 func notStarted(base *scenarioRun, era string) string {
 	const reason = "the server does not start or initialize without faults"
-	if era == probe.EraStateful || base.probe == nil || base.probe.Initialized {
+	if era == probe.EraStateful || base.probe == nil || base.probe.Initialized ||
+		!slices.ContainsFunc(base.stderr, func(l string) bool { return strings.Contains(l, "server/discover") }) {
 		return reason
 	}
 	for _, r := range base.probe.Requests {
 		if r.Method == "server/discover" && !r.Answered {
-			return reason + " (it gave no answer to server/discover, the first request of the 2026-07-28 revision's handshake, which a 2026 client sends first; " +
+			return reason + " (it gave no answer to server/discover, and its stderr names it: the first request of the 2026-07-28 revision's handshake, which a 2026 client sends first; " +
 				"a server of an earlier revision must refuse it with an error, -32601 Method not found: if it failed on that request instead, " +
 				"--era stateful tests the rest of it with the initialize handshake alone)"
 		}

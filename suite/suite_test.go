@@ -221,7 +221,12 @@ func TestSetupErrors(t *testing.T) {
 			t.Errorf("era %q: err = %v; want the --era stateful hint only when the probe sent server/discover", era, err)
 		}
 	}
-	_, err := Run(ctx, Options{Command: []string{"sh", "-c", "echo starting up >&2; exit 3"}, Deadline: 500 * time.Millisecond, Grace: 500 * time.Millisecond})
+	// One that dies before reading anything is not sent down that path.
+	_, err := Run(ctx, Options{Command: []string{"sh", "-c", "echo 'ImportError: cannot import name' >&2; exit 1"}, Deadline: 500 * time.Millisecond, Grace: 500 * time.Millisecond})
+	if err == nil || strings.Contains(err.Error(), "--era") {
+		t.Errorf("a server that dies at start: err = %v; want no --era hint", err)
+	}
+	_, err = Run(ctx, Options{Command: []string{"sh", "-c", "echo starting up >&2; exit 3"}, Deadline: 500 * time.Millisecond, Grace: 500 * time.Millisecond})
 	setup, ok := err.(*SetupError)
 	if !ok || !slices.Contains(setup.Stderr, "starting up") {
 		t.Errorf("err = %#v, want a SetupError carrying the server's stderr", err)
