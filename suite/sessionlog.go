@@ -27,6 +27,10 @@ type sessionLog struct {
 	// stderr is the server's, clientStderr the client program's (under
 	// test-client over HTTP, where both go into one session).
 	stderr, clientStderr tailLines
+	// discoverOnStderr says a line of the server's stderr named
+	// server/discover: a server of an earlier revision failing on it
+	// says so there, often long before the tail a set-up error shows.
+	discoverOnStderr bool
 }
 
 // stderrTailLines is how much of the server's stderr a set-up error shows.
@@ -61,6 +65,7 @@ func (l *sessionLog) see(e wire.Event) {
 			l.clientStderr.add(line)
 		} else {
 			l.stderr.add(line)
+			l.discoverOnStderr = l.discoverOnStderr || strings.Contains(line, "server/discover")
 		}
 	}
 }

@@ -184,13 +184,12 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 // not sent down that path.
 func notStarted(base *scenarioRun, era string) string {
 	const reason = "the server does not start or initialize without faults"
-	if era == probe.EraStateful || base.probe == nil || base.probe.Initialized ||
-		!slices.ContainsFunc(base.stderr, func(l string) bool { return strings.Contains(l, "server/discover") }) {
+	if era == probe.EraStateful || base.probe == nil || base.probe.Initialized || !base.discoverOnStderr {
 		return reason
 	}
 	for _, r := range base.probe.Requests {
-		if r.Method == "server/discover" && !r.Answered {
-			return reason + " (it gave no answer to server/discover, and its stderr names it: the first request of the 2026-07-28 revision's handshake, which a 2026 client sends first; " +
+		if r.Method == "server/discover" && (!r.Answered || r.Error != "") {
+			return reason + " (server/discover got no answer, or an error, and the server's stderr names it: the first request of the 2026-07-28 revision's handshake, which a 2026 client sends first; " +
 				"a server of an earlier revision must refuse it with an error, -32601 Method not found: if it failed on that request instead, " +
 				"--era stateful tests the rest of it with the initialize handshake alone)"
 		}
@@ -288,6 +287,8 @@ type scenarioRun struct {
 	verdict  judge.Verdict
 	probeErr error
 	stderr   []string
+	// discoverOnStderr says the server's stderr named server/discover.
+	discoverOnStderr bool
 	// probe is what the probe client saw (nil under test-client).
 	probe *probe.Outcome
 	// save writes the run as a regression case with the findings that are
@@ -338,7 +339,7 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 	if o.observe != nil {
 		o.observe(sc.Name, log.decisions.out)
 	}
-	run := &scenarioRun{probeErr: d.probeErr, stderr: log.stderr.list(), verdict: verdict, probe: d.outcome}
+	run := &scenarioRun{probeErr: d.probeErr, stderr: log.stderr.list(), discoverOnStderr: log.discoverOnStderr, verdict: verdict, probe: d.outcome}
 	ApplyExpectation(sc, seed, st.repro, &run.verdict)
 	res := reports.ScenarioResult{
 		Name:          sc.Name,
