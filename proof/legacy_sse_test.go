@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,8 @@ import (
 // The default HTTP matrix on server-everything 0.6.2 (npm, December 2024):
 // SDK 1.0.1's legacy HTTP+SSE transport, protocol 2024-11-05, the oldest
 // release of the reference server. Every scenario passes; the session-
-// ending one cannot fire (the legacy transport has no Mcp-Session-Id).
+// ending one cannot fire (the legacy transport has no Mcp-Session-Id), and
+// cut-inflight, which waits for three calls in flight, may not.
 //
 // Under cut-before-result the fault cuts the one stream every server
 // message travels on. The probe's fourth call, sampleLLM, starts once a
@@ -64,6 +66,9 @@ func TestLegacySSEServerEverything062(t *testing.T) {
 			t.Errorf("cut-before-result does not note the sampling request the cut kept from the client:\n%s", summary)
 		}
 	}
+	// cut-inflight waits for three calls in flight at once, which its
+	// quick tools seldom are on a loaded machine: it passes or cannot fire.
+	indet = slices.DeleteFunc(indet, func(s string) bool { return s == "cut-inflight" })
 	if diff := cmp.Diff([]string{"end-session-inflight"}, indet); diff != "" {
 		t.Errorf("indeterminate scenarios (-want +got):\n%s\n%s", diff, summary)
 	}

@@ -36,10 +36,9 @@ func TestFastMCP16(t *testing.T) {
 	root := repoRoot(t)
 	python := sdkPython(t, root, "py-mcp-1.6.0")
 	server := filepath.Join(root, "examples", "python", "servers", "fastmcp_http.py")
-	calls := []probe.Call{
-		{Tool: "echo", Args: json.RawMessage(`{"text":"mcpchaos"}`)},
-		{Tool: "slow", Args: json.RawMessage(`{"ms":400,"steps":2}`)},
-	}
+	// Only slow calls: echo answers at once, and whether three calls are
+	// ever in flight together (cut-inflight) would be timing.
+	calls := []probe.Call{{Tool: "slow", Args: json.RawMessage(`{"ms":400,"steps":2}`)}}
 	t.Run("dies on server/discover", func(t *testing.T) {
 		t.Parallel()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
