@@ -24,6 +24,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/examples/everything"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/httpchaos"
+	"github.com/mcpchaos/mcpchaos/internal/ssetest"
 	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -533,31 +534,7 @@ func TestARequestToAnUpstreamThatIsGoneIsNotOwed(t *testing.T) {
 // no POST's body: the server answered once, and the body is recorded as an
 // HTTP body, not a second answer.
 func TestLegacyPOSTBodyIsNoMessage(t *testing.T) {
-	answers := make(chan string, 4)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/sse", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, "event: endpoint\ndata: /message?sessionId=1\n\n")
-		w.(http.Flusher).Flush()
-		for {
-			select {
-			case a := <-answers:
-				_, _ = io.WriteString(w, "event: message\ndata: "+a+"\n\n")
-				w.(http.Flusher).Flush()
-			case <-r.Context().Done():
-				return
-			}
-		}
-	})
-	mux.HandleFunc("/message", func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		answer := `{"jsonrpc":"2.0","id":1,"result":{}}`
-		answers <- answer
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusAccepted)
-		_, _ = io.WriteString(w, answer)
-	})
-	front, p, rec := proxyTo(t, mux, "/sse")
+	front, p, rec := proxyTo(t, ssetest.EchoingServer(), "/sse")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	get, _ := http.NewRequestWithContext(ctx, http.MethodGet, front, nil)

@@ -21,6 +21,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/examples/everything"
 	"github.com/mcpchaos/mcpchaos/httpconn"
 	"github.com/mcpchaos/mcpchaos/internal/leakcheck"
+	"github.com/mcpchaos/mcpchaos/internal/ssetest"
 )
 
 func TestMain(m *testing.M) {
@@ -309,31 +310,7 @@ func TestInitializedIsPostedBeforeWhatFollows(t *testing.T) {
 // POST's body is not read as one, though a server may echo its answer
 // there (mcp-go 0.20 did), which would reach the client twice.
 func TestLegacyPOSTBodyIsNotDelivered(t *testing.T) {
-	answers := make(chan string, 4)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/sse", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, "event: endpoint\ndata: /message?sessionId=1\n\n")
-		w.(http.Flusher).Flush()
-		for {
-			select {
-			case a := <-answers:
-				_, _ = io.WriteString(w, "event: message\ndata: "+a+"\n\n")
-				w.(http.Flusher).Flush()
-			case <-r.Context().Done():
-				return
-			}
-		}
-	})
-	mux.HandleFunc("/message", func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		answer := `{"jsonrpc":"2.0","id":1,"result":{}}`
-		answers <- answer
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusAccepted)
-		_, _ = io.WriteString(w, answer)
-	})
-	front := httptest.NewServer(mux)
+	front := httptest.NewServer(ssetest.EchoingServer())
 	defer front.Close()
 	c := dial(t, front.URL+"/sse", nil)
 	lines := make(chan string, 4)

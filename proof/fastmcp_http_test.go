@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/mcpchaos/mcpchaos/chaos/probe"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/reports"
@@ -68,15 +66,7 @@ func TestFastMCPOverHTTP(t *testing.T) {
 				t.Fatal(err)
 			}
 			summary := wantFindings(t, report, tc.want)
-			var indet []string
-			for _, sc := range report.Scenarios {
-				if sc.Outcome == reports.OutcomeIndeterminate {
-					indet = append(indet, sc.Name)
-				}
-			}
-			if diff := cmp.Diff(tc.indeterminate, indet); diff != "" {
-				t.Errorf("indeterminate scenarios (-want +got):\n%s\n%s", diff, summary)
-			}
+			wantIndeterminate(t, report, summary, tc.indeterminate)
 		})
 	}
 	t.Run("client/sse_client", func(t *testing.T) {

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/mcpchaos/mcpchaos/chaos/probe"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/reports"
@@ -60,15 +58,7 @@ func TestMCPGo020(t *testing.T) {
 			t.Fatal(err)
 		}
 		summary := wantFindings(t, report, []found{})
-		var indet []string
-		for _, sc := range report.Scenarios {
-			if sc.Outcome == reports.OutcomeIndeterminate {
-				indet = append(indet, sc.Name)
-			}
-		}
 		// No Mcp-Session-Id on the legacy transport: no session to end.
-		if diff := cmp.Diff([]string{"end-session-inflight"}, indet); diff != "" {
-			t.Errorf("indeterminate scenarios (-want +got):\n%s\n%s", diff, summary)
-		}
+		wantIndeterminate(t, report, summary, []string{"end-session-inflight"})
 	})
 }

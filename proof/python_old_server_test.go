@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/mcpchaos/mcpchaos/chaos/probe"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/reports"
@@ -76,14 +74,6 @@ func TestFastMCP16(t *testing.T) {
 		if len(errs) > 0 || report.Baseline == nil || report.Baseline.Outcome != reports.OutcomePass {
 			t.Errorf("error findings %v, baseline %+v\n%s", errs, report.Baseline, b.String())
 		}
-		var indet []string
-		for _, sc := range report.Scenarios {
-			if sc.Outcome == reports.OutcomeIndeterminate {
-				indet = append(indet, sc.Name)
-			}
-		}
-		if diff := cmp.Diff([]string{"end-session-inflight"}, indet); diff != "" {
-			t.Errorf("indeterminate scenarios (-want +got):\n%s\n%s", diff, b.String())
-		}
+		wantIndeterminate(t, report, b.String(), []string{"end-session-inflight"})
 	})
 }

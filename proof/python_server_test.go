@@ -38,6 +38,23 @@ func wantFindings(t *testing.T, report *reports.Report, want []found) string {
 	return b.String()
 }
 
+// wantIndeterminate fails t unless the scenarios that could not fire are
+// want, apart from those named in maybe, which may go either way: a
+// scenario that waits for three calls in flight together against tools
+// that answer at once. summary is the run's, for the message.
+func wantIndeterminate(t *testing.T, report *reports.Report, summary string, want []string, maybe ...string) {
+	t.Helper()
+	var got []string
+	for _, sc := range report.Scenarios {
+		if sc.Outcome == reports.OutcomeIndeterminate && !slices.Contains(maybe, sc.Name) {
+			got = append(got, sc.Name)
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("indeterminate scenarios (-want +got):\n%s\n%s", diff, summary)
+	}
+}
+
 // wantSaid fails t for each finding of kind whose message does not say
 // text: what a finding tells its reader is asserted, not only its kind.
 func wantSaid(t *testing.T, report *reports.Report, kind, text string) {
