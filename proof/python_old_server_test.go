@@ -34,8 +34,9 @@ func TestFastMCP16(t *testing.T) {
 	root := repoRoot(t)
 	python := sdkPython(t, root, "py-mcp-1.6.0")
 	server := filepath.Join(root, "examples", "python", "servers", "fastmcp_http.py")
-	// Only slow calls: echo answers at once, and whether three calls are
-	// ever in flight together (cut-inflight) would be timing.
+	// Only slow calls: echo answers at once, and three calls would seldom
+	// be in flight together (cut-inflight); on a loaded machine even slow
+	// ones may not be, so cut-inflight may go either way.
 	calls := []probe.Call{{Tool: "slow", Args: json.RawMessage(`{"ms":400,"steps":2}`)}}
 	t.Run("dies on server/discover", func(t *testing.T) {
 		t.Parallel()
@@ -74,6 +75,6 @@ func TestFastMCP16(t *testing.T) {
 		if len(errs) > 0 || report.Baseline == nil || report.Baseline.Outcome != reports.OutcomePass {
 			t.Errorf("error findings %v, baseline %+v\n%s", errs, report.Baseline, b.String())
 		}
-		wantIndeterminate(t, report, b.String(), []string{"end-session-inflight"})
+		wantIndeterminate(t, report, b.String(), []string{"end-session-inflight"}, "cut-inflight")
 	})
 }
