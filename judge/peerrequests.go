@@ -1,6 +1,9 @@
 package judge
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -15,9 +18,10 @@ type peerRequests struct {
 	// sent are the requests the relay has not yet delivered or dropped,
 	// by the seq of their received event.
 	sent map[int64]lostRequest
-	// lost are those it dropped, in the order they were sent; at most
-	// maxTolerated.
-	lost []lostRequest
+	// lost are those it dropped; at most maxTolerated. sorted says they
+	// are in the order they were sent (by seq), which waitedOn needs.
+	lost   []lostRequest
+	sorted bool
 }
 
 type lostRequest struct {
@@ -50,18 +54,26 @@ func (p *peerRequests) settled(e *wire.Event, delivered bool) {
 		return
 	}
 	r.why = e.Detail
+	p.sorted = p.sorted && (len(p.lost) == 0 || p.lost[len(p.lost)-1].seq < r.seq)
 	p.lost = append(p.lost, r)
 }
 
 // waitedOn returns a request the peer sent after r was delivered to it and
 // by its deadline d, which never reached the other side: r's handler may
 // be the one waiting for its answer.
+//
+// Every open request asks, so the answer is a binary search: the first
+// request sent after r is also the earliest, and the one to hold to d. A
+// session of many unanswered calls (a wrap around an echo) would otherwise
+// cost their number times maxTolerated.
 func (p *peerRequests) waitedOn(r *openReq, d int64) *lostRequest {
-	for i := range p.lost {
-		l := &p.lost[i]
-		if l.seq > r.fwd.Seq && l.t <= d {
-			return l
-		}
+	if !p.sorted {
+		slices.SortFunc(p.lost, func(a, b lostRequest) int { return cmp.Compare(a.seq, b.seq) })
+		p.sorted = true
+	}
+	i, _ := slices.BinarySearchFunc(p.lost, r.fwd.Seq+1, func(l lostRequest, seq int64) int { return cmp.Compare(l.seq, seq) })
+	if i < len(p.lost) && p.lost[i].t <= d {
+		return &p.lost[i]
 	}
 	return nil
 }

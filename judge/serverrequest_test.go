@@ -29,6 +29,20 @@ func TestHandlerWaitingOnAServerRequestAFaultDropped(t *testing.T) {
 			notes: []string{"tools/call (id 18) unanswered, but the server sent sampling/createMessage (id 0) while it was open, and mcpchaos did not deliver it (the client's stream was cut by fault eof#1): the handler may be waiting for its answer"},
 		},
 		{
+			name: "one dropped before the call and one after: the later one excuses it",
+			build: func(b *tb) {
+				s := b.recv("s2c", sampling)
+				b.drop("s2c", s, "dropped by fault drop#1")
+				b.at(10).call("18", "tools/call")
+				s = b.at(20).recv("s2c", `{"jsonrpc":"2.0","id":1,"method":"roots/list"}`)
+				b.drop("s2c", s, "the client's stream was cut by fault eof#1")
+				id := b.at(5010).probe(1, 5)
+				b.at(5011).probeAnswer(id)
+				b.at(10000).finish()
+			},
+			notes: []string{"tools/call (id 18) unanswered, but the server sent roots/list (id 1) while it was open, and mcpchaos did not deliver it (the client's stream was cut by fault eof#1)"},
+		},
+		{
 			name: "delivered and answered: the call is owed",
 			build: func(b *tb) {
 				b.call("18", "tools/call")
