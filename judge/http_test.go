@@ -166,6 +166,22 @@ func TestJudgeHTTPSessions(t *testing.T) {
 			b.at(6).post(3, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"roots"}}`)
 			b.at(8).add(wire.Event{Type: wire.EventHTTP, Exchange: 2, Status: 200})
 		}, nil},
+		{"a call received but not yet forwarded when the DELETE was accepted may be answered", func(b *tb) {
+			// The proxy serves exchanges on goroutines of their own: call
+			// 2's forwarded event can come after the DELETE's answer,
+			// and its answer after that (seen in CI on the bundled server).
+			seq := b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`)
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "POST /mcp"})
+			m := wire.Classify([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x"}}`))
+			e := wire.Event{Type: wire.EventReceived, Exchange: 2}
+			e.SetMessage(wire.ToServer, &m)
+			second := b.add(e)
+			b.at(5).add(wire.Event{Type: wire.EventFault, Fault: "end-session#1", Action: "end-session", Of: seq, Detail: "end the session at the server (DELETE)"})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 3, HTTP: "DELETE /mcp (sent by fault end-session#1)"})
+			b.at(6).add(wire.Event{Type: wire.EventHTTP, Exchange: 3, Status: 200})
+			b.add(wire.Event{Type: wire.EventForwarded, Dir: "c2s", Of: second, Exchange: 2})
+			b.at(20).event(2, "", answer(2), true)
+		}, nil},
 		{"a DELETE refused 405 leaves the session served", func(b *tb) {
 			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 1, HTTP: "DELETE /mcp", MCPSession: "s1"})
 			b.at(5).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 405})

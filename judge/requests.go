@@ -1083,8 +1083,13 @@ func (t *tracker) sessionEnded(j *Judger, e *wire.Event) {
 	var open []string
 	for seq, f := range t.pending {
 		if f.kind == frameRequest {
+			// Received and on its way: the proxy serves each exchange on a
+			// goroutine of its own, so its forwarded event can come after
+			// the DELETE's answer, and its answer after that. It may be
+			// answered once, as those already forwarded may.
 			open = append(open, f.id)
 			t.unpend(seq, f)
+			t.answers.put(answeredEntry{id: f.id, method: f.method, seq: e.Seq, t: e.T, cancelled: true})
 		}
 	}
 	for _, list := range t.open {
