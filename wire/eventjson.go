@@ -40,12 +40,10 @@ func (e *Event) AppendBody(dst []byte) []byte {
 	dst = appendField(dst, "era", e.Era)
 	dst = appendField(dst, "problem", e.Problem)
 	dst = appendInt(dst, "size", int64(e.Size))
-	switch {
-	case !isMessageKind(e.Kind):
-		dst = appendField(dst, "raw", e.Raw)
-	case e.Exchange == 0 && isJSONLine(e.Raw):
+	switch message := isMessageKind(e.Kind); {
+	case message && e.Exchange == 0 && isJSONLine(e.Raw):
 		dst = appendMessage(dst, e.Raw[:len(e.Raw)-1])
-	case e.Exchange != 0 && isJSONObject(e.Raw):
+	case message && e.Exchange != 0 && isJSONObject(e.Raw):
 		// An HTTP body or SSE event's data has no newline to frame it.
 		dst = appendMessage(dst, e.Raw)
 	default:
