@@ -325,3 +325,32 @@ func TestJudgeNotesAnAnswerNoResumptionCanBringBack(t *testing.T) {
 		}
 	}
 }
+
+// On HTTP a peer's frames are bodies and SSE events, not lines on stdout:
+// a finding that told a server author to stop logging to stdout would send
+// them looking in the wrong place.
+func TestHTTPNotMCPNamesBodiesAndEvents(t *testing.T) {
+	for _, tc := range []struct {
+		name, frame, want string
+	}{
+		{"text", "hello world",
+			"a body or SSE event whose data is not a JSON object (each carries one JSON-RPC message) (1 frame from the server)"},
+		{"broken JSON", `{"jsonrpc":"2.0","id":1,"result":`,
+			"a body or SSE event whose data is not valid JSON (not JSON: unexpected end of frame) (1 frame from the server)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := httpSession()
+			b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)
+			b.at(10).event(1, "", tc.frame, true)
+			b.at(11).event(1, "", `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`, true)
+			b.at(10000).end("the proxy got interrupt")
+			var got []string
+			for _, f := range Session(b.evs).Findings {
+				got = append(got, f.Rule+": "+f.Message)
+			}
+			if diff := cmp.Diff([]string{reports.RuleNotMCP + ": " + tc.want}, got); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -63,7 +63,7 @@ func (p *protocolChecks) add(key, msg string, e *wire.Event, req *reports.Reques
 func (p *protocolChecks) check(j *Judger, e *wire.Event, method string) {
 	switch {
 	case e.Kind == "invalid":
-		key, msg := invalidWords(e.Problem, j.cl != nil)
+		key, msg := invalidWords(e.Problem, j.frameSource())
 		p.add("invalid:"+key, msg, e, nil)
 		return
 	case e.RawBase64 != "":
@@ -94,20 +94,49 @@ func bytesOf(s string) []byte {
 	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
+// frameSource says where a peer's frames travel, so that a problem is
+// named where its author will look for it.
+type frameSource uint8
+
+const (
+	serverStdout frameSource = iota
+	// clientOutput is a client's output to the server, which is not
+	// necessarily its stdout.
+	clientOutput
+	// httpMessage is a POST body, a JSON response body or an SSE event's
+	// data: on HTTP there are no lines and no stdout.
+	httpMessage
+)
+
+func (j *Judger) frameSource() frameSource {
+	switch {
+	case j.http:
+		return httpMessage
+	case j.cl != nil:
+		return clientOutput
+	}
+	return serverStdout
+}
+
 // invalidWords groups the classifier's problems into kinds a person can act
 // on: "not JSON: unexpected 'x'" and "not JSON: unexpected 'y'" are one
-// problem. A client's frames travel in its output to the server, which is
-// not necessarily its stdout.
-func invalidWords(problem string, client bool) (key, msg string) {
+// problem.
+func invalidWords(problem string, from frameSource) (key, msg string) {
 	switch {
-	case problem == "not a JSON object" && client:
+	case problem == "not a JSON object" && from == httpMessage:
+		return problem, "a body or SSE event whose data is not a JSON object (each carries one JSON-RPC message)"
+	case problem == "not a JSON object" && from == clientOutput:
 		return problem, "non-JSON in its output to the server: a line that is not a JSON object, typically logging into the transport"
-	case problem == "empty line" && client:
-		return problem, "an empty line in its output to the server"
 	case problem == "not a JSON object":
 		return problem, "non-JSON on stdout: a line that is not a JSON object, typically logging to stdout"
+	case strings.HasPrefix(problem, "not JSON") && from == httpMessage:
+		return "not JSON", "a body or SSE event whose data is not valid JSON (" + problem + ")"
 	case strings.HasPrefix(problem, "not JSON"):
 		return "not JSON", "a line that is not valid JSON (" + problem + ")"
+	case problem == "empty line" && from == httpMessage:
+		return problem, "an empty body or SSE event data where a JSON-RPC message belongs"
+	case problem == "empty line" && from == clientOutput:
+		return problem, "an empty line in its output to the server"
 	case problem == "empty line":
 		return problem, "an empty line on stdout"
 	case problem == `"jsonrpc" is not "2.0"`:

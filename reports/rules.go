@@ -56,10 +56,11 @@ const KindExpectation = "expectation"
 
 // Where the rules are written.
 const (
-	specLifecycle = "MCP 2025-11-25, Basic › Lifecycle"
-	specResponses = "MCP 2025-11-25, Basic › Messages › Responses; JSON-RPC 2.0 §5"
-	specStdio     = "MCP 2025-11-25, Basic › Transports › stdio"
-	jsonrpcReply  = "JSON-RPC 2.0 §4 (\"the Server MUST reply with a Response\")"
+	specLifecycle      = "MCP 2025-11-25, Basic › Lifecycle"
+	specResponses      = "MCP 2025-11-25, Basic › Messages › Responses; JSON-RPC 2.0 §5"
+	specStdio          = "MCP 2025-11-25, Basic › Transports › stdio"
+	specStreamableHTTP = "MCP 2025-11-25, Basic › Transports › Streamable HTTP"
+	jsonrpcReply       = "JSON-RPC 2.0 §4 (\"the Server MUST reply with a Response\")"
 )
 
 // Rules is every rule a finding can cite, in the order of the verdict table.
@@ -115,7 +116,8 @@ var Rules = []Rule{
 	{RuleNotMCP, KindProtocolViolation, SeverityError,
 		"every line on the transport (over HTTP, every JSON body and event's data) is one JSON-RPC message: nothing else on stdout (logging belongs on stderr), no embedded newline, UTF-8, \"jsonrpc\": \"2.0\"",
 		"MCP 2025-11-25, Basic (\"All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification\"); " +
-			specStdio + " (\"MUST NOT write anything to its stdout that is not a valid MCP message\")"},
+			specStdio + " (\"MUST NOT write anything to its stdout that is not a valid MCP message\"); " +
+			specStreamableHTTP + " (\"The body of the POST request MUST be a single JSON-RPC request, notification, or response\"; each SSE event's data is one message)"},
 	{RuleServedAfterDelete, KindProtocolViolation, SeverityError,
 		"once a server has accepted a DELETE of its session (2xx), it answers that session's later requests 404: a client starts a new session on that 404, and a server that serves on keeps a session its client believes gone (a request in flight when the DELETE came may be finished)",
 		"MCP 2025-11-25, Basic › Transports › Streamable HTTP › Session Management (\"MUST respond to requests containing that session ID with HTTP 404 Not Found\")"},
