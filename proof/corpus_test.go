@@ -92,7 +92,7 @@ func pySnippet(name string) func(corpus, scratch string) []string {
 
 func tsExample(name string) func(corpus, scratch string) []string {
 	return func(corpus, _ string) []string {
-		return []string{"node", filepath.Join(corpus, "..", "examples/typescript/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server", name)}
+		return []string{"node", tsServerExample(corpus, name)}
 	}
 }
 

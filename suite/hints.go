@@ -26,6 +26,11 @@ func workloadHints(base *scenarioRun, deadline time.Duration) {
 	if base.probe == nil {
 		return
 	}
+	if n := len(base.probe.TaskOnlyTools); n > 0 {
+		base.result.Notes = append(base.result.Notes, fmt.Sprintf(
+			"%d %s not called: the server says %s may only be called as tasks (execution.taskSupport \"required\"), which the probe does not do: %s",
+			n, words.Plural(n, "tool", "tools"), words.Plural(n, "it", "they"), strings.Join(base.probe.TaskOnlyTools, ", ")))
+	}
 	var failed []string
 	for _, r := range base.probe.Requests {
 		if r.ToolError == "" {

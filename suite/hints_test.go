@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpchaos/mcpchaos/chaos/probe"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/reports"
@@ -49,5 +52,17 @@ func TestBaselineNotesToolsThatFailedOnGeneratedArguments(t *testing.T) {
 	reports.WriteSummary(&b, report)
 	if !strings.Contains(b.String(), "--call NAME=JSON") {
 		t.Errorf("the summary does not show the baseline's note:\n%s", b.String())
+	}
+}
+
+// The tools the probe left out because they may only be called as tasks are
+// named on the baseline, so that a user does not read their absence from
+// the calls as mcpchaos missing them.
+func TestBaselineNotesTaskOnlyTools(t *testing.T) {
+	base := &scenarioRun{probe: &probe.Outcome{TaskOnlyTools: []string{"delay", "collect-user-info-task"}}}
+	workloadHints(base, 5*time.Second)
+	want := []string{`2 tools not called: the server says they may only be called as tasks (execution.taskSupport "required"), which the probe does not do: delay, collect-user-info-task`}
+	if diff := cmp.Diff(want, base.result.Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 }

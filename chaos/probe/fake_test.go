@@ -407,3 +407,53 @@ func TestBadConfig(t *testing.T) {
 		})
 	}
 }
+
+// A tool whose execution.taskSupport is "required" may only be called as a
+// task (MCP 2025-11-25, Tasks): the TypeScript SDK's simpleStreamableHttp
+// example lists two, and a plain call of either is answered -32601. The
+// probe leaves them out of its generated calls and says which; an explicit
+// --call of one is made as asked.
+func TestTaskOnlyToolsAreLeftOut(t *testing.T) {
+	tools := `[{"name":"delay","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}},` +
+		`{"name":"echo","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}},` +
+		`{"name":"plain","inputSchema":{"type":"object"}}]`
+	for _, tc := range []struct {
+		name      string
+		calls     []Call
+		wantTools []string
+		wantOnly  []string
+	}{
+		{"generated calls", nil, []string{"echo", "plain"}, []string{"delay"}},
+		{"an explicit call", []Call{{Tool: "delay", Args: json.RawMessage(`{}`)}}, []string{"delay"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkNoGoroutineLeak(t)
+			r, w, f := startFake(t, func(f *fake) {
+				f.serve(t, func(m msg, _ string) bool {
+					if m.Method == "tools/call" {
+						f.send(result(m.ID, `{"content":[]}`))
+					} else {
+						f.stateful(m, tools)
+					}
+					return true
+				})
+			})
+			out, _, err := run(t, Config{Concurrency: 1, Deadline: 2 * time.Second, Calls: tc.calls}, r, w)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			var called []string
+			for _, req := range out.Requests {
+				if req.Method == "tools/call" {
+					called = append(called, req.Tool)
+				}
+			}
+			if diff := cmp.Diff(tc.wantTools, called); diff != "" {
+				t.Errorf("tools called (-want +got):\n%s\nlines: %q", diff, f.lines())
+			}
+			if diff := cmp.Diff(tc.wantOnly, out.TaskOnlyTools); diff != "" {
+				t.Errorf("TaskOnlyTools (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

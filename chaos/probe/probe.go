@@ -99,6 +99,9 @@ type Outcome struct {
 	ServerName      string
 	// Tools are the tool names as listed by the server.
 	Tools []string
+	// TaskOnlyTools are the listed tools the probe left out because they
+	// may only be called as tasks (execution.taskSupport "required").
+	TaskOnlyTools []string
 	// Initialized says the handshake (initialize+initialized, or
 	// server/discover) completed.
 	Initialized bool

@@ -37,7 +37,18 @@ func declared(raw json.RawMessage) bool {
 type listedTool struct {
 	Name        string          `json:"name"`
 	InputSchema json.RawMessage `json:"inputSchema"`
+	Execution   struct {
+		// TaskSupport "required" (MCP 2025-11-25, Tasks) says clients
+		// MUST call the tool as a task; the server answers a plain call
+		// -32601.
+		TaskSupport string `json:"taskSupport"`
+	} `json:"execution"`
 }
+
+// taskOnly says the tool may only be called as a task, which the probe does
+// not do: a plain call would be the probe breaking the specification, and
+// its -32601 would exercise nothing of the tool.
+func (t listedTool) taskOnly() bool { return t.Execution.TaskSupport == "required" }
 
 // workload runs the session's requests on Run's goroutine. Its error is what
 // Run returns; requests that failed are not errors, they are in the outcome.
@@ -50,7 +61,7 @@ func (s *session) workload(out *Outcome) error {
 	for _, t := range tools {
 		out.Tools = append(out.Tools, t.Name)
 	}
-	calls, err := s.plan(tools, out.Tools, complete)
+	calls, err := s.plan(tools, out, complete)
 	if err != nil {
 		return err
 	}
@@ -285,8 +296,11 @@ func (s *session) list(method string) {
 
 // plan decides the tool calls. Explicit calls are checked against a complete
 // listing only: when the listing failed (perhaps under a fault) the calls are
-// made anyway, since the server may still know the tools.
-func (s *session) plan(tools []listedTool, names []string, complete bool) ([]Call, error) {
+// made anyway, since the server may still know the tools. An explicit call
+// is made as given, even of a tool that must be called as a task: the user
+// asked for it.
+func (s *session) plan(tools []listedTool, out *Outcome, complete bool) ([]Call, error) {
+	names := out.Tools
 	skip := func(name string) bool { return slices.Contains(s.cfg.SkipTools, name) }
 	var calls []Call
 	if s.cfg.Calls != nil {
@@ -303,7 +317,11 @@ func (s *session) plan(tools []listedTool, names []string, complete bool) ([]Cal
 		return s.fill(calls), nil
 	}
 	for _, t := range tools {
-		if !skip(t.Name) {
+		switch {
+		case skip(t.Name):
+		case t.taskOnly():
+			out.TaskOnlyTools = append(out.TaskOnlyTools, t.Name)
+		default:
 			calls = append(calls, Call{Tool: t.Name, Args: Arguments(t.InputSchema)})
 		}
 	}
