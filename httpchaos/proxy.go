@@ -358,3 +358,19 @@ func (g *gate) wait(ctx context.Context) bool {
 // Exchanges counts the HTTP exchanges of the session so far: the client's,
 // and those mcpchaos made (injections, probes).
 func (p *Proxy) Exchanges() int64 { return p.exchanges.Load() }
+
+// WaitIdle waits at most d for the exchanges still running to return, and
+// says whether they all did. Once the client has closed its connections,
+// this is the proxy passing their end on to the upstream: a server stopped
+// before that still has its client, and one that waits for its open
+// streams on SIGTERM would be blamed for the proxy's slowness.
+func (p *Proxy) WaitIdle(d time.Duration) bool {
+	const tick = 5 * time.Millisecond
+	for deadline := time.Now().Add(d); p.running.Load() > 0; {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(tick)
+	}
+	return true
+}

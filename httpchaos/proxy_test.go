@@ -583,3 +583,42 @@ func TestLegacyPOSTBodyIsNoMessage(t *testing.T) {
 		t.Errorf("findings: %+v", v.Findings)
 	}
 }
+
+// WaitIdle is how test --url -- CMD stops a server only once the proxy has
+// passed the client's hang-up on: with a stream open it waits out its
+// bound, and once the client closed the stream the upstream sees its own
+// stream closed by the time WaitIdle returns.
+func TestWaitIdle(t *testing.T) {
+	upstreamDone := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/sse", func(w http.ResponseWriter, r *http.Request) {
+		defer close(upstreamDone)
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "event: endpoint\ndata: /message\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	front, p, _ := proxyTo(t, mux, "/sse")
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, front, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	if p.WaitIdle(100 * time.Millisecond) {
+		t.Error("WaitIdle says idle with a stream open")
+	}
+	cancel()
+	resp.Body.Close()
+	if !p.WaitIdle(2 * time.Second) {
+		t.Fatal("WaitIdle: the stream's exchange still runs 2s after the client closed it")
+	}
+	select {
+	case <-upstreamDone:
+	case <-time.After(time.Second):
+		t.Error("the upstream's stream is still open once the proxy is idle")
+	}
+}

@@ -81,6 +81,15 @@ type Conn struct {
 	endpointReady chan struct{}
 	// noEndpoint says why the legacy stream named no endpoint.
 	noEndpoint string
+	// owed are the ids of requests POSTed on the legacy transport whose
+	// answers have not come on its stream yet. Once the client has closed
+	// its side and none is owed, settled is closed and the stream with it,
+	// as an SDK client closes its stream when its session ends: a stream
+	// left open until the server is stopped holds the server up.
+	owed    map[string]bool
+	settled chan struct{}
+	// legacyEnded is closed once the legacy stream's reader has returned.
+	legacyEnded chan struct{}
 
 	posts sync.WaitGroup // POSTs in flight, with their resumptions
 	bg    sync.WaitGroup // every goroutine the Conn started
@@ -177,23 +186,74 @@ func (w writer) Close() error {
 		return nil
 	}
 	c.closedW = true
-	session, legacy := c.session, c.legacy
+	session, legacy, legacyEnded := c.session, c.legacy, c.legacyEnded
 	c.mu.Unlock()
 	c.goBackground(func() {
-		if session != "" && !legacy {
+		if legacy {
+			// The legacy transport's answers come on its one stream: it
+			// stays open until none is owed, or the reader closes.
+			c.posts.Wait()
+			select {
+			case <-c.settle():
+			case <-c.ctx.Done():
+				return
+			}
+			c.getCancel()
+			if legacyEnded != nil {
+				<-legacyEnded
+			}
+			c.outW.Close()
+			return
+		}
+		if session != "" {
 			c.deleteSession(session)
 		}
-		if !legacy {
-			// The legacy transport's answers come on its one stream,
-			// which stays open until the reader closes.
-			c.getCancel()
-		}
+		c.getCancel()
 		c.posts.Wait()
-		if !legacy {
-			c.outW.Close()
-		}
+		c.outW.Close()
 	})
 	return nil
+}
+
+// owe notes requests whose answers are to come on the legacy stream.
+func (c *Conn) owe(ids []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.owed == nil {
+		c.owed = map[string]bool{}
+	}
+	for _, id := range ids {
+		c.owed[id] = true
+	}
+}
+
+// strike notes that the request id got its answer (or an error in its
+// place).
+func (c *Conn) strike(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.owed, id)
+	if len(c.owed) == 0 && c.settled != nil {
+		select {
+		case <-c.settled:
+		default:
+			close(c.settled)
+		}
+	}
+}
+
+// settle returns a channel closed once no answer is owed on the legacy
+// stream; it is called once the client has closed its side.
+func (c *Conn) settle() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.settled == nil {
+		c.settled = make(chan struct{})
+		if len(c.owed) == 0 {
+			close(c.settled)
+		}
+	}
+	return c.settled
 }
 
 // goBackground runs f as a goroutine of the Conn, unless it has ended.
@@ -329,5 +389,6 @@ func (c *Conn) synthesize(ids []string, why string) {
 	msg, _ := json.Marshal(why)
 	for _, id := range ids {
 		c.deliver([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":%s}}`, id, msg)))
+		c.strike(id)
 	}
 }

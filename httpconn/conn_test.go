@@ -343,3 +343,81 @@ func TestLegacyPOSTBodyIsNotDelivered(t *testing.T) {
 	for range lines {
 	}
 }
+
+// On the legacy transport the client's close cannot end the stream at once:
+// answers to what it sent still come on it. Once none is owed the stream is
+// closed, as an SDK client closes it when its session ends; left open until
+// the server is stopped, it held FastMCP (mcp 1.6.0) up, and the 2 s the
+// probe then waited for the output to end was spent on every scenario.
+func TestLegacyStreamClosesOnceNothingIsOwed(t *testing.T) {
+	release := make(chan struct{})
+	hungUp := make(chan struct{})
+	answers := make(chan string, 1)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/sse", func(w http.ResponseWriter, r *http.Request) {
+		defer close(hungUp)
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "event: endpoint\ndata: /message\n\n")
+		w.(http.Flusher).Flush()
+		for {
+			select {
+			case a := <-answers:
+				_, _ = io.WriteString(w, "event: message\ndata: "+a+"\n\n")
+				w.(http.Flusher).Flush()
+			case <-r.Context().Done():
+				return
+			}
+		}
+	})
+	mux.HandleFunc("/message", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusAccepted)
+		go func() {
+			<-release
+			answers <- `{"jsonrpc":"2.0","id":1,"result":{}}`
+		}()
+	})
+	front := httptest.NewServer(mux)
+	defer front.Close()
+	c := dial(t, front.URL+"/sse", nil)
+	defer c.Reader().Close()
+	lines := make(chan string, 4)
+	go func() {
+		defer close(lines)
+		br := bufio.NewReader(c.Reader())
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			lines <- l
+		}
+	}()
+	if _, err := io.WriteString(c.Writer(), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	c.Writer().Close()
+	select {
+	case l, ok := <-lines:
+		t.Fatalf("with an answer owed the client's output gave %q (ok %v); want it open", l, ok)
+	case <-hungUp:
+		t.Fatal("the stream was closed with an answer owed")
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(release)
+	if l := <-lines; !strings.Contains(l, `"id":1`) {
+		t.Errorf("got %q, want the answer", l)
+	}
+	select {
+	case <-hungUp:
+	case <-time.After(2 * time.Second):
+		t.Fatal("the stream stayed open with nothing owed")
+	}
+	select {
+	case l, ok := <-lines:
+		if ok {
+			t.Errorf("after the answer came %q; want the end", l)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("the client's output did not end with nothing owed")
+	}
+}

@@ -92,6 +92,11 @@ func (c *Conn) send(body []byte, m message) {
 		c.synthesize(m.ids, "HTTP: the legacy transport's stream named no endpoint to POST to: "+why)
 		return
 	}
+	if c.isLegacy() {
+		// Owed before the POST goes: the answer may come on the stream
+		// before the POST's own response does.
+		c.owe(m.ids)
+	}
 	req, err := http.NewRequestWithContext(c.ctx, http.MethodPost, target.String(), bytes.NewReader(body))
 	if err != nil {
 		c.synthesize(m.ids, "HTTP: "+err.Error())
@@ -182,6 +187,10 @@ func (c *Conn) failed(resp *http.Response, m message) {
 	drainClose(resp.Body)
 	if mediaType(resp) == "application/json" && answersAny(body, m.ids) {
 		c.deliverBody(body)
+		// No other answer comes, on a stream or anywhere.
+		for _, id := range m.ids {
+			c.strike(id)
+		}
 		return
 	}
 	text := strings.Join(strings.Fields(string(body)), " ")
@@ -266,16 +275,24 @@ func (c *Conn) readEvents(body io.Reader, waiting map[string]bool) (lastID strin
 			continue
 		}
 		if waiting != nil {
-			var m struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-			}
-			if json.Unmarshal(ev.Data, &m) == nil && m.Method == "" {
-				delete(waiting, string(m.ID))
+			if id, ok := responseID(ev.Data); ok {
+				delete(waiting, id)
 			}
 		}
 		c.deliver(ev.Data)
 	}
+}
+
+// responseID is the JSON text of the id of a response or error.
+func responseID(msg []byte) (string, bool) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(msg, &m) != nil || m.Method != "" || len(m.ID) == 0 {
+		return "", false
+	}
+	return string(m.ID), true
 }
 
 // get opens a GET event stream on the endpoint.
@@ -365,6 +382,8 @@ func (c *Conn) startLegacy() {
 		return
 	}
 	c.endpointReady = ready
+	ended := make(chan struct{})
+	c.legacyEnded = ended
 	c.mu.Unlock()
 	var once sync.Once
 	markReady := func(u *url.URL, why string) {
@@ -378,9 +397,10 @@ func (c *Conn) startLegacy() {
 	// The path alone: behind mcpchaos's proxy the host is the proxy's.
 	get := "GET " + c.cfg.URL.RequestURI()
 	if !c.goBackground(func() {
+		defer close(ended)
 		why := "the stream ended before its endpoint event"
 		defer func() { markReady(nil, why) }()
-		resp, err := c.get(c.ctx, "")
+		resp, err := c.get(c.getCtx, "")
 		if err != nil {
 			why = get + ": " + err.Error()
 			return
@@ -407,9 +427,13 @@ func (c *Conn) startLegacy() {
 			}
 			if ev.IsMessage() {
 				c.deliver(ev.Data)
+				if id, ok := responseID(ev.Data); ok {
+					c.strike(id)
+				}
 			}
 		}
 	}) {
+		close(ended)
 		markReady(nil, "the connection was closed")
 	}
 }

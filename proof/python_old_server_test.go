@@ -29,7 +29,11 @@ import (
 //     over the legacy HTTP+SSE transport every baseline was five hangs;
 //     no SDK client sends in that order, and the probe no longer does
 //     (httpconn waits for the notification's POST). The HTTP matrix passes,
-//     with a zombie warning: uvicorn holds an open stream past SIGTERM.
+//     with a zombie warning, which is the server's: its SSE transport
+//     leaves the session's task running after the client disconnects, and
+//     uvicorn waits for it on SIGTERM (a client that hung up 2 s before
+//     keeps it up just the same). The probe's stream, and the proxy's to
+//     the server, are closed before the SIGTERM.
 func TestFastMCP16(t *testing.T) {
 	root := repoRoot(t)
 	python := sdkPython(t, root, "py-mcp-1.6.0")

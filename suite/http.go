@@ -58,10 +58,18 @@ func (o Options) driveHTTP(ctx context.Context, st setup) (driven, error) {
 	}
 	cancelProbe(nil)
 	<-watched
+	// The probe has closed its connections; the server is stopped once the
+	// proxy has closed its own to the server, as it would be once its
+	// clients are gone.
+	pr.px.WaitIdle(clientGoneWait)
 	pr.stop("the probe client ended its session")
 	probes.Wait()
 	return d, nil
 }
+
+// clientGoneWait bounds the wait for the proxy to pass the probe's closed
+// connections on to the server.
+const clientGoneWait = time.Second
 
 // errServerGone ends the probe of a server that exited on its own.
 var errServerGone = errors.New("the server exited")

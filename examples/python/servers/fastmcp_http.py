@@ -7,12 +7,13 @@ What it does
     speaks streamable HTTP (endpoint /mcp) or, with --transport sse, the legacy HTTP+SSE
     transport (GET /sse, POST /messages/). It has no bug planted: it is FastMCP as its README
     shows it, for `mcpchaos test --url` and as the server of `test-client --server-url`.
+    Its annotations are real types, not strings (no `from __future__ import annotations`):
+    an older FastMCP (mcp 1.6.0's) finds the Context parameter by its type, and takes a
+    string annotation for a tool argument the client must give.
 
 Usage
     python fastmcp_http.py --port 3000 [--transport streamable-http|sse]
 """
-
-from __future__ import annotations
 
 import argparse
 
