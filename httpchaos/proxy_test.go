@@ -591,13 +591,7 @@ func TestLegacyPOSTBodyIsNoMessage(t *testing.T) {
 func TestWaitIdle(t *testing.T) {
 	upstreamDone := make(chan struct{})
 	mux := http.NewServeMux()
-	mux.HandleFunc("/sse", func(w http.ResponseWriter, r *http.Request) {
-		defer close(upstreamDone)
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, "event: endpoint\ndata: /message\n\n")
-		w.(http.Flusher).Flush()
-		<-r.Context().Done()
-	})
+	mux.HandleFunc("/sse", ssetest.Stream("/message", nil, func() { close(upstreamDone) }))
 	front, p, _ := proxyTo(t, mux, "/sse")
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, front, nil)

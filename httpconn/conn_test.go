@@ -313,18 +313,7 @@ func TestLegacyPOSTBodyIsNotDelivered(t *testing.T) {
 	front := httptest.NewServer(ssetest.EchoingServer())
 	defer front.Close()
 	c := dial(t, front.URL+"/sse", nil)
-	lines := make(chan string, 4)
-	go func() {
-		defer close(lines)
-		br := bufio.NewReader(c.Reader())
-		for {
-			l, err := br.ReadString('\n')
-			if err != nil {
-				return
-			}
-			lines <- l
-		}
-	}()
+	lines := streamLines(c.Reader())
 	if _, err := io.WriteString(c.Writer(), `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -354,21 +343,7 @@ func TestLegacyStreamClosesOnceNothingIsOwed(t *testing.T) {
 	hungUp := make(chan struct{})
 	answers := make(chan string, 1)
 	mux := http.NewServeMux()
-	mux.HandleFunc("/sse", func(w http.ResponseWriter, r *http.Request) {
-		defer close(hungUp)
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, "event: endpoint\ndata: /message\n\n")
-		w.(http.Flusher).Flush()
-		for {
-			select {
-			case a := <-answers:
-				_, _ = io.WriteString(w, "event: message\ndata: "+a+"\n\n")
-				w.(http.Flusher).Flush()
-			case <-r.Context().Done():
-				return
-			}
-		}
-	})
+	mux.HandleFunc("/sse", ssetest.Stream("/message", answers, func() { close(hungUp) }))
 	mux.HandleFunc("/message", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		go func() {
@@ -380,18 +355,7 @@ func TestLegacyStreamClosesOnceNothingIsOwed(t *testing.T) {
 	defer front.Close()
 	c := dial(t, front.URL+"/sse", nil)
 	defer c.Reader().Close()
-	lines := make(chan string, 4)
-	go func() {
-		defer close(lines)
-		br := bufio.NewReader(c.Reader())
-		for {
-			l, err := br.ReadString('\n')
-			if err != nil {
-				return
-			}
-			lines <- l
-		}
-	}()
+	lines := streamLines(c.Reader())
 	if _, err := io.WriteString(c.Writer(), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+"\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -420,4 +384,21 @@ func TestLegacyStreamClosesOnceNothingIsOwed(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("the client's output did not end with nothing owed")
 	}
+}
+
+// streamLines sends each line read from r, and closes the channel at its end.
+func streamLines(r io.Reader) <-chan string {
+	lines := make(chan string, 4)
+	go func() {
+		defer close(lines)
+		br := bufio.NewReader(r)
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			lines <- l
+		}
+	}()
+	return lines
 }

@@ -7,6 +7,29 @@ import (
 	"net/http"
 )
 
+// Stream serves a legacy HTTP+SSE stream: an endpoint event naming
+// endpoint, then each of msgs as a message event, until the client hangs
+// up, when hungUp (if not nil) is called.
+func Stream(endpoint string, msgs <-chan string, hungUp func()) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if hungUp != nil {
+			defer hungUp()
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "event: endpoint\ndata: "+endpoint+"\n\n")
+		w.(http.Flusher).Flush()
+		for {
+			select {
+			case m := <-msgs:
+				_, _ = io.WriteString(w, "event: message\ndata: "+m+"\n\n")
+				w.(http.Flusher).Flush()
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}
+}
+
 // EchoingServer is a legacy HTTP+SSE server (GET /sse, POST /message) that
 // answers every request with an empty result on its stream, and also in
 // the body of the POST that carried it (202, application/json), as mcp-go
@@ -14,20 +37,7 @@ import (
 func EchoingServer() http.Handler {
 	answers := make(chan string, 16)
 	mux := http.NewServeMux()
-	mux.HandleFunc("/sse", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, "event: endpoint\ndata: /message?sessionId=1\n\n")
-		w.(http.Flusher).Flush()
-		for {
-			select {
-			case a := <-answers:
-				_, _ = io.WriteString(w, "event: message\ndata: "+a+"\n\n")
-				w.(http.Flusher).Flush()
-			case <-r.Context().Done():
-				return
-			}
-		}
-	})
+	mux.HandleFunc("/sse", Stream("/message?sessionId=1", answers, nil))
 	mux.HandleFunc("/message", func(w http.ResponseWriter, r *http.Request) {
 		var m struct {
 			ID json.RawMessage `json:"id"`
