@@ -86,6 +86,20 @@ func TestJudgeHTTPSessions(t *testing.T) {
 			b.at(10).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 400, Detail: "response: application/json"})
 			b.at(11).event(1, "", `{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"missing _meta"}}`, true)
 		}, nil},
+		{"a 404 whose body's error has an id no request has is a warning", func(b *tb) {
+			// mcp 1.x (FastMCP 2.12 on mcp 1.16) once the session was
+			// deleted: the status answers the call, the body's id is
+			// the SDK's "server-error".
+			seq := b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`)
+			b.at(10).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 404, Of: seq, Detail: "response: application/json; the error status answers the request"})
+			b.at(11).event(1, "", `{"jsonrpc":"2.0","id":"server-error","error":{"code":-32600,"message":"Not Found: Session has been terminated"}}`, true)
+		}, []string{reports.RuleErrorBodyID}},
+		{"an error with an id no request has on a 200 stream answers nothing", func(b *tb) {
+			b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)
+			b.at(10).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 200, Detail: "response: text/event-stream"})
+			b.at(11).event(1, "", `{"jsonrpc":"2.0","id":"server-error","error":{"code":-32600,"message":"?"}}`, true)
+			b.at(12).event(1, "", `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`, true)
+		}, []string{reports.RuleUnknownResponse}},
 		{"an error with id null on a 200 stream answers nothing", func(b *tb) {
 			b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)
 			b.at(10).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 200, Detail: "response: text/event-stream"})

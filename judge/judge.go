@@ -249,7 +249,7 @@ func (j *Judger) add(e *wire.Event) {
 				j.hc.body(e)
 			}
 			if e.Exchange != 0 {
-				j.tr.errorStatus(e.Exchange)
+				j.tr.errorStatus(e.Exchange, e.Status)
 			}
 		}
 	case wire.EventPipeClosed:

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcpchaos/mcpchaos/internal/words"
@@ -72,9 +73,9 @@ type openReq struct {
 // transport's terms, though no JSON-RPC response names its id.
 // errorStatus notes an HTTP exchange answered with an error status, whose
 // body may hold an error with id null.
-func (t *tracker) errorStatus(exchange int64) {
+func (t *tracker) errorStatus(exchange int64, status int) {
 	if t.errorExchanges == nil {
-		t.errorExchanges = map[int64]bool{}
+		t.errorExchanges = map[int64]int{}
 	}
 	// The body follows its head at once: only the latest exchanges
 	// matter, so the oldest goes when the window is full.
@@ -82,7 +83,7 @@ func (t *tracker) errorStatus(exchange int64) {
 		delete(t.errorExchanges, t.errorOrder[0])
 		t.errorOrder = t.errorOrder[1:]
 	}
-	t.errorExchanges[exchange] = true
+	t.errorExchanges[exchange] = status
 	t.errorOrder = append(t.errorOrder, exchange)
 }
 
@@ -208,8 +209,8 @@ type tracker struct {
 	// with id null.
 	invalidDelivered int
 	// errorExchanges are HTTP exchanges the server answered with an error
-	// status whose body has not yet shown an error with id null.
-	errorExchanges map[int64]bool
+	// status (the value) whose body has not yet shown its error.
+	errorExchanges map[int64]int
 	errorOrder     []int64 // errorExchanges' keys, oldest first
 	// inTransit maps the seq of an answer carried by an SSE event to its
 	// id until the relay says whether it delivered it, so that an answer
@@ -252,6 +253,10 @@ type tracker struct {
 	dups    map[string]*aggregate
 	dupKeys []string
 	unknown *aggregate
+	// badBodyIDs are errors in the bodies of HTTP error statuses whose
+	// ids name no request, and bodyStatuses those statuses.
+	badBodyIDs   *aggregate
+	bodyStatuses []int
 
 	// asked are the peer's own requests to the other side.
 	asked peerRequests
@@ -726,12 +731,27 @@ func (t *tracker) answer(j *Judger, e *wire.Event) string {
 		t.invalidDelivered--
 		return ""
 	}
-	if id == "null" && e.Kind == "error" && e.Exchange != 0 && t.errorExchanges[e.Exchange] {
-		// The body of an HTTP error status refusing a notification or a
-		// response: "MAY comprise a JSON-RPC error response that has no
-		// id" (Streamable HTTP, Sending Messages to the Server).
+	if status := t.errorExchanges[e.Exchange]; e.Kind == "error" && e.Exchange != 0 && status != 0 {
 		delete(t.errorExchanges, e.Exchange)
-		return ""
+		if id == "null" {
+			// The body of an HTTP error status refusing a notification or
+			// a response: "MAY comprise a JSON-RPC error response that has
+			// no id" (Streamable HTTP, Sending Messages to the Server); or
+			// refusing a request whose id the server did not read.
+			return ""
+		}
+		if t.tolerated[id] == 0 && t.answers.get(id) == nil {
+			// The status has answered the request of its exchange; the
+			// body's error names no request at all.
+			if t.badBodyIDs == nil {
+				t.badBodyIDs = &aggregate{req: &reports.Request{ID: id}}
+			}
+			t.badBodyIDs.add(id, evidenceOf(e))
+			if !slices.Contains(t.bodyStatuses, status) {
+				t.bodyStatuses = append(t.bodyStatuses, status)
+			}
+			return ""
+		}
 	}
 	if t.tolerated[id] > 0 {
 		if t.tolerated[id]--; t.tolerated[id] == 0 {
@@ -826,6 +846,18 @@ func (t *tracker) answerFindings(j *Judger) []reports.Finding {
 			msg += "; an error with id null answers an unparseable frame, and none was sent"
 		}
 		f := reports.NewFinding(reports.RuleUnknownResponse, msg, g.evidence)
+		f.Request = g.req
+		fs = append(fs, f)
+	}
+	if g := t.badBodyIDs; g != nil {
+		statuses := make([]string, len(t.bodyStatuses))
+		for i, s := range t.bodyStatuses {
+			statuses[i] = "HTTP " + strconv.Itoa(s)
+		}
+		msg := fmt.Sprintf("the %s answered %d %s with %s, whose %s an error with an id no request has (%s): that error belongs to the request of its exchange, so it carries that request's id, or null when the id could not be read (the Python SDK's 1.x releases write \"server-error\")",
+			j.p.name, g.count, words.Plural(g.count, "request", "requests"), strings.Join(statuses, " and "),
+			words.Plural(g.count, "body holds", "bodies hold"), idList(g.ids, g.count))
+		f := reports.NewFinding(reports.RuleErrorBodyID, msg, g.evidence)
 		f.Request = g.req
 		fs = append(fs, f)
 	}

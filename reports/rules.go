@@ -34,6 +34,7 @@ const (
 	RuleLostAtShutdown       = "lost-response-at-shutdown"
 	RuleDuplicateResponse    = "duplicate-response"
 	RuleUnknownResponse      = "unknown-response-id"
+	RuleErrorBodyID          = "error-status-body-id"
 	RuleCrashSignature       = "crash-signature"
 	RuleCrashExit            = "crash-exit"
 	RuleCrashHTTPStatus      = "crash-http-status"
@@ -86,6 +87,9 @@ var Rules = []Rule{
 	{RuleUnknownResponse, KindUnknownResponse, SeverityError,
 		"a response carries the id of the request it answers; an id never requested (or an error with id null when no unparseable frame was sent) answers nothing",
 		specResponses},
+	{RuleErrorBodyID, KindProtocolViolation, SeverityWarning,
+		"the body of an HTTP error status that answers a request may hold a JSON-RPC error, which carries that request's id, or null when the server could not read it; an id that names no request breaks JSON-RPC's pairing of answers to requests, but the status has answered the request, so no client is left waiting: a warning",
+		specResponses + "; " + specStreamableHTTP},
 	{RuleCrashSignature, KindCrash, SeverityError,
 		"an unhandled exception, panic or runtime fatal error on stderr is the peer failing, whichever way it then exits; a traceback after which the peer went on serving (it answered requests after it, or was still serving when its stdin closed), or that its SDK logged as a handler's exception it caught, and that is followed by a clean exit is a handled exception, and one printed after mcpchaos closed its output (half-close) is noted: with its output gone, its exit is what is judged",
 		"the peer's runtime (what it prints on stderr when an exception, a panic or a fatal error escapes), on any transport"},
