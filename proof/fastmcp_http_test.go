@@ -22,10 +22,12 @@ import (
 //
 //   - streamable HTTP, end-session-inflight: once its session is ended, the
 //     server answers the session's requests 404 with a JSON-RPC error whose
-//     id is the string "server-error", an id never requested (an error
-//     body "has no id"; JSON-RPC wants null). python-sdk #2056 replaced the
-//     sentinel with null in mcp 2.x, whose everything-server passes
-//     (TestURLMatrixOnRealServers).
+//     id is the string "server-error", an id never requested (JSON-RPC
+//     wants null for an id the server did not read). The 404 answers each
+//     request, so no client waits: the warning error-status-body-id, not
+//     an unknown-response-id error as it once was. python-sdk #2056
+//     replaced the sentinel with null in mcp 2.x, whose everything-server
+//     passes (TestURLMatrixOnRealServers).
 //   - legacy SSE, end-session-inflight: no Mcp-Session-Id on that
 //     transport, so there is no session to end: indeterminate, as it says.
 //   - the sse_client: a POST of a call answered 503, or reset, is logged
@@ -47,7 +49,7 @@ func TestFastMCPOverHTTP(t *testing.T) {
 		want            []found
 		indeterminate   []string
 	}{
-		{"streamable-http", "/mcp", []found{{"end-session-inflight", reports.KindUnknownResponse, ""}}, nil},
+		{"streamable-http", "/mcp", []found{{"end-session-inflight", reports.KindProtocolViolation, ""}}, nil},
 		{"sse", "/sse", []found{}, []string{"end-session-inflight"}},
 	} {
 		t.Run("server/"+tc.transport, func(t *testing.T) {

@@ -82,3 +82,37 @@ func TestFastMCP16(t *testing.T) {
 		wantIndeterminate(t, report, b.String(), []string{"end-session-inflight"}, "cut-inflight")
 	})
 }
+
+// FastMCP 2.12.5 (PyPI `fastmcp`, October 2025) on mcp 1.16.0, over
+// streamable HTTP: the framework most Python servers of late 2025 ran on,
+// serving proof/corpus/fastmcp_server.py. Once end-session-inflight has
+// deleted the session, it answers the session's next requests 404, as the
+// specification asks, with a body whose error has the id "server-error"
+// (the Python SDK's 1.x sentinel, dropped in 2.x: python-sdk#2056). The
+// status has answered each request, so that is the warning
+// error-status-body-id; it used to fail the scenario as an
+// unknown-response-id error. Nothing else is found.
+func TestFastMCP212(t *testing.T) {
+	root := repoRoot(t)
+	python := sdkPython(t, root, "py-fastmcp-2.12.5")
+	port := freePort(t)
+	u, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	report, err := suite.Run(ctx, suite.Options{
+		Command: []string{python, filepath.Join(root, "proof", "corpus", "fastmcp_server.py"), "http", fmt.Sprint(port)},
+		URL:     u, Scenarios: faults.HTTPServerScenarios(), Seed: 1, Deadline: 5 * time.Second, Grace: 2 * time.Second,
+		// Only slow calls, so that three are in flight together.
+		Probe: probe.Config{Calls: []probe.Call{{Tool: "slow", Args: json.RawMessage(`{"steps":5}`)}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary := wantFindings(t, report, []found{{"end-session-inflight", reports.KindProtocolViolation, ""}})
+	for _, f := range report.Findings {
+		if f.Rule == reports.RuleErrorBodyID && (f.Severity != reports.SeverityWarning || !strings.Contains(f.Message, `HTTP 404`) || !strings.Contains(f.Message, `"server-error"`)) {
+			t.Errorf("the 404s' bodies are not named as such: %+v\n%s", f, summary)
+		}
+	}
+	wantIndeterminate(t, report, summary, nil, "cut-inflight")
+}
