@@ -191,10 +191,12 @@ func (w writer) Close() error {
 	c.goBackground(func() {
 		if legacy {
 			// The legacy transport's answers come on its one stream: it
-			// stays open until none is owed, or the reader closes.
+			// stays open until none is owed, the server ends it (nothing
+			// more can come), or the reader closes.
 			c.posts.Wait()
 			select {
 			case <-c.settle():
+			case <-legacyEnded: // nil, and never ready, if it never started
 			case <-c.ctx.Done():
 				return
 			}

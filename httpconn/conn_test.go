@@ -402,3 +402,41 @@ func streamLines(r io.Reader) <-chan string {
 	}()
 	return lines
 }
+
+// A legacy stream the server ends with an answer still owed can bring
+// nothing more: the client's output ends with it, instead of waiting for
+// the reader to give up.
+func TestLegacyStreamEndedByTheServerEndsTheOutput(t *testing.T) {
+	end := make(chan string)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/sse", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "event: endpoint\ndata: /message\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-end: // the server drops the stream, the call unanswered
+		case <-r.Context().Done():
+		}
+	})
+	mux.HandleFunc("/message", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusAccepted)
+	})
+	front := httptest.NewServer(mux)
+	defer front.Close()
+	c := dial(t, front.URL+"/sse", nil)
+	defer c.Reader().Close()
+	lines := streamLines(c.Reader())
+	if _, err := io.WriteString(c.Writer(), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	c.Writer().Close()
+	close(end)
+	select {
+	case l, ok := <-lines:
+		if ok {
+			t.Errorf("got %q; want the end of the output", l)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("the client's output did not end with the server's stream")
+	}
+}
