@@ -94,6 +94,13 @@ func TestJudgeHTTPSessions(t *testing.T) {
 			b.at(10).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 404, Of: seq, Detail: "response: application/json; the error status answers the request"})
 			b.at(11).event(1, "", `{"jsonrpc":"2.0","id":"server-error","error":{"code":-32600,"message":"Not Found: Session has been terminated"}}`, true)
 		}, []string{reports.RuleErrorBodyID}},
+		{"a 404 whose body's error carries the request's own id is its one answer", func(b *tb) {
+			// What the C# SDK writes since its PR #1687, and what
+			// JSON-RPC asks of an id the server could read.
+			seq := b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`)
+			b.at(10).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 404, Of: seq, Detail: "response: application/json; the error status answers the request"})
+			b.at(11).event(1, "", `{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Session not found"}}`, true)
+		}, nil},
 		{"an error with an id no request has on a 200 stream answers nothing", func(b *tb) {
 			b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)
 			b.at(10).add(wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 200, Detail: "response: text/event-stream"})

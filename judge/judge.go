@@ -242,14 +242,15 @@ func (j *Judger) add(e *wire.Event) {
 		// An error status with Of names the request of its exchange that
 		// it answered (mcpchaos proxy).
 		if e.Status >= 400 && j.p.name == "server" {
+			var request string
 			if e.Of != 0 {
-				j.tr.rejected(e.Of)
+				request = j.tr.rejected(e.Of)
 			}
 			if e.Status >= 500 && e.Fault == "" && (e.Raw != "" || e.RawBase64 != "") {
 				j.hc.body(e)
 			}
 			if e.Exchange != 0 {
-				j.tr.errorStatus(e.Exchange, e.Status)
+				j.tr.errorStatus(e.Exchange, e.Status, request)
 			}
 		}
 	case wire.EventPipeClosed:

@@ -67,15 +67,12 @@ type openReq struct {
 	lastNote *reports.Evidence
 }
 
-// rejected settles the request received at seq, which an HTTP error status
-// answered: a server that refuses a POST (400 for a method it does not
-// know in this era, 404 for an expired session) has answered it, in the
-// transport's terms, though no JSON-RPC response names its id.
 // errorStatus notes an HTTP exchange answered with an error status, whose
-// body may hold an error with id null.
-func (t *tracker) errorStatus(exchange int64, status int) {
+// body may hold an error: with id null, or with the id of request, the
+// request the status answered ("" when it named none).
+func (t *tracker) errorStatus(exchange int64, status int, request string) {
 	if t.errorExchanges == nil {
-		t.errorExchanges = map[int64]int{}
+		t.errorExchanges = map[int64]statusAnswer{}
 	}
 	// The body follows its head at once: only the latest exchanges
 	// matter, so the oldest goes when the window is full.
@@ -83,20 +80,32 @@ func (t *tracker) errorStatus(exchange int64, status int) {
 		delete(t.errorExchanges, t.errorOrder[0])
 		t.errorOrder = t.errorOrder[1:]
 	}
-	t.errorExchanges[exchange] = status
+	t.errorExchanges[exchange] = statusAnswer{status: status, request: request}
 	t.errorOrder = append(t.errorOrder, exchange)
 }
 
+// statusAnswer is an HTTP error status and the id of the request it
+// answered.
+type statusAnswer struct {
+	status  int
+	request string
+}
+
+// rejected settles the request received at seq, which an HTTP error status
+// answered: a server that refuses a POST (400 for a method it does not
+// know in this era, 404 for an expired session) has answered it, in the
+// transport's terms, though no JSON-RPC response names its id. It returns
+// the request's id.
 func (t *tracker) rejected(seq int64) string {
 	if f := t.pending[seq]; f != nil {
 		t.unpend(seq, f)
-		return f.method
+		return f.id
 	}
 	for _, list := range t.open {
 		for _, r := range list {
 			if r.recv.Seq == seq {
 				t.closeOpen(r)
-				return r.method
+				return r.id
 			}
 		}
 	}
@@ -209,8 +218,8 @@ type tracker struct {
 	// with id null.
 	invalidDelivered int
 	// errorExchanges are HTTP exchanges the server answered with an error
-	// status (the value) whose body has not yet shown its error.
-	errorExchanges map[int64]int
+	// status whose body has not yet shown its error.
+	errorExchanges map[int64]statusAnswer
 	errorOrder     []int64 // errorExchanges' keys, oldest first
 	// inTransit maps the seq of an answer carried by an SSE event to its
 	// id until the relay says whether it delivered it, so that an answer
@@ -731,24 +740,25 @@ func (t *tracker) answer(j *Judger, e *wire.Event) string {
 		t.invalidDelivered--
 		return ""
 	}
-	if status := t.errorExchanges[e.Exchange]; e.Kind == "error" && e.Exchange != 0 && status != 0 {
+	if st, ok := t.errorExchanges[e.Exchange]; ok && e.Kind == "error" {
 		delete(t.errorExchanges, e.Exchange)
-		if id == "null" {
-			// The body of an HTTP error status refusing a notification or
-			// a response: "MAY comprise a JSON-RPC error response that has
-			// no id" (Streamable HTTP, Sending Messages to the Server); or
-			// refusing a request whose id the server did not read.
+		switch {
+		case id == "null", id == st.request:
+			// The body of an HTTP error status: refusing a notification or
+			// a response, it "MAY comprise a JSON-RPC error response that
+			// has no id" (Streamable HTTP, Sending Messages to the
+			// Server); refusing a request, it carries that request's id,
+			// or null if the server did not read it. The status answered.
 			return ""
-		}
-		if t.tolerated[id] == 0 && t.answers.get(id) == nil {
+		case t.tolerated[id] == 0 && t.answers.get(id) == nil:
 			// The status has answered the request of its exchange; the
 			// body's error names no request at all.
 			if t.badBodyIDs == nil {
 				t.badBodyIDs = &aggregate{req: &reports.Request{ID: id}}
 			}
 			t.badBodyIDs.add(id, evidenceOf(e))
-			if !slices.Contains(t.bodyStatuses, status) {
-				t.bodyStatuses = append(t.bodyStatuses, status)
+			if !slices.Contains(t.bodyStatuses, st.status) {
+				t.bodyStatuses = append(t.bodyStatuses, st.status)
 			}
 			return ""
 		}
