@@ -339,27 +339,12 @@ func TestLegacyPOSTBodyIsNotDelivered(t *testing.T) {
 // the server is stopped, it held FastMCP (mcp 1.6.0) up, and the 2 s the
 // probe then waited for the output to end was spent on every scenario.
 func TestLegacyStreamClosesOnceNothingIsOwed(t *testing.T) {
-	release := make(chan struct{})
 	hungUp := make(chan struct{})
 	answers := make(chan string, 1)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/sse", ssetest.Stream("/message", answers, func() { close(hungUp) }))
-	mux.HandleFunc("/message", func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusAccepted)
-		go func() {
-			<-release
-			answers <- `{"jsonrpc":"2.0","id":1,"result":{}}`
-		}()
-	})
-	front := httptest.NewServer(mux)
-	defer front.Close()
-	c := dial(t, front.URL+"/sse", nil)
-	defer c.Reader().Close()
-	lines := streamLines(c.Reader())
-	if _, err := io.WriteString(c.Writer(), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+"\n"); err != nil {
-		t.Fatal(err)
-	}
-	c.Writer().Close()
+	mux.HandleFunc("/message", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusAccepted) })
+	lines := callAndClose(t, mux)
 	select {
 	case l, ok := <-lines:
 		t.Fatalf("with an answer owed the client's output gave %q (ok %v); want it open", l, ok)
@@ -367,7 +352,7 @@ func TestLegacyStreamClosesOnceNothingIsOwed(t *testing.T) {
 		t.Fatal("the stream was closed with an answer owed")
 	case <-time.After(300 * time.Millisecond):
 	}
-	close(release)
+	answers <- `{"jsonrpc":"2.0","id":1,"result":{}}`
 	if l := <-lines; !strings.Contains(l, `"id":1`) {
 		t.Errorf("got %q, want the answer", l)
 	}
@@ -384,6 +369,23 @@ func TestLegacyStreamClosesOnceNothingIsOwed(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("the client's output did not end with nothing owed")
 	}
+}
+
+// callAndClose serves mux, sends a tools/list (id 1) through a Conn on its
+// legacy endpoint and closes the Conn's writer, as the probe ends its
+// session; it returns the lines the Conn's reader gives.
+func callAndClose(t *testing.T, mux *http.ServeMux) <-chan string {
+	t.Helper()
+	front := httptest.NewServer(mux)
+	t.Cleanup(front.Close)
+	c := dial(t, front.URL+"/sse", nil)
+	t.Cleanup(func() { c.Reader().Close() })
+	lines := streamLines(c.Reader())
+	if _, err := io.WriteString(c.Writer(), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	c.Writer().Close()
+	return lines
 }
 
 // streamLines sends each line read from r, and closes the channel at its end.
@@ -407,30 +409,12 @@ func streamLines(r io.Reader) <-chan string {
 // nothing more: the client's output ends with it, instead of waiting for
 // the reader to give up.
 func TestLegacyStreamEndedByTheServerEndsTheOutput(t *testing.T) {
-	end := make(chan string)
+	msgs := make(chan string)
 	mux := http.NewServeMux()
-	mux.HandleFunc("/sse", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, "event: endpoint\ndata: /message\n\n")
-		w.(http.Flusher).Flush()
-		select {
-		case <-end: // the server drops the stream, the call unanswered
-		case <-r.Context().Done():
-		}
-	})
-	mux.HandleFunc("/message", func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusAccepted)
-	})
-	front := httptest.NewServer(mux)
-	defer front.Close()
-	c := dial(t, front.URL+"/sse", nil)
-	defer c.Reader().Close()
-	lines := streamLines(c.Reader())
-	if _, err := io.WriteString(c.Writer(), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+"\n"); err != nil {
-		t.Fatal(err)
-	}
-	c.Writer().Close()
-	close(end)
+	mux.HandleFunc("/sse", ssetest.Stream("/message", msgs, nil))
+	mux.HandleFunc("/message", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusAccepted) })
+	lines := callAndClose(t, mux)
+	close(msgs) // the server drops the stream, the call unanswered
 	select {
 	case l, ok := <-lines:
 		if ok {

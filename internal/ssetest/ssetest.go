@@ -9,7 +9,8 @@ import (
 
 // Stream serves a legacy HTTP+SSE stream: an endpoint event naming
 // endpoint, then each of msgs as a message event, until the client hangs
-// up, when hungUp (if not nil) is called.
+// up or msgs is closed (the server ends the stream), when hungUp (if not
+// nil) is called.
 func Stream(endpoint string, msgs <-chan string, hungUp func()) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if hungUp != nil {
@@ -20,7 +21,10 @@ func Stream(endpoint string, msgs <-chan string, hungUp func()) http.HandlerFunc
 		w.(http.Flusher).Flush()
 		for {
 			select {
-			case m := <-msgs:
+			case m, ok := <-msgs:
+				if !ok {
+					return
+				}
 				_, _ = io.WriteString(w, "event: message\ndata: "+m+"\n\n")
 				w.(http.Flusher).Flush()
 			case <-r.Context().Done():
