@@ -361,14 +361,7 @@ func TestLegacyStreamClosesOnceNothingIsOwed(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("the stream stayed open with nothing owed")
 	}
-	select {
-	case l, ok := <-lines:
-		if ok {
-			t.Errorf("after the answer came %q; want the end", l)
-		}
-	case <-time.After(2 * time.Second):
-		t.Fatal("the client's output did not end with nothing owed")
-	}
+	wantEnd(t, lines, "with nothing owed")
 }
 
 // callAndClose serves mux, sends a tools/list (id 1) through a Conn on its
@@ -415,12 +408,19 @@ func TestLegacyStreamEndedByTheServerEndsTheOutput(t *testing.T) {
 	mux.HandleFunc("/message", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusAccepted) })
 	lines := callAndClose(t, mux)
 	close(msgs) // the server drops the stream, the call unanswered
+	wantEnd(t, lines, "with the server's stream")
+}
+
+// wantEnd fails t unless the client's output, lines, ends within 2 s with
+// nothing more on it; when says when it should have.
+func wantEnd(t *testing.T, lines <-chan string, when string) {
+	t.Helper()
 	select {
 	case l, ok := <-lines:
 		if ok {
-			t.Errorf("got %q; want the end of the output", l)
+			t.Errorf("the client's output gave %q; want its end %s", l, when)
 		}
 	case <-time.After(2 * time.Second):
-		t.Fatal("the client's output did not end with the server's stream")
+		t.Fatalf("the client's output did not end %s", when)
 	}
 }
