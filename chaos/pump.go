@@ -22,14 +22,14 @@ const bigFrame = 8 << 20
 
 // pump relays one direction until its source ends, and returns the read error.
 func (s *session) pump(dir wire.Direction, src io.Reader) error {
-	if s.passThrough() {
+	if s.unframed(dir) {
 		if done, err := s.splice(dir, src); done {
 			s.recordPipe(sourcePipe(dir), describeEnd(err), false)
 			return err
 		}
 	}
 	maxLine := s.cfg.MaxLine
-	if s.passThrough() {
+	if s.unframed(dir) {
 		// Nothing reads a frame whole: a long line goes on in pieces as
 		// they come, so that its size costs no memory.
 		maxLine = readBuffer
@@ -215,6 +215,16 @@ func (s *session) splice(dir wire.Direction, src io.Reader) (done bool, err erro
 // on what a frame is. This is what makes a bare wrap cost close to a pipe.
 func (s *session) passThrough() bool {
 	return s.rec == nil && s.plan == nil && !s.cfg.Probes
+}
+
+// unframed reports whether dir can be relayed as bytes, never cut into
+// frames: nothing depends on what a frame is (passThrough), or nothing is
+// recorded or probed and the plan cannot reach dir (its faults neither
+// watch dir nor act beyond the message that fired them). A plan that
+// watches only the client's requests then costs the server's answers
+// nothing.
+func (s *session) unframed(dir wire.Direction) bool {
+	return s.passThrough() || (s.rec == nil && !s.cfg.Probes && s.plan != nil && !s.plan.Reaches(dir))
 }
 
 // unwatched reports whether raw, travelling in dir, can be forwarded without

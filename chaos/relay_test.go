@@ -428,3 +428,37 @@ func TestUnwatchedDirectionDecidesTheSame(t *testing.T) {
 		t.Errorf("what came back differs (-recorded +unrecorded):\n%s", diff)
 	}
 }
+
+// A direction is relayed as bytes, never framed, only when nothing can
+// depend on its frames: no recorder, no liveness probe, and a plan that
+// neither watches it nor holds a fault that acts beyond its own message.
+func TestUnframedDirections(t *testing.T) {
+	type both struct{ C2S, S2C bool }
+	for _, tc := range []struct {
+		name   string
+		rec    Recorder
+		probes bool
+		specs  []string
+		want   both
+	}{
+		{name: "no plan, no record", want: both{true, true}},
+		{name: "recorded", rec: NewMemoryRecorder(), want: both{}},
+		{name: "probed", probes: true, want: both{}},
+		{name: "a local fault on the client's requests", specs: []string{"drop:on=c2s:request:tools/call"}, want: both{false, true}},
+		{name: "the same, recorded", rec: NewMemoryRecorder(), specs: []string{"drop:on=c2s:request:tools/call"}, want: both{}},
+		{name: "a local fault on the server's answers", specs: []string{"delay:on=s2c:response,for=1ms"}, want: both{}},
+		{name: "a fault that injects toward the client", specs: []string{"burst:on=c2s:request:tools/call"}, want: both{}},
+		{name: "a fault that stalls", specs: []string{"drop:on=c2s:request:x", "stall:on=c2s:request:tools/call"}, want: both{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &session{rec: tc.rec, cfg: Config{Probes: tc.probes}}
+			if tc.specs != nil {
+				s.plan = mustPlan(t, 1, tc.specs...)
+			}
+			got := both{s.unframed(wire.ToServer), s.unframed(wire.ToClient)}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("unframed (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

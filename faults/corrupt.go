@@ -12,6 +12,7 @@ var corruptFamily = &Family{
 	Name:  "corrupt",
 	Doc:   "replace the triggering message with a malformed one: cut JSON, a truncated frame, a wrong jsonrpc version, a line split in two, or a non-JSON line",
 	Phase: Before,
+	Local: true,
 	Params: []Param{
 		{Name: "mode", Type: TypeChoice, Default: "json", Choices: []string{"json", "truncate", "version", "newline", "text"},
 			Doc: "json cuts the JSON in half (line ending kept), truncate sends the first half without its line ending (the receiver reads it glued to the next frame), version sets jsonrpc to \"1.0\", newline splits the line in the middle, text sends a non-JSON line"},

@@ -12,6 +12,7 @@ var delayFamily = &Family{
 	Name:  "delay",
 	Doc:   "hold the triggering message for a while (plus seeded jitter) before forwarding it",
 	Phase: Before,
+	Local: true,
 	Params: []Param{
 		{Name: "for", Type: TypeDuration, Default: "500ms", Doc: "how long to hold the message"},
 		{Name: "jitter", Type: TypeDuration, Default: "0s", Doc: "add up to this much more, drawn from the seed"},

@@ -8,6 +8,7 @@ var dropFamily = &Family{
 	Name:  "drop",
 	Doc:   "do not forward the triggering message (it is recorded as dropped)",
 	Phase: Before,
+	Local: true,
 	New: func(v Values) (Action, error) {
 		if err := mustBeBefore(v); err != nil {
 			return nil, err

@@ -8,6 +8,7 @@ var duplicateFamily = &Family{
 	Name:  "duplicate",
 	Doc:   "forward the triggering message N times in total, the copies right after it",
 	Phase: Before,
+	Local: true,
 	Params: []Param{
 		{Name: "count", Type: TypeInt, Default: "2", Doc: "how many times the message arrives in total (2 is one extra copy)"},
 	},

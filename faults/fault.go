@@ -36,6 +36,12 @@ type Family struct {
 	// FireContext.Sent, the request an answer answers, the ids it rewrote.
 	// A plan keeps that table only when a fault or a trigger needs it.
 	InFlight bool
+	// Local marks a fault whose every effect stays with the message that
+	// fired it: it drops, delays, copies, replaces or cuts that message,
+	// in that message's direction, and writes, stalls, closes or signals
+	// nothing else. A relay may leave a direction that only local faults
+	// can reach, and no trigger watches, unread (see Plan.Reaches).
+	Local bool
 }
 
 // defaultOn is the on= pattern a spec without one gets: DefaultOn's when the

@@ -14,6 +14,7 @@ var fragmentFamily = &Family{
 	Name:  "fragment",
 	Doc:   "write the triggering message in N partial writes with pauses between them; the newline comes only with the last",
 	Phase: Before,
+	Local: true,
 	Params: []Param{
 		{Name: "pieces", Type: TypeInt, Default: "3", Doc: "how many writes (fewer when the message is shorter than that many bytes)"},
 		{Name: "gap", Type: TypeDuration, Default: "10ms", Doc: "pause between two writes"},

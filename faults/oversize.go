@@ -16,6 +16,7 @@ var oversizeFamily = &Family{
 	Name:  "oversize",
 	Doc:   "replace the triggering message with a valid copy grown to at least a size, padded under _meta",
 	Phase: Before,
+	Local: true,
 	Params: []Param{
 		{Name: "size", Type: TypeSize, Default: "1MiB", Doc: "size of the grown frame in bytes, newline included (64KiB, 1MiB, 16MiB; at most 64MiB)"},
 	},

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -382,5 +383,66 @@ func TestWatches(t *testing.T) {
 	}
 	if NewPlan(1, nil).Watches(wire.ToServer) {
 		t.Error("an empty plan watches the client's messages")
+	}
+}
+
+// A local fault's effects stay with the message that fired it: every
+// firing, on every kind of message in both directions, touches nothing but
+// that message. The stdio relay splices a direction only local faults can
+// reach, so a local fault that wrote, stalled or closed anything else
+// would act on bytes that pass it unseen.
+func TestLocalFaultsStayWithTheirMessage(t *testing.T) {
+	var frames []frame
+	for i, dir := range []wire.Direction{c2s, s2c} {
+		id := strconv.Itoa(i + 1)
+		frames = append(frames, request(dir, id, "tools/call", `"t`+id+`"`), progress(dir.Reverse(), `"t`+id+`"`),
+			response(dir.Reverse(), id), notif(dir, "notifications/message"), errorAnswer(dir.Reverse(), id), garbage(dir))
+	}
+	for _, fam := range Families() {
+		if !fam.Local {
+			continue
+		}
+		for _, spec := range []string{fam.Name + ":p=1", fam.Name + ":on=s2c,p=1", fam.Name + ":on=c2s,p=1,position=after"} {
+			if fam.Name == "corrupt" {
+				spec += ",mode=text"
+			}
+			if _, err := Parse(spec); err != nil {
+				continue // position=after is not possible for every local fault
+			}
+			for _, d := range runPlan(t, 1, []string{spec}, frames) {
+				e := d.Effect
+				e.Drop, e.Delay, e.Copies, e.Replace, e.Fragment, e.Skipped, e.Detail = false, 0, 0, nil, nil, false, ""
+				if diff := cmp.Diff(Effect{}, e); diff != "" {
+					t.Errorf("%s fired on %v and reaches beyond the message (-want +got):\n%s", spec, d, diff)
+				}
+			}
+		}
+	}
+}
+
+// A plan reaches a direction it watches, and every direction once one of
+// its faults may act beyond the message that fired it.
+func TestReaches(t *testing.T) {
+	for _, tc := range []struct {
+		specs    []string
+		toClient bool
+	}{
+		{[]string{"drop:on=c2s:request:tools/call"}, false},
+		{[]string{"delay:on=c2s,for=1s", "duplicate:on=c2s:notification"}, false},
+		{[]string{"drop:on=s2c:response"}, true},
+		{[]string{"stall:on=c2s:request:tools/call"}, true},
+		{[]string{"burst:on=c2s:request:tools/call"}, true},
+		{[]string{"eof:on=c2s:request:tools/call"}, true},
+		{[]string{"drop:on=c2s:request:tools/call", "signal:on=c2s:request:tools/call"}, true},
+	} {
+		t.Run(strings.Join(tc.specs, "+"), func(t *testing.T) {
+			p := NewPlan(1, mustParse(t, tc.specs...))
+			if !p.Reaches(wire.ToServer) {
+				t.Error("the plan does not reach the client's messages")
+			}
+			if got := p.Reaches(wire.ToClient); got != tc.toClient {
+				t.Errorf("Reaches(s2c) = %v; want %v", got, tc.toClient)
+			}
+		})
 	}
 }

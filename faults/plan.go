@@ -112,6 +112,9 @@ type Plan struct {
 	// watches says, per direction, whether the plan looks at the messages
 	// travelling that way (see Watches).
 	watches [3]bool
+	// reachesAll says some fault may act beyond the message that fired
+	// it (see Reaches).
+	reachesAll bool
 }
 
 // PlanOption changes how a Plan is set up.
@@ -153,6 +156,7 @@ func NewPlan(seed uint64, faults []*Fault, opts ...PlanOption) *Plan {
 		p.track = p.track || needsInFlight(f)
 		p.hasAfter = p.hasAfter || f.Trigger.After != nil
 		p.needClock = p.needClock || f.Trigger.From > 0 || f.Trigger.Until > 0
+		p.reachesAll = p.reachesAll || !f.Family.Local
 		if d := f.Trigger.On.Dir; d != 0 {
 			p.watches[d] = true
 		} else {
@@ -177,6 +181,14 @@ func NewPlan(seed uint64, faults []*Fault, opts ...PlanOption) *Plan {
 // relay that records nothing need not read, nor give Receive, a message
 // the plan does not watch: every decision the plan makes comes out the same.
 func (p *Plan) Watches(dir wire.Direction) bool { return p.watches[dir] }
+
+// Reaches reports whether the plan may have a say in the messages
+// travelling in dir: it watches them, or one of its faults may act beyond
+// the message that fired it (inject, stall, close a pipe, signal the
+// server), which a relay can only do to a direction it frames. A relay
+// that records nothing may pass a direction the plan does not reach on as
+// bytes, unframed (the stdio relay splices it).
+func (p *Plan) Reaches(dir wire.Direction) bool { return p.watches[dir] || p.reachesAll }
 
 // Seed is the seed every draw derives from.
 func (p *Plan) Seed() uint64 { return p.seed }
