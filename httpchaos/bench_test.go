@@ -76,46 +76,7 @@ func BenchmarkProxy(b *testing.B) {
 		upstream := httptest.NewServer(benchUpstream(shape.events, shape.flushEach))
 		for _, via := range []string{"direct", "tcpsplice", "minimal", "reverseproxy", "proxy", "proxy+plan"} {
 			b.Run(shape.name+"/"+via, func(b *testing.B) {
-				target := upstream.URL + "/mcp"
-				switch via {
-				case "tcpsplice":
-					// A TCP forwarder that copies bytes and parses nothing:
-					// the cost of the extra hop alone, the floor of any
-					// proxy on this machine.
-					u, _ := url.Parse(upstream.URL)
-					target = spliceTo(b, u.Host) + "/mcp"
-				case "minimal":
-					// The least a net/http proxy does: read the body, send
-					// it on with an http.Client, copy the answer back. What
-					// it costs over tcpsplice is net/http's own, on both
-					// sides of the hop; no proxy built on it can do better.
-					h, client := minimalProxy(upstream.URL + "/mcp")
-					front := httptest.NewServer(h)
-					defer front.Close()
-					defer client.CloseIdleConnections()
-					target = front.URL + "/mcp"
-				case "reverseproxy":
-					// The standard library's reverse proxy: the floor a
-					// proxy that looks at nothing pays for the extra hop.
-					u, _ := url.Parse(upstream.URL)
-					front := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(u) }, FlushInterval: -1, ErrorLog: log.New(io.Discard, "", 0)})
-					defer front.Close()
-					target = front.URL + "/mcp"
-				case "proxy", "proxy+plan":
-					u, _ := url.Parse(target)
-					var fs []*faults.Fault
-					if via == "proxy+plan" {
-						fs = append(fs, never)
-					}
-					p, err := httpchaos.New(httpchaos.Config{Upstream: u, Plan: faults.NewPlan(1, fs), Recorder: chaos.NewJSONLRecorder(io.Discard)})
-					if err != nil {
-						b.Fatal(err)
-					}
-					front := httptest.NewServer(p)
-					defer front.Close()
-					defer p.Close("")
-					target = front.URL + "/mcp"
-				}
+				target := benchTarget(b, via, upstream.URL, never)
 				body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`
 				lat := make([]time.Duration, 0, b.N)
 				b.ResetTimer()
@@ -141,6 +102,55 @@ func BenchmarkProxy(b *testing.B) {
 		}
 		upstream.Close()
 	}
+}
+
+// benchTarget is the URL a benchmark's client posts to, to reach the
+// upstream at upstreamURL the way via says: directly, or through a TCP
+// forwarder, a minimal net/http proxy, the standard library's reverse
+// proxy, or mcpchaos's proxy with an empty plan or one (never) that never
+// fires. What it starts stops with the benchmark.
+func benchTarget(b *testing.B, via, upstreamURL string, never *faults.Fault) string {
+	target := upstreamURL + "/mcp"
+	switch via {
+	case "tcpsplice":
+		// A TCP forwarder that copies bytes and parses nothing:
+		// the cost of the extra hop alone, the floor of any
+		// proxy on this machine.
+		u, _ := url.Parse(upstreamURL)
+		target = spliceTo(b, u.Host) + "/mcp"
+	case "minimal":
+		// The least a net/http proxy does: read the body, send
+		// it on with an http.Client, copy the answer back. What
+		// it costs over tcpsplice is net/http's own, on both
+		// sides of the hop; no proxy built on it can do better.
+		h, client := minimalProxy(upstreamURL + "/mcp")
+		front := httptest.NewServer(h)
+		b.Cleanup(func() { front.Close() })
+		b.Cleanup(func() { client.CloseIdleConnections() })
+		target = front.URL + "/mcp"
+	case "reverseproxy":
+		// The standard library's reverse proxy: the floor a
+		// proxy that looks at nothing pays for the extra hop.
+		u, _ := url.Parse(upstreamURL)
+		front := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(u) }, FlushInterval: -1, ErrorLog: log.New(io.Discard, "", 0)})
+		b.Cleanup(func() { front.Close() })
+		target = front.URL + "/mcp"
+	case "proxy", "proxy+plan":
+		u, _ := url.Parse(target)
+		var fs []*faults.Fault
+		if via == "proxy+plan" {
+			fs = append(fs, never)
+		}
+		p, err := httpchaos.New(httpchaos.Config{Upstream: u, Plan: faults.NewPlan(1, fs), Recorder: chaos.NewJSONLRecorder(io.Discard)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		front := httptest.NewServer(p)
+		b.Cleanup(func() { front.Close() })
+		b.Cleanup(func() { p.Close("") })
+		target = front.URL + "/mcp"
+	}
+	return target
 }
 
 // minimalProxy relays each POST to target and its answer back, flushing
@@ -213,4 +223,39 @@ func spliceTo(b *testing.B, addr string) string {
 		}
 	}()
 	return "http://" + ln.Addr().String()
+}
+
+// BenchmarkProxyConcurrent is BenchmarkProxy's JSON row under load: eight
+// clients at once for each processor, so that the machine's processors, not
+// the round trips of one client, bound the rate. The proxy then costs what
+// its CPU time per request costs, as it would in front of a busy server.
+func BenchmarkProxyConcurrent(b *testing.B) {
+	upstream := httptest.NewServer(benchUpstream(0, false))
+	defer upstream.Close()
+	for _, via := range []string{"direct", "minimal", "reverseproxy", "proxy"} {
+		b.Run("json/"+via, func(b *testing.B) {
+			target := benchTarget(b, via, upstream.URL, nil)
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+			defer client.CloseIdleConnections()
+			body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`
+			b.SetParallelism(8)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					resp, err := client.Post(target, "application/json", strings.NewReader(body))
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					n, _ := io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if n == 0 {
+						b.Error("empty answer")
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+		})
+	}
 }
