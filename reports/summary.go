@@ -41,7 +41,7 @@ func WriteSummary(w io.Writer, r *Report) {
 				fmt.Fprintf(&b, "       … %d more notes in the report\n", len(notes)-3)
 				break
 			}
-			fmt.Fprintf(&b, "       - %s\n", n)
+			fmt.Fprintf(&b, "       - %s\n", words.Terminal(n))
 		}
 	}
 	for _, f := range r.Findings {
@@ -56,7 +56,7 @@ func WriteSummary(w io.Writer, r *Report) {
 		b.WriteString("the target fails without faults: the baseline's findings are listed once, and each scenario reports only what differs from them\n")
 	}
 	if r.Error != "" {
-		b.WriteString("error: " + r.Error + "\n")
+		b.WriteString("error: " + words.Terminal(r.Error) + "\n")
 	}
 	_, _ = io.WriteString(w, b.String())
 }
@@ -89,10 +89,12 @@ func writeFinding(b *strings.Builder, f *Finding) {
 	if f.Scenario != "" {
 		head += "  [" + f.Scenario + "]"
 	}
-	b.WriteString(head + "\n")
-	b.WriteString("  " + f.Message + "\n")
+	// A finding quotes its peers (a tool's error, a traceback, a frame):
+	// nothing they sent may reach the terminal as anything but text.
+	b.WriteString(words.Terminal(head) + "\n")
+	b.WriteString("  " + words.Terminal(f.Message) + "\n")
 	if f.Request != nil {
-		fmt.Fprintf(b, "  request: %s (id %s)\n", f.Request.what(), f.Request.ID)
+		fmt.Fprintf(b, "  request: %s (id %s)\n", words.Terminal(f.Request.what()), words.Terminal(f.Request.ID))
 	}
 	if r, ok := LookupRule(f.Rule); ok {
 		fmt.Fprintf(b, "  rule: %s (%s)\n", r.ID, r.Source)
@@ -110,7 +112,7 @@ func writeFinding(b *strings.Builder, f *Finding) {
 		}
 		b.WriteString(" at " + words.Duration(ev.TUS) + "\n")
 		for _, l := range excerptLines(ev.Excerpt, signatureWord(f.Signature)) {
-			b.WriteString("    | " + l + "\n")
+			b.WriteString("    | " + words.Terminal(l) + "\n")
 		}
 	}
 	if f.Repro != "" {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -538,7 +539,13 @@ func toolError(result json.RawMessage) (string, bool) {
 	if len(r.Content) > 0 && r.Content[0].Text != "" {
 		text = r.Content[0].Text
 		if len(text) > 120 {
-			text = text[:117] + "..."
+			// Cut on a rune boundary: half a character is not UTF-8,
+			// and the note goes into a JSON report.
+			cut := 117
+			for cut > 0 && !utf8.RuneStart(text[cut]) {
+				cut--
+			}
+			text = text[:cut] + "..."
 		}
 	}
 	return text, true

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"bufio"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -43,5 +44,22 @@ func TestReadLine(t *testing.T) {
 				t.Errorf("frames (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A tool's error text is cut to size on a rune boundary: cut inside a
+// character, the note carried a byte that is not UTF-8 into the report.
+func TestToolErrorIsCutOnARuneBoundary(t *testing.T) {
+	text := strings.Repeat("é", 80) // 160 bytes; byte 117 is inside the 59th é
+	result, err := json.Marshal(map[string]any{"isError": true, "content": []map[string]string{{"type": "text", "text": text}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, failed := toolError(result)
+	if !failed {
+		t.Fatal("toolError did not see the isError")
+	}
+	if want := strings.Repeat("é", 58) + "..."; got != want {
+		t.Errorf("toolError = %q; want %q", got, want)
 	}
 }

@@ -4,9 +4,11 @@
 package words
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -40,4 +42,55 @@ func Plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// Terminal returns s as it may be printed on one line of a terminal: a
+// line break (\n, \r, \r\n) becomes a space, and any other control
+// character, a bidirectional-text control, or a byte that is not UTF-8,
+// is spelled out (\x1b, \u202e, \xff).
+// A peer's text (a tool's error, a stack trace, a frame) reaches the
+// summary: printed raw, its line breaks broke the summary's layout, and
+// its escape sequences would reach the user's terminal, where they can
+// move the cursor, recolour or hide what mcpchaos printed.
+func Terminal(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\t' || c >= 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\r' && strings.HasPrefix(s[i+1:], "\n"):
+			b.WriteByte(' ')
+			size = 2
+		case r == '\n' || r == '\r':
+			b.WriteByte(' ')
+		case r != '\t' && unicode.IsControl(r) || isBidiControl(r):
+			if r < 0x100 {
+				fmt.Fprintf(&b, `\x%02x`, r)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// isBidiControl reports the characters that reorder text as it is shown
+// (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069): in a peer's text
+// they could make the summary read other than it says.
+func isBidiControl(r rune) bool {
+	return r == 0x061c || r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }
