@@ -209,6 +209,32 @@ var corpus = []corpusServer{
 		command: func(corpus, _ string) []string { return []string{filepath.Join(corpus, "mcp-go/bin/sampling_server")} },
 		want:    allPass(map[string]verdict{"eof-server-request": pass()}),
 	},
+	// Servers of the MCP registry, by their makers. Each tool calls the
+	// service's API, which fails here (a made-up key, and no network): a
+	// tool error, which is an answer.
+	{
+		name:    "brave-search-mcp-server",
+		command: registryServer("@brave/brave-search-mcp-server/dist/index.js", "BRAVE_API_KEY=mcpchaos-no-key"),
+		want:    allPass(nil),
+	},
+	{
+		name:    "notion-mcp-server",
+		command: registryServer("@notionhq/notion-mcp-server/bin/cli.mjs", "NOTION_TOKEN=mcpchaos-no-token"),
+		want:    allPass(nil),
+	},
+	{
+		name:    "tavily-mcp",
+		command: registryServer("tavily-mcp/build/index.js", "TAVILY_API_KEY=mcpchaos-no-key"),
+		want:    allPass(nil),
+	},
+}
+
+// registryServer runs the script at path in the corpus's npm install with
+// node, its environment given env: the key its service wants, made up.
+func registryServer(path string, env ...string) func(corpus, scratch string) []string {
+	return func(corpus, _ string) []string {
+		return append(append([]string{"env"}, env...), "node", filepath.Join(corpus, "npm/node_modules", path))
+	}
 }
 
 func corpusDir(t *testing.T) string {

@@ -129,6 +129,21 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			indeterminate: []string{"end-session-inflight"},
 		},
 		{
+			// A server of the MCP registry, by its maker, on streamable
+			// HTTP: stateful, answers as event streams, no event ids (so
+			// nothing to resume after cut-before-result, which it need
+			// not offer). Its tools call Brave's API, which fails here: a
+			// tool error, which is an answer.
+			name: "brave-search-mcp-server 2.1.4 (npm)",
+			command: func(port int) []string {
+				return []string{"env", "BRAVE_API_KEY=mcpchaos-no-key", "node",
+					filepath.Join(dir, "npm/node_modules/@brave/brave-search-mcp-server/dist/index.js"),
+					"--transport", "http", "--port", fmt.Sprint(port)}
+			},
+			want: []found{},
+			note: "tools answered the arguments generated from the schema with a tool error",
+		},
+		{
 			// Answers every POST with a JSON body, never a stream.
 			name:    "typescript-sdk jsonResponseStreamableHttp (1.32.2)",
 			command: func(int) []string { return []string{"node", tsServerExample(dir, "jsonResponseStreamableHttp.js")} },

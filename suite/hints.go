@@ -31,24 +31,39 @@ func workloadHints(base *scenarioRun, deadline time.Duration) {
 			"%d %s not called: the server says %s may only be called as tasks (execution.taskSupport \"required\"), which the probe does not do: %s",
 			n, words.Plural(n, "tool", "tools"), words.Plural(n, "it", "they"), strings.Join(base.probe.TaskOnlyTools, ", ")))
 	}
-	var failed []string
+	// A tool that answered with a tool error (isError), or with a JSON-RPC
+	// error (notion-mcp-server answers every failed API call -32603), was
+	// barely exercised: the note says which, and what to pass.
+	var toolErrors, rpcErrors []string
 	for _, r := range base.probe.Requests {
-		if r.ToolError == "" {
+		switch {
+		case r.ToolError != "":
+			toolErrors = noteTool(toolErrors, r.Tool, r.ToolError)
+		case r.Method == "tools/call" && r.Answered && r.Error != "":
+			rpcErrors = noteTool(rpcErrors, r.Tool, r.Error)
+		}
+	}
+	for _, failed := range []struct {
+		what  string
+		tools []string
+	}{{"a tool error", toolErrors}, {"a JSON-RPC error", rpcErrors}} {
+		if len(failed.tools) == 0 {
 			continue
 		}
-		what := r.Tool + " (" + r.ToolError + ")"
-		if !slices.ContainsFunc(failed, func(s string) bool { return strings.HasPrefix(s, r.Tool+" (") }) {
-			failed = append(failed, what)
+		shown := failed.tools
+		if len(shown) > 3 {
+			shown = append(shown[:3:3], fmt.Sprintf("and %d more", len(failed.tools)-3))
 		}
+		base.result.Notes = append(base.result.Notes, fmt.Sprintf(
+			"%d %s answered the arguments generated from the schema with %s (an answer, not a finding; where the arguments were the trouble, pass real ones with --call NAME=JSON): %s",
+			len(failed.tools), words.Plural(len(failed.tools), "tool", "tools"), failed.what, strings.Join(shown, "; ")))
 	}
-	if len(failed) == 0 {
-		return
+}
+
+// noteTool adds "tool (why)" to failed, once per tool.
+func noteTool(failed []string, tool, why string) []string {
+	if slices.ContainsFunc(failed, func(s string) bool { return strings.HasPrefix(s, tool+" (") }) {
+		return failed
 	}
-	shown := failed
-	if len(shown) > 3 {
-		shown = append(shown[:3:3], fmt.Sprintf("and %d more", len(failed)-3))
-	}
-	base.result.Notes = append(base.result.Notes, fmt.Sprintf(
-		"%d %s answered the arguments generated from the schema with a tool error (an answer, not a finding; where the arguments were the trouble, pass real ones with --call NAME=JSON): %s",
-		len(failed), words.Plural(len(failed), "tool", "tools"), strings.Join(shown, "; ")))
+	return append(failed, tool+" ("+words.Cut(why, 120)+")")
 }

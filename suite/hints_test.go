@@ -66,3 +66,25 @@ func TestBaselineNotesTaskOnlyTools(t *testing.T) {
 		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 }
+
+// A tool answered with a JSON-RPC error was as little exercised as one
+// answered with a tool error: notion-mcp-server 2.5.2 answers every call
+// whose API request fails with -32603, and the baseline said nothing of it.
+// A call that was never answered is no such note: it is the judge's.
+func TestBaselineNotesToolsAnsweredWithAJSONRPCError(t *testing.T) {
+	base := &scenarioRun{probe: &probe.Outcome{Requests: []probe.Request{
+		{Method: "tools/call", Tool: "API-get-user", Answered: true, Error: "-32603: getaddrinfo ENOTFOUND api.notion.com"},
+		{Method: "tools/call", Tool: "API-get-user", Answered: true, Error: "-32603: again"},
+		{Method: "tools/call", Tool: "search", Answered: true, ToolError: "no key"},
+		{Method: "tools/call", Tool: "slow", Error: "no answer within 5s"},
+		{Method: "resources/read", Answered: true, Error: "-32002: Resource not found"},
+	}}}
+	workloadHints(base, 5*time.Second)
+	want := []string{
+		"1 tool answered the arguments generated from the schema with a tool error (an answer, not a finding; where the arguments were the trouble, pass real ones with --call NAME=JSON): search (no key)",
+		"1 tool answered the arguments generated from the schema with a JSON-RPC error (an answer, not a finding; where the arguments were the trouble, pass real ones with --call NAME=JSON): API-get-user (-32603: getaddrinfo ENOTFOUND api.notion.com)",
+	}
+	if diff := cmp.Diff(want, base.result.Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+}
