@@ -360,6 +360,7 @@ func (s *session) gather(first outgoing) []outgoing {
 	t := time.NewTimer(gatherWindow)
 	defer t.Stop()
 	batch := s.collect([]outgoing{first}, t.C)
+	testHookGatherWindow()
 	if b := s.batch.Load(); b != nil {
 		// callTools is still queueing its first calls: under load, the
 		// gap between two of them can outlast gatherWindow, and the calls
@@ -368,12 +369,21 @@ func (s *session) gather(first outgoing) []outgoing {
 		defer w.Stop()
 		select {
 		case <-*b:
-			batch = s.collect(batch, nil)
 		case <-w.C:
 		}
 	}
-	return batch
+	// What is queued by now goes in this write. callTools may have queued
+	// the rest of its first calls after the window and closed its batch
+	// before the look above: taken only when the batch was still open, they
+	// went in a write of their own, after the server could answer the
+	// first, and eof-inflight, waiting for three calls in flight, missed
+	// its moment (TestGitHubActionSteps, under CI's load).
+	return s.collect(batch, nil)
 }
+
+// testHookGatherWindow runs between gather's window and its look at the
+// batch: a test queues lines and closes the batch there.
+var testHookGatherWindow = func() {}
 
 // batchWait bounds how long the writer waits for callTools to finish
 // queueing its first calls.

@@ -63,3 +63,27 @@ func TestToolErrorIsCutOnARuneBoundary(t *testing.T) {
 		t.Errorf("toolError = %q; want %q", got, want)
 	}
 }
+
+// The first calls go in one write even when callTools queues the rest of
+// them after the writer's window and marks its batch done before the
+// writer looks: they went out one by one, and eof-inflight, waiting for
+// three calls in flight, could miss its moment.
+func TestGatherTakesTheBatchQueuedAfterItsWindow(t *testing.T) {
+	s := &session{queue: make(chan outgoing, 8)}
+	batched := make(chan struct{})
+	s.batch.Store(&batched)
+	testHookGatherWindow = func() {
+		s.queue <- outgoing{line: []byte("2\n")}
+		s.queue <- outgoing{line: []byte("3\n")}
+		s.batch.Store(nil)
+		close(batched)
+	}
+	defer func() { testHookGatherWindow = func() {} }()
+	var got []string
+	for _, o := range s.gather(outgoing{line: []byte("1\n")}) {
+		got = append(got, string(o.line))
+	}
+	if diff := cmp.Diff([]string{"1\n", "2\n", "3\n"}, got); diff != "" {
+		t.Errorf("one write (-want +got):\n%s", diff)
+	}
+}
