@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -47,6 +48,8 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 		indeterminate []string
 		// note is what the baseline's notes must say.
 		note string
+		// header is sent with every request, as --header does.
+		header http.Header
 	}{
 		{
 			// Stateful only (2025-11-25), with an event store for
@@ -144,6 +147,24 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			note: "tools answered the arguments generated from the schema with a tool error",
 		},
 		{
+			// A server of the MCP registry, by its maker, behind a bearer
+			// token, which the probe sends as --header does. Every call
+			// of the Notion API fails here, and the server answers each
+			// with a JSON-RPC error (-32603) rather than a tool error: so
+			// no result ever comes, and the two scenarios that wait for
+			// one before the client has it cannot fire.
+			name: "notion-mcp-server 2.5.2 (npm), with a bearer token",
+			command: func(port int) []string {
+				return []string{"env", "NOTION_TOKEN=mcpchaos-no-token", "node",
+					filepath.Join(dir, "npm/node_modules/@notionhq/notion-mcp-server/bin/cli.mjs"),
+					"--transport", "http", "--port", fmt.Sprint(port), "--auth-token", "mcpchaos-secret"}
+			},
+			header:        http.Header{"Authorization": {"Bearer mcpchaos-secret"}},
+			want:          []found{},
+			indeterminate: []string{"cut-before-result", "cancel-race"},
+			note:          "tools answered the arguments generated from the schema with a JSON-RPC error",
+		},
+		{
 			// Answers every POST with a JSON body, never a stream.
 			name:    "typescript-sdk jsonResponseStreamableHttp (1.32.2)",
 			command: func(int) []string { return []string{"node", tsServerExample(dir, "jsonResponseStreamableHttp.js")} },
@@ -170,6 +191,7 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 				Seed:      1,
 				Deadline:  5 * time.Second,
 				Probe:     probe.Config{SkipTools: tc.skip, Calls: tc.calls},
+				Header:    tc.header,
 				Repro:     func(sc string, seed uint64) string { return fmt.Sprintf("--scenario %s --seed %d", sc, seed) },
 			})
 			if err != nil {

@@ -168,7 +168,7 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 		if errors.As(base.probeErr, &unknown) {
 			return nil, &SetupError{Reason: "a --call names a tool the server does not list", Err: base.probeErr}
 		}
-		return nil, &SetupError{Reason: notStarted(base, o.Probe.Era), Err: base.probeErr, Stderr: base.stderr}
+		return nil, &SetupError{Reason: notStarted(base, o.Probe.Era, len(o.Header) > 0), Err: base.probeErr, Stderr: base.stderr}
 	}
 	workloadHints(base, o.Deadline)
 	return completeMatrix(report, base, o.Parallel, o.Scenarios, func(sc faults.Scenario) (*scenarioRun, error) {
@@ -182,8 +182,14 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 // it: the user is told how to test the rest of it. One that died before it
 // read anything (an import error) says nothing of server/discover, and is
 // not sent down that path.
-func notStarted(base *scenarioRun, era string) string {
+func notStarted(base *scenarioRun, era string, headers bool) string {
 	const reason = "the server does not start or initialize without faults"
+	if status := refusedWith(base); status != "" {
+		if headers {
+			return reason + " (it refused the handshake with HTTP " + status + ": the credentials sent with --header were not accepted)"
+		}
+		return reason + " (it refused the handshake with HTTP " + status + ": it wants credentials; send them with --header, as in --header 'Authorization: Bearer TOKEN')"
+	}
 	if era == probe.EraStateful || base.probe == nil || base.probe.Initialized || !base.discoverOnStderr {
 		return reason
 	}
@@ -195,6 +201,31 @@ func notStarted(base *scenarioRun, era string) string {
 		}
 	}
 	return reason
+}
+
+// refusedWith is the status ("401 Unauthorized") with which an HTTP server
+// refused the probe's handshake for want of credentials, or "". The probe
+// sees an HTTP error as the JSON-RPC error httpconn makes of it:
+// "-32603: HTTP 401 Unauthorized: ...".
+func refusedWith(base *scenarioRun) string {
+	if base.probe == nil || base.probe.Initialized {
+		return ""
+	}
+	for _, r := range base.probe.Requests {
+		if r.Method != "server/discover" && r.Method != "initialize" {
+			continue
+		}
+		_, rest, _ := strings.Cut(r.Error, ": ")
+		status, ok := strings.CutPrefix(rest, "HTTP ")
+		if !ok {
+			continue
+		}
+		status, _, _ = strings.Cut(status, ":")
+		if strings.HasPrefix(status, "401 ") || strings.HasPrefix(status, "403 ") {
+			return status
+		}
+	}
+	return ""
 }
 
 // completeMatrix completes a report after the baseline: the scenarios run,
