@@ -48,8 +48,11 @@ type session struct {
 	// batch, while set, is closed once callTools has queued its first
 	// Concurrency calls: the writer waits for it (batchWait at most), so
 	// they go in one write however the scheduler runs this process.
-	batch  atomic.Pointer[chan struct{}]
-	closed bool // guarded by sendMu: queue is closed
+	batch atomic.Pointer[chan struct{}]
+	// afterWindow, when a test sets it, runs between gather's window and
+	// its look at batch: the test queues lines and closes the batch there.
+	afterWindow func()
+	closed      bool // guarded by sendMu: queue is closed
 	// stopping wakes senders blocked on a full queue when the workload ends.
 	stopping chan struct{}
 
@@ -360,7 +363,9 @@ func (s *session) gather(first outgoing) []outgoing {
 	t := time.NewTimer(gatherWindow)
 	defer t.Stop()
 	batch := s.collect([]outgoing{first}, t.C)
-	testHookGatherWindow()
+	if s.afterWindow != nil {
+		s.afterWindow()
+	}
 	if b := s.batch.Load(); b != nil {
 		// callTools is still queueing its first calls: under load, the
 		// gap between two of them can outlast gatherWindow, and the calls
@@ -380,10 +385,6 @@ func (s *session) gather(first outgoing) []outgoing {
 	// its moment (TestGitHubActionSteps, under CI's load).
 	return s.collect(batch, nil)
 }
-
-// testHookGatherWindow runs between gather's window and its look at the
-// batch: a test queues lines and closes the batch there.
-var testHookGatherWindow = func() {}
 
 // batchWait bounds how long the writer waits for callTools to finish
 // queueing its first calls.

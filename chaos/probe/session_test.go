@@ -72,13 +72,12 @@ func TestGatherTakesTheBatchQueuedAfterItsWindow(t *testing.T) {
 	s := &session{queue: make(chan outgoing, 8)}
 	batched := make(chan struct{})
 	s.batch.Store(&batched)
-	testHookGatherWindow = func() {
+	s.afterWindow = func() {
 		s.queue <- outgoing{line: []byte("2\n")}
 		s.queue <- outgoing{line: []byte("3\n")}
 		s.batch.Store(nil)
 		close(batched)
 	}
-	defer func() { testHookGatherWindow = func() {} }()
 	var got []string
 	for _, o := range s.gather(outgoing{line: []byte("1\n")}) {
 		got = append(got, string(o.line))
