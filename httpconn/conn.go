@@ -90,6 +90,8 @@ type Conn struct {
 	settled chan struct{}
 	// legacyEnded is closed once the legacy stream's reader has returned.
 	legacyEnded chan struct{}
+	// refused is the first 401 or 403 status a request got (see Refused).
+	refused string
 
 	posts sync.WaitGroup // POSTs in flight, with their resumptions
 	bg    sync.WaitGroup // every goroutine the Conn started

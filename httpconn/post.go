@@ -103,7 +103,7 @@ func (c *Conn) send(body []byte, m message) {
 		return
 	}
 	req.Header = c.headers(body)
-	resp, err := c.client.Do(req)
+	resp, err := c.do(req)
 	if err != nil {
 		if c.ctx.Err() == nil {
 			c.synthesize(m.ids, "HTTP: "+err.Error())
@@ -305,7 +305,31 @@ func (c *Conn) get(ctx context.Context, lastID string) (*http.Response, error) {
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
 	}
-	return c.client.Do(req)
+	return c.do(req)
+}
+
+// do sends req, and notes the first status with which the server refused
+// one of the connection's requests for want of credentials (see Refused).
+func (c *Conn) do(req *http.Request) (*http.Response, error) {
+	resp, err := c.client.Do(req)
+	if err == nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+		c.mu.Lock()
+		if c.refused == "" {
+			c.refused = resp.Status
+		}
+		c.mu.Unlock()
+	}
+	return resp, err
+}
+
+// Refused is the status ("401 Unauthorized", "403 Forbidden") with which
+// the server first refused a request of the connection for want of
+// credentials, or "". The status says it whatever the body holds: an
+// error of the server's own naming the request, or one with id null.
+func (c *Conn) Refused() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.refused
 }
 
 // openGet opens the GET stream for the server's own messages, once; a

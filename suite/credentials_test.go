@@ -2,6 +2,7 @@ package suite
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,30 +20,42 @@ import (
 // 401 "Missing bearer token"; the error used to end at the status, and
 // said nothing of --header.
 func TestSetupErrorOfAServerThatWantsCredentials(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusUnauthorized)
-		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","error":{"code":-32001,"message":"Unauthorized: Missing bearer token"},"id":null}`)
-	}))
-	defer srv.Close()
-	u, _ := url.Parse(srv.URL + "/mcp")
-	for _, tc := range []struct {
-		name   string
-		header http.Header
-		want   string
-	}{
-		{"none sent", nil, "it refused the handshake with HTTP 401 Unauthorized: it wants credentials; send them with --header, as in --header 'Authorization: Bearer TOKEN'"},
-		{"refused", http.Header{"Authorization": {"Bearer wrong"}}, "it refused the handshake with HTTP 401 Unauthorized: the credentials sent with --header were not accepted"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			_, err := Run(ctx, Options{URL: u, Header: tc.header, Scenarios: []faults.Scenario{}, Seed: 1,
-				Deadline: 2 * time.Second, Grace: 500 * time.Millisecond})
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("err = %v\nwant one saying %q", err, tc.want)
+	// The body's error has id null (notion-mcp-server), or names the
+	// refused request, which the client then reads as its answer: the
+	// status says it wants credentials either way.
+	for _, body := range []struct{ name, id string }{{"id null", ""}, {"the request's id", "request"}} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var req struct {
+				ID json.RawMessage `json:"id"`
 			}
-		})
+			_ = json.NewDecoder(r.Body).Decode(&req)
+			id := "null"
+			if body.id != "" && len(req.ID) > 0 {
+				id = string(req.ID)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","error":{"code":-32001,"message":"Unauthorized: Missing bearer token"},"id":`+id+`}`)
+		}))
+		defer srv.Close()
+		u, _ := url.Parse(srv.URL + "/mcp")
+		for _, tc := range []struct {
+			name   string
+			header http.Header
+			want   string
+		}{
+			{"none sent", nil, "it refused the handshake with HTTP 401 Unauthorized: it wants credentials; send them with --header, as in --header 'Authorization: Bearer TOKEN'"},
+			{"refused", http.Header{"Authorization": {"Bearer wrong"}}, "it refused the handshake with HTTP 401 Unauthorized: the credentials sent with --header were not accepted"},
+		} {
+			t.Run(body.name+"/"+tc.name, func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				_, err := Run(ctx, Options{URL: u, Header: tc.header, Scenarios: []faults.Scenario{}, Seed: 1,
+					Deadline: 2 * time.Second, Grace: 500 * time.Millisecond})
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("err = %v\nwant one saying %q", err, tc.want)
+				}
+			})
+		}
 	}
 }

@@ -51,6 +51,7 @@ func (o Options) driveHTTP(ctx context.Context, st setup) (driven, error) {
 	watched := pr.endProbeIfServerDies(probeCtx, cancelProbe)
 	var d driven
 	d.outcome, d.probeErr = probe.Run(probeCtx, pc, pipe.Reader(), pipe.Writer())
+	d.refused = pipe.Refused()
 	if context.Cause(probeCtx) == errServerGone && d.outcome != nil && d.outcome.Initialized {
 		// As on stdio, a server that dies mid-session is the judge's to
 		// judge (a crash, the answers it lost), not a failed set-up.

@@ -184,11 +184,11 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 // not sent down that path.
 func notStarted(base *scenarioRun, era string, headers bool) string {
 	const reason = "the server does not start or initialize without faults"
-	if status := refusedWith(base); status != "" {
+	if base.refused != "" {
 		if headers {
-			return reason + " (it refused the handshake with HTTP " + status + ": the credentials sent with --header were not accepted)"
+			return reason + " (it refused the handshake with HTTP " + base.refused + ": the credentials sent with --header were not accepted)"
 		}
-		return reason + " (it refused the handshake with HTTP " + status + ": it wants credentials; send them with --header, as in --header 'Authorization: Bearer TOKEN')"
+		return reason + " (it refused the handshake with HTTP " + base.refused + ": it wants credentials; send them with --header, as in --header 'Authorization: Bearer TOKEN')"
 	}
 	if era == probe.EraStateful || base.probe == nil || base.probe.Initialized || !base.discoverOnStderr {
 		return reason
@@ -201,31 +201,6 @@ func notStarted(base *scenarioRun, era string, headers bool) string {
 		}
 	}
 	return reason
-}
-
-// refusedWith is the status ("401 Unauthorized") with which an HTTP server
-// refused the probe's handshake for want of credentials, or "". The probe
-// sees an HTTP error as the JSON-RPC error httpconn makes of it:
-// "-32603: HTTP 401 Unauthorized: ...".
-func refusedWith(base *scenarioRun) string {
-	if base.probe == nil || base.probe.Initialized {
-		return ""
-	}
-	for _, r := range base.probe.Requests {
-		if r.Method != "server/discover" && r.Method != "initialize" {
-			continue
-		}
-		_, rest, _ := strings.Cut(r.Error, ": ")
-		status, ok := strings.CutPrefix(rest, "HTTP ")
-		if !ok {
-			continue
-		}
-		status, _, _ = strings.Cut(status, ":")
-		if strings.HasPrefix(status, "401 ") || strings.HasPrefix(status, "403 ") {
-			return status
-		}
-	}
-	return ""
 }
 
 // completeMatrix completes a report after the baseline: the scenarios run,
@@ -320,6 +295,8 @@ type scenarioRun struct {
 	stderr   []string
 	// discoverOnStderr says the server's stderr named server/discover.
 	discoverOnStderr bool
+	// refused is driven's: an HTTP server wanted credentials.
+	refused string
 	// probe is what the probe client saw (nil under test-client).
 	probe *probe.Outcome
 	// save writes the run as a regression case with the findings that are
@@ -370,7 +347,7 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 	if o.observe != nil {
 		o.observe(sc.Name, log.decisions.out)
 	}
-	run := &scenarioRun{probeErr: d.probeErr, stderr: log.stderr.list(), discoverOnStderr: log.discoverOnStderr, verdict: verdict, probe: d.outcome}
+	run := &scenarioRun{probeErr: d.probeErr, stderr: log.stderr.list(), discoverOnStderr: log.discoverOnStderr, refused: d.refused, verdict: verdict, probe: d.outcome}
 	ApplyExpectation(sc, seed, st.repro, &run.verdict)
 	res := reports.ScenarioResult{
 		Name:          sc.Name,
@@ -433,6 +410,9 @@ func (o Options) probeConfig(sc faults.Scenario, deadline, maxDeadline time.Dura
 type driven struct {
 	outcome  *probe.Outcome
 	probeErr error
+	// refused is the status with which an HTTP server refused the probe
+	// for want of credentials ("401 Unauthorized"), or "".
+	refused string
 }
 
 // driveStdio runs the probe against a fresh server process through the
