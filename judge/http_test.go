@@ -2,6 +2,7 @@ package judge
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -373,5 +374,26 @@ func TestHTTPNotMCPNamesBodiesAndEvents(t *testing.T) {
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// An SDK's sentinel id repeats in every refused request's body: the
+// finding counts the bodies and names the id once (FastMCP 2.12's three
+// 404s after end-session-inflight listed "server-error" three times).
+func TestErrorBodyIDNamesEachIDOnce(t *testing.T) {
+	b := httpSession()
+	for n := int64(1); n <= 3; n++ {
+		seq := b.post(n, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"x"}}`, n))
+		b.at(float64(10*n)).add(wire.Event{Type: wire.EventHTTP, Exchange: n, Status: 404, Of: seq, Detail: "response: application/json; the error status answers the request"})
+		b.at(float64(10*n+1)).event(n, "", `{"jsonrpc":"2.0","id":"server-error","error":{"code":-32600,"message":"Not Found: Session has been terminated"}}`, true)
+	}
+	b.at(10000).end("the proxy got interrupt")
+	v := Session(b.evs)
+	if len(v.Findings) != 1 || v.Findings[0].Rule != reports.RuleErrorBodyID {
+		t.Fatalf("findings %+v; want one %s", v.Findings, reports.RuleErrorBodyID)
+	}
+	want := `the server answered 3 requests with HTTP 404, whose bodies hold an error with an id no request has ("server-error"): `
+	if msg := v.Findings[0].Message; !strings.HasPrefix(msg, want) {
+		t.Errorf("message:\n%s\nwant it to start:\n%s", msg, want)
 	}
 }

@@ -860,13 +860,15 @@ func (t *tracker) answerFindings(j *Judger) []reports.Finding {
 		fs = append(fs, f)
 	}
 	if g := t.badBodyIDs; g != nil {
+		// An SDK's sentinel repeats: each id is named once.
+		distinct := slices.Compact(slices.Sorted(slices.Values(g.ids)))
 		statuses := make([]string, len(t.bodyStatuses))
 		for i, s := range t.bodyStatuses {
 			statuses[i] = "HTTP " + strconv.Itoa(s)
 		}
 		msg := fmt.Sprintf("the %s answered %d %s with %s, whose %s an error with an id no request has (%s): that error belongs to the request of its exchange, so it carries that request's id, or null when the id could not be read (the Python SDK's 1.x releases write \"server-error\")",
 			j.p.name, g.count, words.Plural(g.count, "request", "requests"), strings.Join(statuses, " and "),
-			words.Plural(g.count, "body holds", "bodies hold"), idList(g.ids, g.count))
+			words.Plural(g.count, "body holds", "bodies hold"), idList(distinct, len(distinct)+g.count-len(g.ids)))
 		f := reports.NewFinding(reports.RuleErrorBodyID, msg, g.evidence)
 		f.Request = g.req
 		fs = append(fs, f)
