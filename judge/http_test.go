@@ -384,7 +384,7 @@ func TestErrorBodyIDNamesEachIDOnce(t *testing.T) {
 	b := httpSession()
 	for n := int64(1); n <= 3; n++ {
 		seq := b.post(n, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"x"}}`, n))
-		b.at(float64(10*n)).add(wire.Event{Type: wire.EventHTTP, Exchange: n, Status: 404, Of: seq, Detail: "response: application/json; the error status answers the request"})
+		b.at(float64(10 * n)).add(wire.Event{Type: wire.EventHTTP, Exchange: n, Status: 404, Of: seq, Detail: "response: application/json; the error status answers the request"})
 		b.at(float64(10*n+1)).event(n, "", `{"jsonrpc":"2.0","id":"server-error","error":{"code":-32600,"message":"Not Found: Session has been terminated"}}`, true)
 	}
 	b.at(10000).end("the proxy got interrupt")
