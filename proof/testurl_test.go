@@ -250,3 +250,24 @@ func TestGoSDKExampleCrashesOnADeclinedElicitation(t *testing.T) {
 		t.Errorf("baseline %+v: the probe waited out its deadline after the server died", report.Baseline)
 	}
 }
+
+// notion-mcp-server 2.5.2 behind its bearer token, probed without one:
+// it refuses the handshake with 401, and the set-up error says to send
+// credentials with --header.
+func TestNotionWithoutItsTokenIsToldToUseHeader(t *testing.T) {
+	dir := corpusDir(t)
+	port := freePort(t)
+	u, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, err := suite.Run(ctx, suite.Options{
+		Command: []string{"env", "NOTION_TOKEN=mcpchaos-no-token", "node",
+			filepath.Join(dir, "npm/node_modules/@notionhq/notion-mcp-server/bin/cli.mjs"),
+			"--transport", "http", "--port", fmt.Sprint(port), "--auth-token", "mcpchaos-secret"},
+		URL: u, Scenarios: []faults.Scenario{}, Seed: 1, Deadline: 5 * time.Second,
+	})
+	const want = "it refused the handshake with HTTP 401 Unauthorized: it wants credentials; send them with --header"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v\nwant one saying %q", err, want)
+	}
+}
