@@ -402,6 +402,7 @@ func TestLocalFaultsStayWithTheirMessage(t *testing.T) {
 		if !fam.Local {
 			continue
 		}
+		fired := 0
 		for _, spec := range []string{fam.Name + ":p=1", fam.Name + ":on=s2c,p=1", fam.Name + ":on=c2s,p=1,position=after"} {
 			if fam.Name == "corrupt" {
 				spec += ",mode=text"
@@ -410,12 +411,16 @@ func TestLocalFaultsStayWithTheirMessage(t *testing.T) {
 				continue // position=after is not possible for every local fault
 			}
 			for _, d := range runPlan(t, 1, []string{spec}, frames) {
+				fired++
 				e := d.Effect
 				e.Drop, e.Delay, e.Copies, e.Replace, e.Fragment, e.Skipped, e.Detail = false, 0, 0, nil, nil, false, ""
 				if diff := cmp.Diff(Effect{}, e); diff != "" {
 					t.Errorf("%s fired on %v and reaches beyond the message (-want +got):\n%s", spec, d, diff)
 				}
 			}
+		}
+		if fired == 0 {
+			t.Errorf("%s never fired: nothing says its effects stay with their message", fam.Name)
 		}
 	}
 }
