@@ -731,12 +731,15 @@ func (c *clientJudge) exitFindings(j *Judger) []reports.Finding {
 // client's SDK tells the program that a call failed: the MCP SDK's own
 // error (the Python SDK's MCPError, McpError before 2.0; the TypeScript
 // SDK's McpError, "Connection closed", and the errors of its HTTP
-// transports), or a network error of the HTTP library under it (httpx's
-// ReadError for a reset connection, RemoteProtocolError for a cut stream,
-// HTTPStatusError for a 503; Node fetch's "TypeError: fetch failed"). A script that does not catch it prints its
-// traceback and exits non-zero, which is how it reports the failure. The
-// SDK's internals failing (anyio's ClosedResourceError on its own closed
-// stream, a RuntimeError, a panic) are none of these.
+// transports, which releases before 1.17 throw as plain Errors: "Error
+// POSTing to endpoint (HTTP 503)"), or a network error of the HTTP library
+// under it (httpx's ReadError for a reset connection, RemoteProtocolError
+// for a cut stream, HTTPStatusError for a 503; Node fetch's "TypeError:
+// fetch failed"). A script that does not catch it prints its traceback and
+// exits non-zero, which is how it reports the failure. The SDK's internals
+// failing (anyio's ClosedResourceError on its own closed stream, a
+// RuntimeError, a TypeError the engine raised inside the SDK, a panic) are
+// none of these.
 func callFailure(h crashHit) bool {
 	switch h.sig {
 	case "node:McpError", "node:StreamableHTTPError", "node:SseError":
@@ -745,6 +748,9 @@ func callFailure(h crashHit) bool {
 		// Node's fetch (undici) names every network failure so, the
 		// reset or the closed socket in its cause.
 		return h.text == "TypeError: fetch failed"
+	}
+	if class, ok := strings.CutPrefix(h.sig, "node:"); ok {
+		return nodeSDKError(class, h)
 	}
 	if !strings.HasPrefix(h.sig, "python:") {
 		return false
@@ -768,7 +774,49 @@ func callFailure(h crashHit) bool {
 	return false
 }
 
+// nodeSDKError reports whether a Node.js error of class was made by the MCP
+// SDK's client to fail a call: Node prints where an uncaught error was made
+// above its source line, and an error the SDK's client or shared protocol
+// code made on purpose is its word to the program. An engine's own error
+// (a TypeError from reading a property of undefined) made there is the
+// SDK's insides failing, as is any error made elsewhere. The SDK's own
+// messages are known too, for a program that bundles the SDK and so hides
+// where the error was made.
+func nodeSDKError(class string, h crashHit) bool {
+	if engineErrors[class] || strings.HasPrefix(class, "unhandled-") {
+		return false
+	}
+	if sdkClientSite(h.site) {
+		return true
+	}
+	_, msg, _ := strings.Cut(h.text, ": ")
+	for _, p := range sdkCallFailures {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// sdkClientSite reports whether Node's location line of an error names the
+// client or shared code of the TypeScript MCP SDK, installed by npm, pnpm
+// or yarn (.../node_modules/@modelcontextprotocol/sdk/dist/esm/client/...),
+// or its 2.x packages (@modelcontextprotocol/client, .../core).
+func sdkClientSite(site string) bool {
+	if _, rest, ok := strings.Cut(site, "/@modelcontextprotocol/sdk/dist/"); ok {
+		return strings.Contains(rest, "/client/") || strings.Contains(rest, "/shared/")
+	}
+	return strings.Contains(site, "/@modelcontextprotocol/client/") || strings.Contains(site, "/@modelcontextprotocol/core/")
+}
+
 var (
+	// engineErrors are the classes JavaScript engines raise themselves.
+	engineErrors = map[string]bool{"TypeError": true, "RangeError": true, "ReferenceError": true,
+		"SyntaxError": true, "EvalError": true, "URIError": true, "InternalError": true}
+	// sdkCallFailures begin the messages of the errors by which the
+	// TypeScript SDK's client transports fail a call, across releases.
+	sdkCallFailures = []string{"Error POSTing to endpoint", "Failed to open SSE stream", "Streamable HTTP error", "SSE error", "MCP error "}
+
 	httpFailures = map[string]bool{
 		"ReadError": true, "WriteError": true, "ConnectError": true, "RemoteProtocolError": true,
 		"NetworkError": true, "ReadTimeout": true, "ConnectTimeout": true, "HTTPStatusError": true,

@@ -847,9 +847,35 @@ func TestCallFailure(t *testing.T) {
 		{crashHit{sig: "node:TypeError", text: "TypeError: fetch failed"}, true},
 		{crashHit{sig: "node:TypeError", text: "TypeError: Cannot read properties of undefined (reading 'trim')"}, false},
 		{crashHit{sig: "go:panic", text: "send on closed channel"}, false},
+		// Releases of the TypeScript SDK before 1.17 fail a call with a
+		// plain Error made in their transport: where Node says it was made
+		// tells it from the program's own errors.
+		{crashHit{sig: "node:Error", text: "Error: Error POSTing to endpoint (HTTP 404): Session not found",
+			site: "file:///app/node_modules/@modelcontextprotocol/sdk/dist/esm/client/streamableHttp.js:284"}, true},
+		{crashHit{sig: "node:Error", text: "Error: Not connected",
+			site: "/app/node_modules/.pnpm/@modelcontextprotocol+sdk@1.10.0/node_modules/@modelcontextprotocol/sdk/dist/cjs/shared/protocol.js:343"}, true},
+		{crashHit{sig: "node:Error", text: "Error: Error POSTing to endpoint (HTTP 503)", site: "/app/dist/bundle.js:9120"}, true},
+		{crashHit{sig: "node:Error", text: "Error: no config file", site: "file:///app/client.mjs:12"}, false},
+		// The SDK's insides failing, or a server's code under the SDK.
+		{crashHit{sig: "node:TypeError", text: "TypeError: Cannot read properties of undefined (reading 'id')",
+			site: "file:///app/node_modules/@modelcontextprotocol/sdk/dist/esm/client/streamableHttp.js:301"}, false},
+		{crashHit{sig: "node:Error", text: "Error: boom",
+			site: "file:///app/node_modules/@modelcontextprotocol/sdk/dist/esm/server/index.js:40"}, false},
+		{crashHit{sig: "node:unhandled-error EPIPE", text: "Error: write EPIPE"}, false},
 	} {
 		if got := callFailure(tc.hit); got != tc.want {
 			t.Errorf("callFailure(%q) = %v, want %v", tc.hit.text, got, tc.want)
+		}
+	}
+	// Where Node says the error was made is read off its report.
+	for _, h := range scanLines(readLines(t, "node_sdk116_post_error.txt")) {
+		if !callFailure(h) {
+			t.Errorf("callFailure(%q made at %q) = false, want true", h.text, h.site)
+		}
+	}
+	for _, h := range scanLines(readLines(t, "node_uncaught_typeerror.txt")) {
+		if callFailure(h) {
+			t.Errorf("callFailure(%q made at %q) = true, want false", h.text, h.site)
 		}
 	}
 }

@@ -28,6 +28,9 @@ type crashHit struct {
 	// caughtBy is the line by which the peer's SDK said it caught the
 	// exception, when that line came just before the traceback.
 	caughtBy string
+	// site is where a Node.js error was made, as Node prints it above the
+	// source line and its caret ("file:///…/streamableHttp.js:284").
+	site string
 }
 
 // excerpt keeps the head and the tail of a run of stderr lines: a traceback
@@ -150,10 +153,10 @@ func (s *stderrScanner) add(seq, t int64, text string) {
 		s.remember(seq, t, text)
 		return
 	}
-	if sig, errLine, ctx, ok := s.nodeSignature(text); ok {
+	if sig, errLine, site, ctx, ok := s.nodeSignature(text); ok {
 		s.closeOpen()
 		s.lastNodeHit = s.line
-		s.hit(crashHit{sig: sig, text: strings.Clone(strings.TrimSpace(errLine)), seq: seq, t: t}, ctx, text, true)
+		s.hit(crashHit{sig: sig, text: strings.Clone(strings.TrimSpace(errLine)), site: strings.Clone(site), seq: seq, t: t}, ctx, text, true)
 		s.remember(seq, t, text)
 		return
 	}
@@ -251,24 +254,24 @@ var (
 // to (an EPIPE on stdout, typically), node:internal/process/promises for an
 // unhandled rejection, anything else for an uncaught exception. Requiring
 // the caret keeps an error that a program merely logs from counting.
-func (s *stderrScanner) nodeSignature(line string) (sig, errLine string, ctx []recentLine, ok bool) {
+func (s *stderrScanner) nodeSignature(line string) (sig, errLine, site string, ctx []recentLine, ok bool) {
 	if strings.HasPrefix(line, "[UnhandledPromiseRejection:") || strings.Contains(line, "UnhandledPromiseRejectionWarning:") {
-		return "node:unhandled-rejection", line, s.context(), true
+		return "node:unhandled-rejection", line, "", s.context(), true
 	}
 	if strings.HasPrefix(line, "Emitted 'error' event on ") {
 		if s.lastNodeHit > 0 && s.line-s.lastNodeHit <= maxStderrLines {
-			return "", "", nil, false // the same crash, already named by its throw site
+			return "", "", "", nil, false // the same crash, already named by its throw site
 		}
 		// An 'error' event whose throw site was not printed (or was cut):
 		// its error line came a few lines before.
 		if s.nodeErr != "" && s.line-s.nodeErrLine <= 30 {
-			return "node:unhandled-error" + codeSuffix(nodeErrorLine.FindStringSubmatch(s.nodeErr)), s.nodeErr, nil, true
+			return "node:unhandled-error" + codeSuffix(nodeErrorLine.FindStringSubmatch(s.nodeErr)), s.nodeErr, "", nil, true
 		}
-		return "node:unhandled-error", line, nil, true
+		return "node:unhandled-error", line, "", nil, true
 	}
 	m := nodeErrorLine.FindStringSubmatch(line)
 	if m == nil {
-		return "", "", nil, false
+		return "", "", "", nil, false
 	}
 	s.nodeErr, s.nodeErrLine = line, s.line
 	i := 1
@@ -277,17 +280,17 @@ func (s *stderrScanner) nodeSignature(line string) (sig, errLine string, ctx []r
 	}
 	caret, ok := s.back(i)
 	if !ok || !caretLine.MatchString(caret.text) {
-		return "", "", nil, false
+		return "", "", "", nil, false
 	}
 	src, _ := s.back(i + 1)
 	loc, _ := s.back(i + 2)
 	switch {
 	case strings.Contains(src.text, "Unhandled 'error' event") || m[2] == "ERR_UNHANDLED_ERROR":
-		return "node:unhandled-error" + codeSuffix(m), line, s.context(), true
+		return "node:unhandled-error" + codeSuffix(m), line, "", s.context(), true
 	case strings.Contains(src.text, "fromPromise") || strings.Contains(loc.text, "process/promises") || m[2] == "ERR_UNHANDLED_REJECTION":
-		return "node:unhandled-rejection", line, s.context(), true
+		return "node:unhandled-rejection", line, "", s.context(), true
 	}
-	return "node:" + m[1], line, s.context(), true
+	return "node:" + m[1], line, strings.TrimSpace(loc.text), s.context(), true
 }
 
 // codeSuffix names the errno of an unhandled 'error' event: the bracketed

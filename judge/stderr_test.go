@@ -68,6 +68,9 @@ func TestSignatures(t *testing.T) {
 		{"node_unhandled_rejection.txt", []sig{{"node:unhandled-rejection", "Error: connect ECONNREFUSED 127.0.0.1:5432"}}},
 		{"node_unhandled_rejection_value.txt", []sig{{"node:unhandled-rejection", `[UnhandledPromiseRejection: This error originated either by throwing inside of an async function without a catch block, or by rejecting a promise which was not handled with .catch(). The promise rejected with the reason "tool timed out".] {`}}},
 		{"node_uncaught_typeerror.txt", []sig{{"node:TypeError", "TypeError: Cannot read properties of undefined (reading 'trim')"}}},
+		// The TypeScript SDK 1.16.0 failing a call whose POST got 503: a
+		// plain Error, uncaught at the program's top-level await.
+		{"node_sdk116_post_error.txt", []sig{{"node:Error", `Error: Error POSTing to endpoint (HTTP 503): {"error":{"code":-32603,"message":"Service Unavailable (mcpchaos fault http-error#1)"},"id":null,"jsonrpc":"2.0"}`}}},
 		// Logs that look like crashes to a grep but are not.
 		{"no_signature_noise.txt", nil},
 	}
