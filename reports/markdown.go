@@ -99,9 +99,22 @@ func writeMarkdownFinding(b *strings.Builder, n int, f *Finding) {
 	}
 }
 
-// targetWords names a report's target: its command, and its URL over HTTP.
+// targetWords names a report's target: its command, and its URL over HTTP;
+// a client under test, and the server it ran against.
 func targetWords(t Target) string {
 	s := shell.Quote(t.Command)
+	if t.Role == RoleClient {
+		s = "client " + orDash(s)
+		switch {
+		case t.URL != "" && len(t.Server) > 0:
+			return s + " against " + t.URL + ", served by " + shell.Quote(t.Server)
+		case t.URL != "":
+			return s + " against " + t.URL
+		case len(t.Server) > 0:
+			return s + " against server " + shell.Quote(t.Server)
+		}
+		return s
+	}
 	switch {
 	case t.URL != "" && s != "":
 		return t.URL + ", served by " + s

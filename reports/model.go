@@ -97,7 +97,18 @@ type Target struct {
 	Command []string `json:"command"`
 	// URL is the upstream of an HTTP session (mcpchaos proxy).
 	URL string `json:"url,omitempty"`
+	// Role is "client" when Command is a client program under test
+	// (test-client): it is run against URL, or against Server, and does
+	// not serve anything.
+	Role string `json:"role,omitempty"`
+	// Server is the command that served the server the client under test
+	// was run against (test-client --server, or the server behind its
+	// URL), when there was one.
+	Server []string `json:"server,omitempty"`
 }
+
+// RoleClient marks a target that is a client program under test.
+const RoleClient = "client"
 
 // ScenarioResult is one scenario's session, judged.
 type ScenarioResult struct {
