@@ -48,8 +48,8 @@ func (s *session) recordStart() {
 	}
 	e := wire.Event{Type: wire.EventSession, Command: s.cfg.Command, Tool: s.cfg.Tool, Format: wire.TranscriptFormat,
 		Scenario: s.cfg.Scenario, Role: s.cfg.Role, DeadlineMS: s.cfg.Deadline.Milliseconds(),
-		MaxDeadlineMS: s.cfg.MaxDeadline.Milliseconds(),
-		GraceMS:       s.cfg.Grace.Milliseconds(), Repro: s.cfg.Repro, Expect: s.cfg.Expect,
+		MaxDeadlineMS: s.cfg.MaxDeadline.Milliseconds(), HangAfterMS: s.cfg.HangAfter.Milliseconds(),
+		GraceMS: s.cfg.Grace.Milliseconds(), Repro: s.cfg.Repro, Expect: s.cfg.Expect,
 		// Lets test-client place its own events about the client on our clock.
 		WallStartUnixNano: time.Now().UnixNano() - s.rec.Now()*1000}
 	if s.cfg.Plan != nil {

@@ -59,7 +59,10 @@ type Config struct {
 	// MaxDeadline caps how long progress notifications keep a request
 	// alive (0: the judge's default).
 	MaxDeadline time.Duration
-	Repro       string
+	// HangAfter is a client program's hang horizon (test-client): see
+	// wire.Event.HangAfterMS.
+	HangAfter time.Duration
+	Repro     string
 	// Expect is what a client under test must do: "success" or "failure".
 	Expect string
 }

@@ -106,7 +106,10 @@ type scenarioYAML struct {
 	Faults   []string      `yaml:"faults"`
 	Workload *workloadYAML `yaml:"workload,omitempty,flow"`
 	Deadline string        `yaml:"deadline,omitempty"`
-	Expect   string        `yaml:"expect,omitempty"`
+	// HangAfter is a client case's hang horizon, so that a replay waits
+	// as long as the run it replays did.
+	HangAfter string `yaml:"hang-after,omitempty"`
+	Expect    string `yaml:"expect,omitempty"`
 }
 
 type workloadYAML struct {
@@ -142,6 +145,9 @@ func MarshalCase(c Case) ([]byte, error) {
 	}
 	if c.Scenario.Deadline > 0 {
 		sc.Deadline = c.Scenario.Deadline.String()
+	}
+	if c.Scenario.HangAfter > 0 {
+		sc.HangAfter = c.Scenario.HangAfter.String()
 	}
 	client := c.Client || len(c.Server) > 0
 	out := caseYAML{Version: CaseFileVersion, Scenario: sc, Seed: c.Seed, By: byTest, Command: c.Command, Server: c.Server, URL: c.URL, SkipTools: c.SkipTools, Findings: c.Findings}

@@ -11,7 +11,7 @@ func TestCaseFileRoundTrip(t *testing.T) {
 	want := Case{
 		Scenario: Scenario{Name: "eof-inflight", Doc: "stdin closes: with 3 calls", Era: "stateful",
 			Faults:   []string{"eof:on=c2s:request:tools/call,inflight=3"},
-			Workload: Workload{Calls: 4, Concurrency: 2}, Deadline: 1500 * time.Millisecond},
+			Workload: Workload{Calls: 4, Concurrency: 2}, Deadline: 1500 * time.Millisecond, HangAfter: 90 * time.Second},
 		Seed:      1<<64 - 1,
 		Command:   []string{"python", "server.py", "--flag=a b"},
 		Findings:  []string{"crash", "lost-response"},

@@ -29,6 +29,9 @@ type Scenario struct {
 	Workload Workload
 	// Deadline replaces the run's --deadline for this scenario.
 	Deadline time.Duration
+	// HangAfter replaces test-client's --hang-after for this scenario: a
+	// client program still running then is hung.
+	HangAfter time.Duration
 	// Seed, if set, replaces the run's seed for this scenario, so that a
 	// file can pin the schedule that exposed a bug.
 	Seed *uint64

@@ -273,7 +273,7 @@ func (d *fileDecoder) valueOf(n *yaml.Node, key string) *yaml.Node {
 	return n
 }
 
-var scenarioKeys = []string{"name", "doc", "era", "faults", "workload", "deadline", "seed", "expect", "findings"}
+var scenarioKeys = []string{"name", "doc", "era", "faults", "workload", "deadline", "hang-after", "seed", "expect", "findings"}
 
 var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
@@ -321,6 +321,11 @@ func (d *fileDecoder) scenario(n *yaml.Node, field string) (Scenario, error) {
 	}
 	if v, ok := fields["deadline"]; ok {
 		if sc.Deadline, err = d.duration(v, field+".deadline"); err != nil {
+			return sc, err
+		}
+	}
+	if v, ok := fields["hang-after"]; ok {
+		if sc.HangAfter, err = d.duration(v, field+".hang-after"); err != nil {
 			return sc, err
 		}
 	}

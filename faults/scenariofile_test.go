@@ -30,6 +30,7 @@ scenarios:
       - "eof:on=c2s:request:tools/call,inflight=2"
     workload: {calls: 5, concurrency: 3}
     deadline: 10s
+    hang-after: 90s
     seed: 18446744073709551615
     expect: success
     findings: [hang, crash]
@@ -39,9 +40,9 @@ scenarios:
 `, []Scenario{{
 			Name: "slow-progress", Doc: "progress arrives late", Era: "stateful",
 			Faults:   []string{"delay:on=s2c:notification:notifications/progress,for=500ms", "eof:on=c2s:request:tools/call,inflight=2"},
-			Workload: Workload{Calls: 5, Concurrency: 3}, Deadline: 10 * time.Second, Seed: seedOf(1<<64 - 1),
+			Workload: Workload{Calls: 5, Concurrency: 3}, Deadline: 10 * time.Second, HangAfter: 90 * time.Second, Seed: seedOf(1<<64 - 1),
 			Expect: "success", Findings: []string{"hang", "crash"}, Source: "chaos.yaml:3",
-		}, {Name: "second", Faults: []string{"stall"}, Seed: seedOf(16), Source: "chaos.yaml:14"}}},
+		}, {Name: "second", Faults: []string{"stall"}, Seed: seedOf(16), Source: "chaos.yaml:15"}}},
 		{"comments and a document marker", "# mine\n---\nversion: 1 # format\nscenarios: # list\n- name: x.y_z-1\n  faults: [drop]\n",
 			[]Scenario{{Name: "x.y_z-1", Faults: []string{"drop"}, Source: "chaos.yaml:5"}}},
 	} {
@@ -73,9 +74,9 @@ func TestParseScenarioFileErrors(t *testing.T) {
 		{"no scenarios", "version: 1\nscenarios: []\n", "chaos.yaml:2: scenarios: no scenarios; list at least one, as in\n  scenarios:\n    - name: slow-answers\n      faults: [\"delay:on=s2c:response:tools/call,for=1s\"]"},
 		{"scenarios not a list", "version: 1\nscenarios: {a: 1}\n", "chaos.yaml:2: scenarios: expected a list of scenarios, got a mapping"},
 		{"duplicate key", "version: 1\nversion: 1\n", "chaos.yaml:2: version: given twice (first at line 1)"},
-		{"unknown scenario key", head + "    fualts: [eof]\n", `chaos.yaml:5: scenarios[0]: unknown key "fualts" (did you mean "faults"?) (allowed: name, doc, era, faults, workload, deadline, seed, expect, findings)`},
-		{"scenario not a mapping", "version: 1\nscenarios:\n  - eof\n", `chaos.yaml:3: scenarios[0]: expected a mapping with keys name, doc, era, faults, workload, deadline, seed, expect, findings, got "eof"`},
-		{"no name", "version: 1\nscenarios:\n  - faults: [eof]\n", "chaos.yaml:3: scenarios[0]: no name:; it is required (keys: name, doc, era, faults, workload, deadline, seed, expect, findings)"},
+		{"unknown scenario key", head + "    fualts: [eof]\n", `chaos.yaml:5: scenarios[0]: unknown key "fualts" (did you mean "faults"?) (allowed: name, doc, era, faults, workload, deadline, hang-after, seed, expect, findings)`},
+		{"scenario not a mapping", "version: 1\nscenarios:\n  - eof\n", `chaos.yaml:3: scenarios[0]: expected a mapping with keys name, doc, era, faults, workload, deadline, hang-after, seed, expect, findings, got "eof"`},
+		{"no name", "version: 1\nscenarios:\n  - faults: [eof]\n", "chaos.yaml:3: scenarios[0]: no name:; it is required (keys: name, doc, era, faults, workload, deadline, hang-after, seed, expect, findings)"},
 		{"name a number", "version: 1\nscenarios:\n  - name: 12\n    faults: [eof]\n", "chaos.yaml:3: scenarios[0].name: expected a string, got the number 12"},
 		{"name with a slash", "version: 1\nscenarios:\n  - name: a/b\n    faults: [eof]\n", `chaos.yaml:3: scenarios[0].name: "a/b" is not a scenario name; use letters, digits, '.', '_' and '-' (it names transcript files), at most 100 characters`},
 		{"baseline", "version: 1\nscenarios:\n  - name: baseline\n    faults: [eof]\n", `chaos.yaml:3: scenarios[0].name: "baseline" is the no-fault run every matrix starts with; choose another name`},
@@ -94,6 +95,7 @@ func TestParseScenarioFileErrors(t *testing.T) {
 		{"workload zero", head + "    workload: {concurrency: 0}\n", "chaos.yaml:5: scenarios[0].workload.concurrency: 0 is out of range; give a whole number from 1 to 1000"},
 		{"workload a list", head + "    workload: [3]\n", "chaos.yaml:5: scenarios[0].workload: expected a mapping with keys calls, concurrency, got a list"},
 		{"deadline without a unit", head + "    deadline: 10\n", "chaos.yaml:5: scenarios[0].deadline: expected a duration with a unit, as in 10s or 500ms, got the number 10"},
+		{"hang-after without a unit", head + "    hang-after: 120\n", "chaos.yaml:5: scenarios[0].hang-after: expected a duration with a unit, as in 10s or 500ms, got the number 120"},
 		{"deadline negative", head + "    deadline: -1s\n", `chaos.yaml:5: scenarios[0].deadline: "-1s" is not a positive duration; write one with a unit, as in 10s or 500ms`},
 		{"seed negative", head + "    seed: -1\n", "chaos.yaml:5: scenarios[0].seed: -1 is out of range; give a whole number from 0 to 18446744073709551615"},
 		{"seed a string", head + "    seed: abc\n", `chaos.yaml:5: scenarios[0].seed: expected a whole number from 0 to 18446744073709551615, got "abc"`},

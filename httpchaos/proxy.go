@@ -50,6 +50,9 @@ type Config struct {
 	// Session facts recorded for the judge, as on stdio.
 	Tool, Scenario, Role, Repro, Expect string
 	Deadline, MaxDeadline               time.Duration
+	// HangAfter is a client program's hang horizon (test-client
+	// --server-url): see wire.Event.HangAfterMS.
+	HangAfter time.Duration
 	// Grace is the shutdown ladder's wait, when the run stops the server
 	// (test --url -- CMD).
 	Grace time.Duration
@@ -152,7 +155,7 @@ func (p *Proxy) recordStart() {
 	seed := p.plan.Seed()
 	e := wire.Event{Type: wire.EventSession, Tool: p.cfg.Tool, Format: wire.TranscriptFormat, Scenario: p.cfg.Scenario, Role: p.cfg.Role,
 		Repro: p.cfg.Repro, Expect: p.cfg.Expect, DeadlineMS: p.cfg.Deadline.Milliseconds(),
-		MaxDeadlineMS: p.cfg.MaxDeadline.Milliseconds(), GraceMS: p.cfg.Grace.Milliseconds(), URL: p.cfg.Upstream.String(), Seed: &seed,
+		MaxDeadlineMS: p.cfg.MaxDeadline.Milliseconds(), GraceMS: p.cfg.Grace.Milliseconds(), HangAfterMS: p.cfg.HangAfter.Milliseconds(), URL: p.cfg.Upstream.String(), Seed: &seed,
 		WallStartUnixNano: time.Now().UnixNano() - p.rec.Now()*1000}
 	for _, f := range p.plan.Faults() {
 		e.Faults = append(e.Faults, f.Spec)

@@ -75,6 +75,9 @@ type clientJudge struct {
 	// mcpchaos wrap): the server end did not go when told, and a client
 	// must escalate rather than wait for ever.
 	lingered *reports.Evidence
+	// escalated is the client signalling the lingering server end: the
+	// ladder's escalation seen, which excuses the time the ladder takes.
+	escalated *reports.Evidence
 	// gluedBy is the fault whose truncated frame (no line ending) the next
 	// frame toward the client is read glued to: that frame never arrives.
 	gluedBy string
@@ -86,12 +89,19 @@ type clientCall struct {
 	recv       reports.Evidence
 	// dropped says why mcpchaos never delivered the request to the server.
 	dropped string
+	// lostAt is when the request or its answer was dropped (dropped,
+	// answerDropped): from then on the call could not be answered.
+	lostAt *reports.Evidence
 	// answer is the server's answer, once delivered to the client;
 	// answerDropped says why an answer was not delivered. pending is the
 	// answer received from the server and not yet delivered.
 	answer        *reports.Evidence
 	answerDropped string
 	pending       *reports.Evidence
+	// resumable says whether the answer last received came in an SSE
+	// event with an id (a cut stream can be resumed past it); unresumable
+	// whether it came in one without.
+	resumable, unresumable bool
 	// cancelledBy is the fault that cancelled the request toward the
 	// server on the client's behalf: the server may then never answer.
 	cancelledBy string
@@ -217,6 +227,7 @@ func (c *clientJudge) received(e *wire.Event) {
 			if k := c.calls[e.ID]; k != nil {
 				c.answerOf[e.Seq] = k
 				k.pending = &reports.Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}
+				k.resumable, k.unresumable = e.EventID != "", e.EventID == "" && e.Exchange != 0
 				if n := len(c.since); n > 0 {
 					c.since[n-1].answered = true
 				}
@@ -312,6 +323,7 @@ func (c *clientJudge) dropped(e *wire.Event) {
 		delete(c.bySeq, e.Of)
 		if !c.frozen {
 			k.dropped = e.Detail
+			k.lost(e)
 		}
 	}
 	if k := c.answerOf[e.Of]; k != nil {
@@ -319,7 +331,15 @@ func (c *clientJudge) dropped(e *wire.Event) {
 		if !c.frozen {
 			k.pending = nil
 			k.answerDropped = e.Detail
+			k.lost(e)
 		}
+	}
+}
+
+func (k *clientCall) lost(e *wire.Event) {
+	if k.lostAt == nil {
+		ev := evidenceOf(e)
+		k.lostAt = &ev
 	}
 }
 
@@ -371,6 +391,7 @@ func (c *clientJudge) hang(j *Judger) (fs []reports.Finding, killed bool) {
 	}
 	endT := j.lastT
 	deadline := words.Duration(j.deadlineUS)
+	horizon := max(j.hangAfterUS, j.deadlineUS)
 	// moment is when the hang became certain; what came at or after it (in
 	// time, and in seq for the signal) is not what it hung on.
 	var moment int64
@@ -387,6 +408,8 @@ func (c *clientJudge) hang(j *Judger) (fs []reports.Finding, killed bool) {
 		moment, momentSeq = sig.TUS, sig.Seq
 	case lateExit:
 		moment, momentSeq = start+j.deadlineUS, pc.exit.Seq
+	case pc.exit != nil && pc.exit.TUS-start > j.deadlineUS:
+		return c.late(j, start), false
 	case pc.exit != nil:
 		return nil, false
 	case c.started == nil && len(c.sigs) == 0:
@@ -395,8 +418,11 @@ func (c *clientJudge) hang(j *Judger) (fs []reports.Finding, killed bool) {
 	case endT-start < j.deadlineUS:
 		j.unknown.add(fmt.Sprintf("the transcript ends %s after the client started, before its %s deadline, and it had not exited: whether it hangs is unknown", words.Duration(endT-start), deadline))
 		return nil, true
+	case endT-start < horizon:
+		j.unknown.add(fmt.Sprintf("the transcript ends %s after the client started, past its %s deadline but before its %s hang horizon, and it had not exited: whether it hangs or gives up at a timeout of its own is unknown", words.Duration(endT-start), deadline, words.Duration(horizon)))
+		return nil, true
 	default:
-		moment = start + j.deadlineUS
+		moment = start + horizon
 	}
 	if j.st.heldAt(moment, never) {
 		j.unknown.add(fmt.Sprintf("the client had not exited by its %s deadline, but a stall fault had stopped mcpchaos reading its output: it may have been blocked writing", deadline))
@@ -405,6 +431,9 @@ func (c *clientJudge) hang(j *Judger) (fs []reports.Finding, killed bool) {
 
 	var parts []string
 	head := "the client had not exited by its " + deadline + " deadline"
+	if horizon > j.deadlineUS && !lateExit {
+		head = fmt.Sprintf("the client had not exited by its %s hang horizon (its deadline was %s; past it, mcpchaos waits to the horizon for a request timeout of its own to end the wait)", words.Duration(horizon), deadline)
+	}
 	switch {
 	case sig != nil:
 		var names []string
@@ -476,6 +505,75 @@ func (c *clientJudge) hang(j *Judger) (fs []reports.Finding, killed bool) {
 	f := reports.NewFinding(reports.RuleClientHang, strings.Join(parts, "; "), ev)
 	f.Request = req
 	return []reports.Finding{f}, true
+}
+
+// late judges a client that exited on its own past its deadline but before
+// its hang horizon: it gave up at a finite timeout of its own (or its
+// shutdown took that long), which is not a hang, but its user waited. The
+// warning says how long it took and from when its last call could not be
+// answered: what it could have known sooner.
+func (c *clientJudge) late(j *Judger, start int64) []reports.Finding {
+	pc := &j.pc
+	if e := c.escalated; e != nil {
+		// Close, wait, SIGTERM, wait, SIGKILL: a ladder seen under way
+		// takes the time its steps give, and ends in the client's exit.
+		j.notes.add(fmt.Sprintf("the client exited %s after it started, past its %s deadline, having escalated its server's shutdown (%s): the ladder's waits, not a hang",
+			words.Duration(pc.exit.TUS-start), words.Duration(j.deadlineUS), e.Excerpt))
+		return nil
+	}
+	took := words.Duration(pc.exit.TUS - start)
+	head := fmt.Sprintf("the client %s on its own only %s after it started, past its %s deadline", pc.exitWords(), took, words.Duration(j.deadlineUS))
+	if j.hangAfterUS > j.deadlineUS {
+		head += fmt.Sprintf(" but before its %s hang horizon", words.Duration(j.hangAfterUS))
+	}
+	parts := []string{head + ": late, not hung"}
+	ev := []reports.Evidence{*pc.exit}
+	var req *reports.Request
+	if k := c.last; k != nil {
+		req = &reports.Request{ID: k.id, Method: k.method}
+		ev = append(ev, k.recv)
+		s := fmt.Sprintf("its last request, %s (id %s)", k.method, k.id)
+		switch {
+		case k.answer != nil:
+			s += fmt.Sprintf(", was answered at %s: what it waited on after that was its own", words.Duration(k.answer.TUS))
+			ev = append(ev, *k.answer)
+		case k.lostAt != nil:
+			why := k.dropped
+			if why == "" {
+				why = k.answerDropped
+			}
+			then := "it could have failed the call then"
+			switch {
+			case k.answerDropped != "" && k.unresumable:
+				then = "the server had sent the answer in an event with no id, so no resumption could bring it back: " + then
+			case k.answerDropped != "" && k.resumable:
+				then = "the server had sent the answer in an event with an id: it could have resumed the stream with Last-Event-ID (MCP 2025-11-25, Streamable HTTP › Resumability and Redelivery), or failed the call then"
+			}
+			s += fmt.Sprintf(", could not be answered from %s on (%s); %s, %s sooner", words.Duration(k.lostAt.TUS), why, then, words.Duration(pc.exit.TUS-k.lostAt.TUS))
+			ev = append(ev, *k.lostAt)
+		case k.cancelledBy != "":
+			s += ", was cancelled toward the server by fault " + k.cancelledBy + ", which may leave it unanswered"
+		default:
+			s += ", was never answered"
+		}
+		parts = append(parts, s)
+	}
+	if p := c.lastProbe(); p != nil && p.answer != nil {
+		parts = append(parts, "it answered a liveness ping past its deadline, so its receive loop ran while it waited")
+		ev = append(ev, *p.answer)
+	}
+	ev = addEvidence(nil, ev...)
+	slices.SortStableFunc(ev, func(a, b reports.Evidence) int { return cmp.Compare(a.Seq, b.Seq) })
+	f := reports.NewFinding(reports.RuleClientLate, strings.Join(parts, "; "), ev)
+	f.Request = req
+	return []reports.Finding{f}
+}
+
+func (c *clientJudge) lastProbe() *probeInfo {
+	if n := len(c.probes); n > 0 {
+		return c.probes[n-1]
+	}
+	return nil
 }
 
 // unansweredProbeBefore reports whether the last liveness probe that reached

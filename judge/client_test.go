@@ -317,7 +317,7 @@ func TestJudgeClientHang(t *testing.T) {
 					"its last request, tools/call (id 1), was never answered, so it waits for the server; it exited without answering the liveness ping"}},
 		},
 		{
-			name: "answered the ping, then exited past the deadline: slow, not a hang",
+			name: "answered the ping, then exited past the deadline: late, not a hang",
 			build: func(b *tb) {
 				b.call("1", "tools/call")
 				b.reply("1")
@@ -326,14 +326,20 @@ func TestJudgeClientHang(t *testing.T) {
 				b.at(10050).cexit(0)
 				b.clientDone(0)
 			},
+			want: []short{{Kind: reports.KindHang, Severity: reports.SeverityWarning, Request: req("1", "tools/call"), Seqs: seqs(4, 6, 9, 11),
+				Message: "the client exited with status 0 on its own only 10.1s after it started, past its 10s deadline: late, not hung; " +
+					"its last request, tools/call (id 1), was answered at 0s: what it waited on after that was its own; it answered a liveness ping past its deadline, so its receive loop ran while it waited"}},
 		},
 		{
-			name: "exited past the deadline with no probe sent: not judged a hang",
+			name: "exited past the deadline with no probe sent: late, not a hang",
 			build: func(b *tb) {
 				b.call("1", "tools/call")
 				b.at(10200).cexit(0)
 				b.clientDone(0)
 			},
+			want: []short{{Kind: reports.KindHang, Severity: reports.SeverityWarning, Request: req("1", "tools/call"), Seqs: seqs(4, 6),
+				Message: "the client exited with status 0 on its own only 10.2s after it started, past its 10s deadline: late, not hung; " +
+					"its last request, tools/call (id 1), was never answered"}},
 		},
 		{
 			name: "killed at the deadline, pings answered: it waits for the server",

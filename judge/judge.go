@@ -103,6 +103,9 @@ type Judger struct {
 	deadlineUS, graceUS int64
 	// maxDeadlineUS caps how far progress pushes a deadline back.
 	maxDeadlineUS int64
+	// hangAfterUS is a client program's hang horizon (0: its deadline, as
+	// transcripts from before the horizon have it).
+	hangAfterUS int64
 
 	lastT int64
 	end   *reports.Evidence // the session-end event
@@ -315,6 +318,9 @@ func (j *Judger) session(e *wire.Event) {
 	if e.MaxDeadlineMS > 0 {
 		j.maxDeadlineUS = e.MaxDeadlineMS * 1000
 	}
+	if e.HangAfterMS > 0 {
+		j.hangAfterUS = e.HangAfterMS * 1000
+	}
 	early := j.early
 	j.early = nil
 	if e.Role != "client" {
@@ -383,9 +389,17 @@ func (j *Judger) fault(e *wire.Event) {
 		j.st.add(e.T, end)
 		j.pc.stallEvidence = addEvidence(j.pc.stallEvidence, evidenceOf(e))
 	}
-	if e.Action == "linger" && strings.HasPrefix(e.Detail, "ignored") && j.cl != nil && j.cl.lingered == nil {
+	if e.Action == "linger" && strings.HasPrefix(e.Detail, "ignored") && j.cl != nil {
 		ev := evidenceOf(e)
-		j.cl.lingered = &ev
+		if j.cl.lingered == nil {
+			j.cl.lingered = &ev
+		}
+		// The client signalled the server end it had started (mcpchaos
+		// wrap): the shutdown ladder's escalation, which takes the time
+		// the ladder gives each step.
+		if strings.Contains(e.Detail, "mcpchaos got SIG") && j.cl.escalated == nil {
+			j.cl.escalated = &ev
+		}
 	}
 	if e.ID != "" && e.Of != 0 && e.Dir == j.p.in {
 		// An id fault sends the request on under another id (id-type,

@@ -84,6 +84,7 @@ func TestFastMCPOverHTTP(t *testing.T) {
 			Scenarios: faults.HTTPClientScenarios(),
 			Seed:      1,
 			Deadline:  10 * time.Second,
+			HangAfter: 10 * time.Second, // its calls wait for ever: no timeout of its own ends them
 			Grace:     2 * time.Second,
 		})
 		if err != nil {

@@ -85,6 +85,7 @@ func TestPythonClientBugs_594_and_4866(t *testing.T) {
 				Scenarios: scenarios,
 				Seed:      1,
 				Deadline:  10 * time.Second,
+				HangAfter: 10 * time.Second, // its receive loop is stuck: no timeout of its own ends it
 				Grace:     2 * time.Second,
 			})
 			if err != nil {

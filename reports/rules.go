@@ -46,6 +46,7 @@ const (
 	RuleNotMCP               = "not-an-mcp-message"
 	RuleSchema               = "schema"
 	RuleClientHang           = "client-hang"
+	RuleClientLate           = "client-late"
 	RuleClientFailed         = "client-failed"
 	RuleClientLoggedCrash    = "client-logged-exception"
 	RuleScenarioExpectation  = "scenario-expectation"
@@ -73,8 +74,11 @@ var Rules = []Rule{
 		"a request unanswered past its deadline while the server was still sending notifications on that request's own response stream (Streamable HTTP) when the wait ended: its handler runs, slower than the deadline, so a warning; only progress notifications for its token restart a deadline, so a client would have given up on it (send progress, or give it a longer --deadline)",
 		specLifecycle + " › Timeouts; MCP 2025-11-25, Basic › Transports › Streamable HTTP (messages sent on a request's stream SHOULD relate to it)"},
 	{RuleClientHang, KindHang, SeverityError,
-		"a client finishes or fails: one still running past its deadline is waiting for something that will not come, or deadlocked on an answer it received but cannot deliver",
+		"a client finishes or fails: one still running past its hang horizon (--hang-after, 2m by default: twice the longest default request timeout of the MCP SDKs, the TypeScript SDK's 60s), or one that exited past its deadline only once mcpchaos's liveness ping reached it (without answering it), is waiting for something that will not come, or deadlocked on an answer it received but cannot deliver",
 		specLifecycle + " › Timeouts (a sender SHOULD stop waiting)"},
+	{RuleClientLate, KindHang, SeverityWarning,
+		"a client that ended on its own past its deadline but before its hang horizon is not hung: it gave up at a finite timeout of its own (the TypeScript SDK's 60s request timeout, a retry budget), as the specification asks, but made its user wait for what it could have known sooner (the stream carrying its answer ended, the server answered an error status), hence a warning",
+		specLifecycle + " › Timeouts (\"the sender SHOULD issue a cancellation notification for that request and stop waiting for a response\")"},
 	{RuleLostResponse, KindLostResponse, SeverityError,
 		"a peer that ends its output or exits on its own owes the answers to the requests it received",
 		jsonrpcReply},

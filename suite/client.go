@@ -37,9 +37,14 @@ type ClientOptions struct {
 	Self      []string
 	Scenarios []faults.Scenario
 	Seed      uint64
-	// Deadline is how long the client program may run.
-	Deadline time.Duration
-	Grace    time.Duration
+	// Deadline is how long the client program may run; past it, it is
+	// late. HangAfter is its hang horizon: a client still running then is
+	// hung, and is stopped (DefaultHangAfter by default, and never before
+	// Deadline). Between the two, it may be waiting out a request timeout
+	// of its own SDK's.
+	Deadline  time.Duration
+	HangAfter time.Duration
+	Grace     time.Duration
 	// Parallel, TranscriptDir, Repro, Version: as in Options.
 	Parallel      int
 	TranscriptDir string
@@ -59,6 +64,27 @@ type ClientOptions struct {
 
 	// observe: as in Options.
 	observe func(scenario string, decisions []faults.Decision)
+}
+
+// DefaultHangAfter is test-client's default hang horizon: twice the longest
+// default request timeout of the MCP SDKs (the TypeScript SDK's 60 s; the
+// Python SDK's calls wait for ever unless given one, the Go SDKs' until
+// their context ends), so a client that fails at its SDK's own timeout is
+// seen to do so rather than stopped as hung.
+const DefaultHangAfter = 2 * time.Minute
+
+// hangAfterFor is the hang horizon of scenario sc, whose deadline is
+// deadline: the scenario's own, else the run's, and never before the
+// deadline.
+func (o ClientOptions) hangAfterFor(sc faults.Scenario, deadline time.Duration) time.Duration {
+	h := o.HangAfter
+	if sc.HangAfter > 0 {
+		h = sc.HangAfter
+	}
+	if h <= 0 {
+		h = DefaultHangAfter
+	}
+	return max(h, deadline)
 }
 
 // RunClient runs the client program once without faults, then once per
@@ -171,9 +197,10 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 	pidFile := filepath.Join(dir, "wrap.pid")
 	seed := seedFor(sc, o.Seed)
 	o.Deadline = deadlineFor(sc, o.Deadline)
+	hangAfter := o.hangAfterFor(sc, o.Deadline)
 	wrapArgv := append(slices.Clone(o.Self), "wrap", "-q",
 		"--role", "client", "--scenario-name", sc.Name, "--expect", sc.Expect,
-		"--seed", strconv.FormatUint(seed, 10), "--deadline", o.Deadline.String(), "--grace", o.Grace.String(),
+		"--seed", strconv.FormatUint(seed, 10), "--deadline", o.Deadline.String(), "--hang-after", hangAfter.String(), "--grace", o.Grace.String(),
 		"--transcript", transcript, "--pid-file", pidFile)
 	repro := ""
 	if o.Repro != nil {
@@ -192,7 +219,7 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 	if err != nil {
 		return nil, err
 	}
-	proc.await(ctx, o.Deadline, o.Grace, func() {
+	proc.await(ctx, o.Deadline, hangAfter, o.Grace, func() {
 		// Past its deadline: ask the transport to probe the client, so the
 		// verdict can say whether its receive loop still runs.
 		if b, err := os.ReadFile(pidFile); err == nil {
@@ -228,18 +255,18 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 		}
 		res.Transcript = path
 	}
-	run.save = o.caseSaver(sc, seed, o.Deadline, Decisions(events))
+	run.save = o.caseSaver(sc, seed, o.Deadline, hangAfter, Decisions(events))
 	return run, nil
 }
 
 // caseSaver writes a failing client scenario run as a regression case
 // (nil without a CaseDir, and for the baseline): the scenario with the
-// deadline it ran with, the client, the server and its URL.
-func (o ClientOptions) caseSaver(sc faults.Scenario, seed uint64, deadline time.Duration, decisions []faults.Decision) func([]reports.Finding) error {
+// deadline and hang horizon it ran with, the client, the server and its URL.
+func (o ClientOptions) caseSaver(sc faults.Scenario, seed uint64, deadline, hangAfter time.Duration, decisions []faults.Decision) func([]reports.Finding) error {
 	if o.CaseDir == "" || sc.Name == faults.Baseline.Name {
 		return nil
 	}
-	sc.Deadline = deadline
+	sc.Deadline, sc.HangAfter = deadline, hangAfter
 	return func(own []reports.Finding) error {
 		_, err := SaveCase(o.CaseDir, faults.Case{Scenario: sc, Seed: seed, Client: true, Command: o.Client, Server: o.Server,
 			URL: caseURL(o.ServerURL), Decisions: decisions}, own)

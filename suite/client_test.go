@@ -100,6 +100,7 @@ func runClientMatrix(t *testing.T, mode string, scenarios []faults.Scenario) (*r
 		Scenarios: scenarios,
 		Seed:      1,
 		Deadline:  3 * time.Second,
+		HangAfter: 3 * time.Second, // the planted hangs are stopped at the deadline
 		Grace:     time.Second,
 		Parallel:  2,
 	}

@@ -74,17 +74,37 @@ func (c *clientProcess) waitExit(ctx context.Context, d time.Duration) bool {
 }
 
 // await waits for the client to exit by its deadline. Past it, overdue (if
-// any) gets 2s to ask the transport for a liveness probe; then the client's
-// group gets SIGTERM and, after the grace, SIGKILL. Its exit is recorded.
-func (c *clientProcess) await(ctx context.Context, deadline, grace time.Duration, overdue func()) {
+// any) asks the transport for a liveness probe, and the client may run on
+// to its hang horizon, where it is asked again: it may be waiting out a
+// request timeout of its own. A client still running 2s after the last
+// probe (or after the horizon, when it is within 2s of the deadline) gets
+// SIGTERM and, after the grace, SIGKILL. Its exit is recorded.
+func (c *clientProcess) await(ctx context.Context, deadline, hangAfter, grace time.Duration, overdue func()) {
 	killedByUs := false
-	if !c.waitExit(ctx, deadline) {
+	probe := func() {
 		if overdue != nil {
 			overdue()
 		}
-		if !c.waitExit(ctx, min(deadline, 2*time.Second)) {
+	}
+	// answerWait is how long a probe gets to be answered before the verdict.
+	answerWait := min(deadline, 2*time.Second)
+	if !c.waitExit(ctx, deadline) {
+		probe()
+		exited := false
+		if rest := hangAfter - deadline; rest > 2*answerWait {
+			// Probed again just before the horizon, so that the hang's
+			// words say what the client does then.
+			if exited = c.waitExit(ctx, rest-answerWait); !exited {
+				probe()
+			}
+		}
+		if !exited && !c.waitExit(ctx, answerWait) {
 			killedByUs = true
-			c.record(wire.Event{Type: wire.EventSignal, Signal: "SIGTERM", PID: c.pgid, ByUs: true, Detail: "the client program is past its deadline of " + deadline.String()})
+			why := "the client program is past its deadline of " + deadline.String()
+			if hangAfter > deadline {
+				why = "the client program is past its hang horizon of " + hangAfter.String() + " (its deadline was " + deadline.String() + ")"
+			}
+			c.record(wire.Event{Type: wire.EventSignal, Signal: "SIGTERM", PID: c.pgid, ByUs: true, Detail: why})
 			_ = syscall.Kill(c.pgid, syscall.SIGTERM)
 			if !c.waitExit(ctx, 2*grace+time.Second) {
 				c.record(wire.Event{Type: wire.EventSignal, Signal: "SIGKILL", PID: c.pgid, ByUs: true, Detail: "the client program ignored SIGTERM"})

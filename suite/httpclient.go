@@ -53,7 +53,7 @@ func (o ClientOptions) runHTTPClientScenario(ctx context.Context, sc faults.Scen
 	run := clientVerdict(sc, seed, repro, verdict, time.Since(start))
 	run.stderr = log.clientStderr.list()
 	run.result.Transcript = log.path
-	run.save = o.caseSaver(sc, seed, deadline, log.decisions.out)
+	run.save = o.caseSaver(sc, seed, deadline, o.hangAfterFor(sc, deadline), log.decisions.out)
 	return run, nil
 }
 
@@ -64,7 +64,7 @@ func (o ClientOptions) driveHTTPClient(ctx context.Context, sc faults.Scenario, 
 	pr, err := startProxied(ctx, httpchaos.Config{
 		Upstream: o.ServerURL, Plan: plan, Recorder: log.rec,
 		Tool: "mcpchaos " + o.Version, Scenario: sc.Name, Role: "client", Repro: repro, Expect: sc.Expect,
-		Deadline: deadline, Grace: o.Grace,
+		Deadline: deadline, HangAfter: o.hangAfterFor(sc, deadline), Grace: o.Grace,
 	}, o.Server, o.startTimeout(), log)
 	if err != nil {
 		return false, err
@@ -76,7 +76,7 @@ func (o ClientOptions) driveHTTPClient(ctx context.Context, sc faults.Scenario, 
 	env := append(withoutEnv(os.Environ(), ServerCommandEnv), ServerURLEnv+"="+pr.front.String())
 	proc, err := startClient(o.Client, env, record)
 	if err == nil {
-		proc.await(ctx, deadline, o.Grace, func() {
+		proc.await(ctx, deadline, o.hangAfterFor(sc, deadline), o.Grace, func() {
 			// Past its deadline: whether the client still answers a ping
 			// tells a stuck receive loop from one that waits for the
 			// server. The proxy's session bounds the probe's write.

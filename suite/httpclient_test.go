@@ -38,7 +38,7 @@ func runHTTPClient(t *testing.T, client []string, deadline time.Duration) *repor
 	defer cancel()
 	report, err := RunClient(ctx, ClientOptions{
 		Client: client, Server: server, ServerURL: u,
-		Scenarios: faults.HTTPClientScenarios(), Seed: 1, Deadline: deadline, Grace: 2 * time.Second, Parallel: 1,
+		Scenarios: faults.HTTPClientScenarios(), Seed: 1, Deadline: deadline, HangAfter: deadline, Grace: 2 * time.Second, Parallel: 1,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -92,7 +92,7 @@ func TestLingerOnCloseCatchesAClientThatWaitsForEver(t *testing.T) {
 	defer cancel()
 	report, err := RunClient(ctx, ClientOptions{
 		Client: []string{os.Args[0]}, Server: []string{mcpchaosBin, "serve"}, Self: []string{mcpchaosBin},
-		Scenarios: linger, Seed: 1, Deadline: 8 * time.Second, Grace: time.Second,
+		Scenarios: linger, Seed: 1, Deadline: 8 * time.Second, HangAfter: 8 * time.Second, Grace: time.Second,
 	})
 	if err != nil {
 		t.Fatal(err)

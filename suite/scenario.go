@@ -41,6 +41,9 @@ func checkServerScenarios(scs []faults.Scenario) error {
 		if sc.Expect != "" {
 			return fmt.Errorf("%s: expect: %s says what a client program must do, which mcpchaos test-client judges; mcpchaos test probes a server (remove expect:, or run it with test-client)", named(sc), sc.Expect)
 		}
+		if sc.HangAfter > 0 {
+			return fmt.Errorf("%s: hang-after: %s is a client program's hang horizon, which mcpchaos test-client judges; mcpchaos test probes a server, whose requests have --deadline (remove hang-after:, or run it with test-client)", named(sc), sc.HangAfter)
+		}
 	}
 	return nil
 }

@@ -101,7 +101,7 @@ func TestClientCaseRoundTrip(t *testing.T) {
 	t.Setenv(clientModeEnv, "deadlock-on-list-changed")
 	o := ClientOptions{
 		Client: []string{os.Args[0]}, Server: []string{mcpchaosBin, "serve"}, Self: []string{mcpchaosBin},
-		Scenarios: sc, Seed: 4, Deadline: 3 * time.Second, Grace: time.Second, CaseDir: dir,
+		Scenarios: sc, Seed: 4, Deadline: 3 * time.Second, HangAfter: 3 * time.Second, Grace: time.Second, CaseDir: dir,
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -133,7 +133,7 @@ func TestClientCaseRoundTrip(t *testing.T) {
 		{"well-behaved", CasePasses},
 	} {
 		t.Setenv(clientModeEnv, tc.mode)
-		replay, err := ReplayClientCases(ctx, ClientOptions{Self: []string{mcpchaosBin}, Seed: 1, Deadline: 3 * time.Second, Grace: time.Second}, dir)
+		replay, err := ReplayClientCases(ctx, ClientOptions{Self: []string{mcpchaosBin}, Seed: 1, Deadline: 3 * time.Second, HangAfter: 3 * time.Second, Grace: time.Second}, dir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -148,9 +148,13 @@ type Event struct {
 	// MaxDeadlineMS caps how far progress notifications may push a
 	// request's deadline: each one restarts it, up to this long after the
 	// request was sent (MCP, Lifecycle: Timeouts).
-	MaxDeadlineMS int64  `json:"max_deadline_ms,omitempty"`
-	GraceMS       int64  `json:"grace_ms,omitempty"`
-	Repro         string `json:"repro,omitempty"`
+	MaxDeadlineMS int64 `json:"max_deadline_ms,omitempty"`
+	GraceMS       int64 `json:"grace_ms,omitempty"`
+	// HangAfterMS, when a client program is under test, is its hang
+	// horizon: past DeadlineMS it is late, and only still running at this
+	// is it hung (it may be waiting out its SDK's own request timeout).
+	HangAfterMS int64  `json:"hang_after_ms,omitempty"`
+	Repro       string `json:"repro,omitempty"`
 	// Expect is, when the client is under test, what its program must do
 	// under this scenario's faults: "success" (the calls stay answerable)
 	// or "failure" (a call became impossible: it must fail promptly).

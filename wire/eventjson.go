@@ -82,6 +82,7 @@ func (e *Event) AppendBody(dst []byte) []byte {
 	dst = appendInt(dst, "deadline_ms", e.DeadlineMS)
 	dst = appendInt(dst, "max_deadline_ms", e.MaxDeadlineMS)
 	dst = appendInt(dst, "grace_ms", e.GraceMS)
+	dst = appendInt(dst, "hang_after_ms", e.HangAfterMS)
 	dst = appendField(dst, "repro", e.Repro)
 	dst = appendField(dst, "expect", e.Expect)
 	dst = appendField(dst, "peer", e.Peer)

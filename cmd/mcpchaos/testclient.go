@@ -27,11 +27,13 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 		casesDir  string
 		serverURL string
 		startWait time.Duration
+		hangAfter time.Duration
 	)
 	fs.StringVar(&server, "server", "", "the server `CMD` the client talks to, behind mcpchaos (default: the bundled example server); with --server-url, the command that serves that URL, started for each scenario")
 	fs.StringVar(&serverURL, "server-url", "", "test the client over HTTP: the MCP endpoint `URL` of the server; the client gets the proxy's URL in $"+suite.ServerURLEnv)
 	fs.DurationVar(&startWait, "start-timeout", suite.DefaultStartTimeout, "with --server-url and --server, how long the server may take to listen")
-	m.register(fs, clientDeadline, "how long the client program may run", "shutdown ladder wait for the server")
+	m.register(fs, clientDeadline, "how long the client program may take; past it, it is late (a warning when it then ends on its own)", "shutdown ladder wait for the server")
+	fs.DurationVar(&hangAfter, "hang-after", suite.DefaultHangAfter, "the hang horizon: a client program still running then is hung, and is stopped (at least --deadline; the default is twice the TypeScript SDK's 60s request timeout, the longest default of the MCP SDKs)")
 	fs.StringVar(&casesDir, "cases", "", "replay every regression case in `DIR` (the client after -- and --server, else the ones each case recorded) and say which still fail")
 	if err := fs.Parse(flagArgs); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -53,8 +55,11 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "test-client: cannot find the mcpchaos executable: %v", err)
 	}
+	if hangAfter <= 0 || fs.Changed("hang-after") && hangAfter < m.deadline {
+		return usageError(stderr, "test-client: --hang-after %s: the hang horizon must be at least --deadline (%s); give --hang-after equal to --deadline to stop a late client at its deadline", hangAfter, m.deadline)
+	}
 	if casesDir != "" {
-		return runClientCases(fs, casesDir, command, server, serverURL, startWait, self, m, stdout, stderr)
+		return runClientCases(fs, casesDir, command, server, serverURL, startWait, hangAfter, self, m, stdout, stderr)
 	}
 	if serverURL == "" && fs.Changed("start-timeout") {
 		return usageError(stderr, "test-client: --start-timeout is how long the server of --server-url may take to listen; there is no --server-url")
@@ -67,6 +72,7 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 		Client:        command,
 		Server:        serverArgv,
 		Deadline:      m.deadline,
+		HangAfter:     hangAfter,
 		Grace:         m.grace,
 		Parallel:      m.parallel,
 		TranscriptDir: m.transcriptDir,
@@ -83,7 +89,7 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, "%v", err)
 		}
 		opts.ServerURL, opts.StartTimeout = target.url, target.startWait
-		opts.Repro = clientRepro(command, server, m.deadline, m.selectorArgs, target.args...)
+		opts.Repro = clientRepro(command, server, m.deadline, hangAfter, m.selectorArgs, target.args...)
 		if selected, err = m.resolve(fs, faults.ForHTTPClient, faults.HTTPClientScenarios()); err != nil {
 			return usageError(stderr, "test-client: %v", err)
 		}
@@ -93,7 +99,7 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 			opts.Server = []string{self, "serve"}
 		}
 		opts.Self = []string{self}
-		opts.Repro = clientRepro(command, server, m.deadline, m.selectorArgs)
+		opts.Repro = clientRepro(command, server, m.deadline, hangAfter, m.selectorArgs)
 		if selected, err = m.resolve(fs, faults.ForClient, faults.ClientScenarios()); err != nil {
 			return usageError(stderr, "test-client: %v", err)
 		}
@@ -130,7 +136,7 @@ func serverCommand(server string) ([]string, error) {
 
 // runClientCases is test-client --cases DIR: the client after --, --server
 // and --server-url replace the recorded ones.
-func runClientCases(fs *pflag.FlagSet, dir string, command []string, server, serverURL string, startWait time.Duration, self string, m matrixFlags, stdout, stderr io.Writer) int {
+func runClientCases(fs *pflag.FlagSet, dir string, command []string, server, serverURL string, startWait, hangAfter time.Duration, self string, m matrixFlags, stdout, stderr io.Writer) int {
 	if err := casesFlagsOK(fs, "test-client", m); err != nil {
 		return usageError(stderr, "%v", err)
 	}
@@ -148,6 +154,7 @@ func runClientCases(fs *pflag.FlagSet, dir string, command []string, server, ser
 		StartTimeout:  startWait,
 		Seed:          m.seed,
 		Deadline:      m.deadline,
+		HangAfter:     hangAfter,
 		Grace:         m.grace,
 		Parallel:      m.parallel,
 		TranscriptDir: m.transcriptDir,
@@ -178,7 +185,7 @@ func runClientCases(fs *pflag.FlagSet, dir string, command []string, server, ser
 // starts an interpreter and a server, so it gets longer than one request.
 const clientDeadline = 30 * time.Second
 
-func clientRepro(command []string, server string, deadline time.Duration, selector func(string) []string, target ...string) func(string, uint64) string {
+func clientRepro(command []string, server string, deadline, hangAfter time.Duration, selector func(string) []string, target ...string) func(string, uint64) string {
 	return func(scenario string, seed uint64) string {
 		argv := append(append(append([]string{"mcpchaos", "test-client"}, target...), selector(scenario)...), "--seed", fmt.Sprint(seed))
 		if server != "" {
@@ -186,6 +193,9 @@ func clientRepro(command []string, server string, deadline time.Duration, select
 		}
 		if deadline != clientDeadline {
 			argv = append(argv, "--deadline", deadline.String())
+		}
+		if hangAfter != suite.DefaultHangAfter {
+			argv = append(argv, "--hang-after", hangAfter.String())
 		}
 		return suite.ShellQuote(append(append(argv, "--"), command...))
 	}

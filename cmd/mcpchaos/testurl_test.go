@@ -161,7 +161,7 @@ func TestTestClientServerURLSaveCaseAndReplay(t *testing.T) {
 	server := os.Args[0] + " serve --http " + addr
 	cases := filepath.Join(t.TempDir(), "cases")
 	var stdout, stderr bytes.Buffer
-	args := []string{"test-client", "--server-url", u, "--server", server, "--scenario", "session-expired", "--seed", "2", "--deadline", "4s", "--save-case", cases, "--", client}
+	args := []string{"test-client", "--server-url", u, "--server", server, "--scenario", "session-expired", "--seed", "2", "--deadline", "4s", "--hang-after", "4s", "--save-case", cases, "--", client}
 	if code := run(args, nil, &stdout, &stderr); code != 1 {
 		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}

@@ -36,7 +36,7 @@ type wrapFlags struct {
 	// Set by test-client for the session it judges; hidden from --help.
 	reports                                reportOutputs
 	role, scenario, expect, repro, pidFile string
-	deadline                               time.Duration
+	deadline, hangAfter                    time.Duration
 }
 
 // transcriptFlush bounds how long an event waits in wrap's transcript buffer:
@@ -61,8 +61,9 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.expect, "expect", "", "what the client must do, recorded for the judge (success or failure)")
 	fs.StringVar(&f.repro, "repro", "", "command line that replays this session, recorded for the judge")
 	fs.DurationVar(&f.deadline, "deadline", 0, "request deadline, recorded for the judge")
+	fs.DurationVar(&f.hangAfter, "hang-after", 0, "a client program's hang horizon, recorded for the judge")
 	fs.StringVar(&f.pidFile, "pid-file", "", "write our pid to `FILE`; SIGUSR1 then sends a liveness probe to the client")
-	for _, hidden := range []string{"role", "scenario-name", "expect", "repro", "deadline", "pid-file"} {
+	for _, hidden := range []string{"role", "scenario-name", "expect", "repro", "deadline", "hang-after", "pid-file"} {
 		_ = fs.MarkHidden(hidden)
 	}
 	if err := fs.Parse(flagArgs); err != nil {
@@ -151,18 +152,19 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		f.repro = suite.ShellQuote(append(append(argv, "--"), command...))
 	}
 	cfg := chaos.Config{
-		Command:  command,
-		Plan:     faults.NewPlan(f.seed, parsed),
-		MaxLine:  f.maxLine,
-		Grace:    f.grace,
-		Stderr:   stderr,
-		Tool:     "mcpchaos " + version,
-		Role:     f.role,
-		Scenario: f.scenario,
-		Expect:   f.expect,
-		Repro:    f.repro,
-		Deadline: f.deadline,
-		Probes:   f.pidFile != "",
+		Command:   command,
+		Plan:      faults.NewPlan(f.seed, parsed),
+		MaxLine:   f.maxLine,
+		Grace:     f.grace,
+		Stderr:    stderr,
+		Tool:      "mcpchaos " + version,
+		Role:      f.role,
+		Scenario:  f.scenario,
+		Expect:    f.expect,
+		Repro:     f.repro,
+		Deadline:  f.deadline,
+		HangAfter: f.hangAfter,
+		Probes:    f.pidFile != "",
 	}
 	rec, err := openSessionRecord(f.transcript, f.reports.wanted())
 	if err != nil {
