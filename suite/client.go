@@ -163,6 +163,18 @@ func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
 	})
 }
 
+// opensSession reports whether the client sent the request that opens an
+// MCP session (initialize, or server/discover in the stateless revision).
+func opensSession(events []wire.Event) bool {
+	for i := range events {
+		e := &events[i]
+		if e.Type == wire.EventReceived && e.Dir == wire.ToServer.String() && e.Kind == "request" && (e.Method == "initialize" || e.Method == "server/discover") {
+			return true
+		}
+	}
+	return false
+}
+
 // clientEvents records what happens to the client program, on the runner's
 // clock, for merging into the wrap transcript.
 type clientEvents struct {
@@ -227,6 +239,10 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 				_ = syscall.Kill(pid, syscall.SIGUSR1)
 			}
 		}
+	}, func() bool {
+		// Without wrap's pid file, the client never started the server.
+		_, err := os.Stat(pidFile)
+		return errors.Is(err, os.ErrNotExist)
 	})
 	// The wrap process writes its transcript once its server is down.
 	waitForSessionEnd(transcript, pidFile, 2*o.Grace+3*time.Second)
@@ -235,11 +251,14 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 	events, err := readTranscriptFile(transcript)
 	if errors.Is(err, os.ErrNotExist) {
 		if sc.Name == faults.Baseline.Name {
-			return nil, &SetupError{Reason: "the client did not start the server from " + ServerCommandEnv, Stderr: stderrText(rec.events)}
+			return nil, &SetupError{Reason: "the client did not start the server from $" + ServerCommandEnv + ": it " + proc.endWords() + " (does it read the variable?)", Stderr: stderrText(rec.events)}
 		}
 		events = nil
 	} else if err != nil {
 		return nil, err
+	}
+	if sc.Name == faults.Baseline.Name && !opensSession(events) {
+		return nil, &SetupError{Reason: "the client started the server from $" + ServerCommandEnv + " but opened no MCP session on it: it sent no initialize (nor server/discover) request, and it " + proc.endWords() + "; is it an MCP client?", Stderr: stderrText(rec.events)}
 	}
 	events = mergeClientEvents(events, rec)
 	if o.observe != nil {

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"slices"
@@ -29,8 +31,27 @@ const clientModeEnv = "MCPCHAOS_SUITE_CLIENT"
 // asking for tools/list and waiting for the answer on its only reading loop,
 // the agent-framework deadlock; in mode "never-launches" it ignores the server;
 // in mode "no-call" it initializes and exits without calling a tool.
+//
+// Modes that are not MCP clients, for the set-up errors: "sleeps" never
+// launches the server and never exits; "not-mcp" launches it, writes a line
+// that is JSON-RPC but no MCP session's opening, and exits 0; over HTTP
+// (MCPCHAOS_SERVER_URL set) "not-mcp" POSTs that line, and "sleeps" never
+// connects.
 func runTestClientProgram(mode string) int {
-	if mode == "never-launches" {
+	switch mode {
+	case "never-launches":
+		return 0
+	case "sleeps":
+		time.Sleep(time.Hour)
+		return 0
+	}
+	if u := os.Getenv(ServerURLEnv); u != "" && mode == "not-mcp" {
+		resp, err := http.Post(u, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"hello"}`))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		resp.Body.Close()
 		return 0
 	}
 	var argv []string
@@ -49,6 +70,10 @@ func runTestClientProgram(mode string) int {
 	defer cmd.Wait()
 	defer in.Close()
 	send := func(s string) { io.WriteString(in, s+"\n") }
+	if mode == "not-mcp" {
+		send(`{"jsonrpc":"2.0","id":1,"method":"hello"}`)
+		return 0
+	}
 	lines := bufio.NewScanner(out)
 	lines.Buffer(make([]byte, 1<<20), 64<<20)
 	// await reads until the answer to id, answering the server's requests.
@@ -163,9 +188,41 @@ func TestAMatrixWhereNothingFiredSaysSo(t *testing.T) {
 	}
 }
 
-func TestClientThatNeverLaunchesTheServer(t *testing.T) {
-	_, err := runClientMatrix(t, "never-launches", nil)
-	if err == nil || !strings.Contains(err.Error(), "the client did not start the server from MCPCHAOS_SERVER_COMMAND") {
-		t.Fatalf("err = %v", err)
+// A program that is not an MCP client is a set-up error that says what it
+// did: it exits at once, never reads $MCPCHAOS_SERVER_COMMAND (and is
+// stopped at its deadline, not at the hang horizon), or starts the server
+// but never opens a session.
+func TestClientThatIsNotAnMCPClient(t *testing.T) {
+	for _, tc := range []struct {
+		mode string
+		want []string
+	}{
+		{"never-launches", []string{"the client did not start the server from $MCPCHAOS_SERVER_COMMAND: it exited with status 0 after "}},
+		{"sleeps", []string{"the client did not start the server from $MCPCHAOS_SERVER_COMMAND: it was stopped by mcpchaos after "}},
+		{"not-mcp", []string{"the client started the server from $MCPCHAOS_SERVER_COMMAND but opened no MCP session on it: it sent no initialize (nor server/discover) request, and it exited with status 0", "is it an MCP client?"}},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Setenv(clientModeEnv, tc.mode)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			start := time.Now()
+			// The default hang horizon: a client that never starts the
+			// server is stopped at its deadline all the same.
+			_, err := RunClient(ctx, ClientOptions{Client: []string{os.Args[0]}, Server: []string{mcpchaosBin, "serve"}, Self: []string{mcpchaosBin},
+				Scenarios: faults.ClientScenarios(), Seed: 1, Deadline: 3 * time.Second, Grace: time.Second})
+			var setup *SetupError
+			if !errors.As(err, &setup) {
+				t.Fatalf("err = %v, want a set-up error", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("err = %v\nwant it to contain %q", err, w)
+				}
+			}
+			// Stopped at its 3s deadline, not at the default horizon.
+			if took := time.Since(start); took > 30*time.Second {
+				t.Errorf("the set-up error took %s", took)
+			}
+		})
 	}
 }

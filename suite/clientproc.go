@@ -3,6 +3,7 @@ package suite
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"os/exec"
 	"syscall"
@@ -23,6 +24,11 @@ type clientProcess struct {
 	exited     chan struct{}
 	stderr     io.ReadCloser
 	stderrDone chan struct{}
+	// started, took and stopped are when it started, how long it ran and
+	// whether mcpchaos had to stop it (set by await).
+	started time.Time
+	took    time.Duration
+	stopped bool
 }
 
 // startClient starts argv with env and records its start.
@@ -39,7 +45,7 @@ func startClient(argv, env []string, record func(wire.Event)) (*clientProcess, e
 		return nil, &chaos.StartError{Command: argv, Err: err}
 	}
 	c := &clientProcess{cmd: cmd, pgid: cmd.Process.Pid, record: record, exited: make(chan struct{}),
-		stderr: stderr, stderrDone: make(chan struct{})}
+		stderr: stderr, stderrDone: make(chan struct{}), started: time.Now()}
 	record(wire.Event{Type: wire.EventProcessStarted, PID: c.pgid, Command: argv})
 	go func() {
 		defer close(c.stderrDone)
@@ -79,7 +85,11 @@ func (c *clientProcess) waitExit(ctx context.Context, d time.Duration) bool {
 // request timeout of its own. A client still running 2s after the last
 // probe (or after the horizon, when it is within 2s of the deadline) gets
 // SIGTERM and, after the grace, SIGKILL. Its exit is recorded.
-func (c *clientProcess) await(ctx context.Context, deadline, hangAfter, grace time.Duration, overdue func()) {
+//
+// idle, when given, is asked at the deadline whether the client has not
+// begun an MCP session at all: such a client waits on no request timeout
+// of its own, and is stopped then rather than at the horizon.
+func (c *clientProcess) await(ctx context.Context, deadline, hangAfter, grace time.Duration, overdue func(), idle func() bool) {
 	killedByUs := false
 	probe := func() {
 		if overdue != nil {
@@ -89,6 +99,9 @@ func (c *clientProcess) await(ctx context.Context, deadline, hangAfter, grace ti
 	// answerWait is how long a probe gets to be answered before the verdict.
 	answerWait := min(deadline, 2*time.Second)
 	if !c.waitExit(ctx, deadline) {
+		if idle != nil && idle() {
+			hangAfter = deadline
+		}
 		probe()
 		exited := false
 		if rest := hangAfter - deadline; rest > 2*answerWait {
@@ -99,7 +112,7 @@ func (c *clientProcess) await(ctx context.Context, deadline, hangAfter, grace ti
 			}
 		}
 		if !exited && !c.waitExit(ctx, answerWait) {
-			killedByUs = true
+			killedByUs, c.stopped = true, true
 			why := "the client program is past its deadline of " + deadline.String()
 			if hangAfter > deadline {
 				why = "the client program is past its hang horizon of " + hangAfter.String() + " (its deadline was " + deadline.String() + ")"
@@ -122,6 +135,24 @@ func (c *clientProcess) await(ctx context.Context, deadline, hangAfter, grace ti
 		exit.ExitCode = &code
 	}
 	c.record(exit)
+	c.took = time.Since(c.started)
+}
+
+// endWords says how the client program ended, once await returned: "exited
+// with status 3 after 12ms", "was stopped after 30s".
+func (c *clientProcess) endWords() string {
+	ps := c.cmd.ProcessState
+	if ps == nil {
+		return "had not ended"
+	}
+	took := c.took.Round(time.Millisecond).String()
+	if c.stopped {
+		return "was stopped by mcpchaos after " + took
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return "was killed by " + chaos.SignalName(ws.Signal()) + " after " + took
+	}
+	return fmt.Sprintf("exited with status %d after %s", ps.ExitCode(), took)
 }
 
 // finish kills whatever is left of the client's process group and waits

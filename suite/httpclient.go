@@ -2,6 +2,7 @@ package suite
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -35,7 +36,7 @@ func (o ClientOptions) runHTTPClientScenario(ctx context.Context, sc faults.Scen
 		return nil, err
 	}
 	start := time.Now()
-	connected, err := o.driveHTTPClient(ctx, sc, faults.NewPlan(seed, parsed), log, deadline, repro)
+	drove, err := o.driveHTTPClient(ctx, sc, faults.NewPlan(seed, parsed), log, deadline, repro)
 	if err != nil {
 		_, _ = log.finish()
 		return nil, err
@@ -44,8 +45,10 @@ func (o ClientOptions) runHTTPClientScenario(ctx context.Context, sc faults.Scen
 	if err != nil {
 		return nil, err
 	}
-	if sc.Name == faults.Baseline.Name && !connected {
-		return nil, &SetupError{Reason: "the client never connected to the URL in $" + ServerURLEnv, Stderr: log.clientStderr.list()}
+	if sc.Name == faults.Baseline.Name {
+		if err := notAClient(drove, log); err != nil {
+			return nil, err
+		}
 	}
 	if o.observe != nil {
 		o.observe(sc.Name, log.decisions.out)
@@ -57,17 +60,42 @@ func (o ClientOptions) runHTTPClientScenario(ctx context.Context, sc faults.Scen
 	return run, nil
 }
 
+// notAClient is the set-up error for a baseline in which the client
+// program did not act as an MCP client: it never reached the URL it was
+// given, or reached it but never opened an MCP session.
+func notAClient(d drive, log *sessionLog) error {
+	switch {
+	case !d.connected:
+		return &SetupError{Reason: fmt.Sprintf("the client never connected to the URL in $%s: it %s (does it read the variable?)", ServerURLEnv, d.ended),
+			Stderr: log.clientStderr.list()}
+	case !log.opened.Load():
+		first := log.first
+		if first == "" {
+			first = "nothing the proxy could frame"
+		}
+		return &SetupError{Reason: fmt.Sprintf("the client reached the URL in $%s but opened no MCP session: it sent no initialize (nor server/discover) request, its first was %s, and it %s; is it an MCP client?", ServerURLEnv, first, d.ended),
+			Stderr: log.clientStderr.list()}
+	}
+	return nil
+}
+
+// drive is what became of the client program in one session: whether it
+// reached the proxy, and how it ended.
+type drive struct {
+	connected bool
+	ended     string
+}
+
 // driveHTTPClient runs one session: the server (when started here), the
-// proxy, and the client program; connected says the client reached the
-// proxy.
-func (o ClientOptions) driveHTTPClient(ctx context.Context, sc faults.Scenario, plan *faults.Plan, log *sessionLog, deadline time.Duration, repro string) (connected bool, err error) {
+// proxy, and the client program.
+func (o ClientOptions) driveHTTPClient(ctx context.Context, sc faults.Scenario, plan *faults.Plan, log *sessionLog, deadline time.Duration, repro string) (d drive, err error) {
 	pr, err := startProxied(ctx, httpchaos.Config{
 		Upstream: o.ServerURL, Plan: plan, Recorder: log.rec,
 		Tool: "mcpchaos " + o.Version, Scenario: sc.Name, Role: "client", Repro: repro, Expect: sc.Expect,
 		Deadline: deadline, HangAfter: o.hangAfterFor(sc, deadline), Grace: o.Grace,
 	}, o.Server, o.startTimeout(), log)
 	if err != nil {
-		return false, err
+		return d, err
 	}
 	record := func(e wire.Event) {
 		e.Peer = "client"
@@ -81,12 +109,13 @@ func (o ClientOptions) driveHTTPClient(ctx context.Context, sc faults.Scenario, 
 			// tells a stuck receive loop from one that waits for the
 			// server. The proxy's session bounds the probe's write.
 			go pr.px.ProbeClient("the client program is past its deadline")
-		})
+		}, func() bool { return !log.opened.Load() })
 		proc.finish()
+		d.ended = proc.endWords()
 	}
-	connected = pr.px.Exchanges() > 0
+	d.connected = pr.px.Exchanges() > 0
 	pr.stop("the client program ended")
-	return connected, err
+	return d, err
 }
 
 func (o ClientOptions) startTimeout() time.Duration {

@@ -2,8 +2,10 @@ package suite
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -49,6 +51,45 @@ func runHTTPClient(t *testing.T, client []string, deadline time.Duration) *repor
 		t.Errorf("something still listens on %s after the run", u.Host)
 	}
 	return report
+}
+
+// TestHTTPClientThatIsNotAnMCPClient: over HTTP too, a program that never
+// connects to $MCPCHAOS_SERVER_URL, or connects and opens no MCP session,
+// is a set-up error that says what it did, without waiting for the hang
+// horizon.
+func TestHTTPClientThatIsNotAnMCPClient(t *testing.T) {
+	for _, tc := range []struct {
+		mode string
+		want []string
+	}{
+		{"never-launches", []string{"the client never connected to the URL in $MCPCHAOS_SERVER_URL: it exited with status 0 after ", "(does it read the variable?)"}},
+		{"sleeps", []string{"the client never connected to the URL in $MCPCHAOS_SERVER_URL: it was stopped by mcpchaos after "}},
+		{"not-mcp", []string{"the client reached the URL in $MCPCHAOS_SERVER_URL but opened no MCP session: it sent no initialize (nor server/discover) request, its first was the message {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hello\"}, and it exited with status 0", "is it an MCP client?"}},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Setenv(clientModeEnv, tc.mode)
+			u, server := httpServed(t)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			start := time.Now()
+			_, err := RunClient(ctx, ClientOptions{
+				Client: []string{os.Args[0]}, Server: server, ServerURL: u,
+				Scenarios: faults.HTTPClientScenarios(), Seed: 1, Deadline: 3 * time.Second, Grace: time.Second,
+			})
+			var setup *SetupError
+			if !errors.As(err, &setup) {
+				t.Fatalf("err = %v, want a set-up error", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("err = %v\nwant it to contain %q", err, w)
+				}
+			}
+			if took := time.Since(start); took > 30*time.Second {
+				t.Errorf("the set-up error took %s", took)
+			}
+		})
+	}
 }
 
 func reportText(r *reports.Report) string {

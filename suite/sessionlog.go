@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/mcpchaos/mcpchaos/chaos"
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/internal/words"
 	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -31,6 +33,12 @@ type sessionLog struct {
 	// server/discover: a server of an earlier revision failing on it
 	// says so there, often long before the tail a set-up error shows.
 	discoverOnStderr bool
+	// opened is set once the client sent an MCP session's opening request
+	// (initialize, or server/discover in the stateless revision); first
+	// says what else it sent first, for a set-up error about a program that
+	// is not an MCP client.
+	opened atomic.Bool
+	first  string
 }
 
 // stderrTailLines is how much of the server's stderr a set-up error shows.
@@ -58,6 +66,9 @@ func newSessionLog(dir, name string) (*sessionLog, error) {
 func (l *sessionLog) see(e wire.Event) {
 	l.judge.Add(e)
 	l.decisions.add(&e)
+	if !l.opened.Load() {
+		l.seeOpening(&e)
+	}
 	if e.Type == wire.EventStderr {
 		b, _ := e.Bytes()
 		line := strings.TrimRight(string(b), "\r\n")
@@ -67,6 +78,24 @@ func (l *sessionLog) see(e wire.Event) {
 			l.stderr.add(line)
 			l.discoverOnStderr = l.discoverOnStderr || strings.Contains(line, "server/discover")
 		}
+	}
+}
+
+// seeOpening looks for the request that opens a client's MCP session, and
+// keeps what the client sent first if it is not one.
+func (l *sessionLog) seeOpening(e *wire.Event) {
+	switch {
+	case e.Type == wire.EventReceived && e.Dir == wire.ToServer.String():
+		if e.Kind == "request" && (e.Method == "initialize" || e.Method == "server/discover") {
+			l.opened.Store(true)
+			return
+		}
+		if l.first == "" || strings.HasPrefix(l.first, "an HTTP ") {
+			b, _ := e.Bytes()
+			l.first = "the message " + words.Cut(strings.TrimSpace(string(b)), 120)
+		}
+	case e.Type == wire.EventHTTP && e.HTTP != "" && l.first == "":
+		l.first = "an HTTP " + e.HTTP + " with no MCP message"
 	}
 }
 
