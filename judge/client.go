@@ -431,8 +431,10 @@ func (c *clientJudge) hang(j *Judger) (fs []reports.Finding, killed bool) {
 
 	var parts []string
 	head := "the client had not exited by its " + deadline + " deadline"
+	beyond := ""
 	if horizon > j.deadlineUS && !lateExit {
-		head = fmt.Sprintf("the client had not exited by its %s hang horizon (its deadline was %s; past it, mcpchaos waits to the horizon for a request timeout of its own to end the wait)", words.Duration(horizon), deadline)
+		head = fmt.Sprintf("the client had not exited by its %s hang horizon", words.Duration(horizon))
+		beyond = fmt.Sprintf(", %s past its %s deadline: no request timeout of its own ended the wait", words.Duration(horizon-j.deadlineUS), deadline)
 	}
 	switch {
 	case sig != nil:
@@ -448,7 +450,7 @@ func (c *clientJudge) hang(j *Judger) (fs []reports.Finding, killed bool) {
 	default:
 		head += fmt.Sprintf(" (it was still running when the transcript ends, %s after it started)", words.Duration(endT-start))
 	}
-	parts = append(parts, head)
+	parts = append(parts, head+beyond)
 	var ev []reports.Evidence
 	if q := c.quietWords(); q != "" {
 		parts = append(parts, "it went quiet after "+q)

@@ -94,7 +94,7 @@ func TestJudgeClientPastItsDeadline(t *testing.T) {
 				b.clientDone(0)
 			},
 			want: []short{{Kind: reports.KindHang, Severity: reports.SeverityError, Request: req("1", "tools/call"), Seqs: seqs(4, 6, 7, 9, 10),
-				Message: "the client had not exited by its 2m0s hang horizon (its deadline was 30s; past it, mcpchaos waits to the horizon for a request timeout of its own to end the wait) (mcpchaos sent it SIGTERM); " +
+				Message: "the client had not exited by its 2m0s hang horizon (mcpchaos sent it SIGTERM), 1m30s past its 30s deadline: no request timeout of its own ended the wait; " +
 					"its last request, tools/call (id 1), was never answered, so it waits for the server; it answered a liveness ping, so its receive loop runs"}},
 		},
 		{
