@@ -26,6 +26,10 @@ type crashSig struct {
 	// uncaught is set when an occurrence did not follow the SDK's word
 	// that it caught the exception (crashHit.caughtBy).
 	uncaught bool
+	// session is the first occurrence that ended a session by the SDK's
+	// word (crashHit.sessionCrash), and sessions how many did.
+	session  *crashHit
+	sessions int
 }
 
 type crashes struct {
@@ -70,15 +74,28 @@ func (c *crashes) hit(j *Judger, h crashHit) bool {
 		if cs.hit.caughtBy == "" {
 			cs.hit.caughtBy = h.caughtBy
 		}
+		cs.addSession(h)
 		return false
 	}
 	if len(c.sigs) >= maxSignatures {
 		c.extra++
 		return false
 	}
-	c.sigs[h.sig] = &crashSig{hit: h, count: 1, lastSeq: h.seq, uncaught: h.caughtBy == ""}
+	cs := &crashSig{hit: h, count: 1, lastSeq: h.seq, uncaught: h.caughtBy == ""}
+	cs.addSession(h)
+	c.sigs[h.sig] = cs
 	c.order = append(c.order, h.sig)
 	return true
+}
+
+func (cs *crashSig) addSession(h crashHit) {
+	if h.sessionCrash == "" {
+		return
+	}
+	cs.sessions++
+	if cs.session == nil {
+		cs.session = &h
+	}
 }
 
 // survived reports whether the peer went on serving after the last time it
@@ -128,6 +145,10 @@ func (c *crashes) signatureFindings(j *Judger) []reports.Finding {
 	for _, sig := range c.order {
 		cs := c.sigs[sig]
 		times := timesWords(cs.count)
+		if cs.session != nil {
+			fs = append(fs, sessionCrashFinding(j, cs, exitClause))
+			continue
+		}
 		if j.survived(cs) {
 			// An SDK that catches a handler's exception, logs its
 			// traceback and returns an error (the Python SDK's "request
@@ -170,6 +191,26 @@ func (c *crashes) signatureFindings(j *Judger) []reports.Finding {
 		j.notes.add(fmt.Sprintf("%d more distinct crash signatures on stderr were not reported (see the transcript)", c.extra))
 	}
 	return fs
+}
+
+// sessionCrashFinding reports a signature that ended a session of the
+// peer's: its SDK caught the exception only to keep the process serving its
+// other sessions, so going on serving does not make it handled.
+func sessionCrashFinding(j *Judger, cs *crashSig, exitClause string) reports.Finding {
+	h := cs.session
+	after := exitClause
+	if j.survived(cs) {
+		after = "the " + j.p.name + " went on serving (its SDK catches the exception only to keep its other sessions alive)"
+	}
+	msg := fmt.Sprintf("%s ended a session%s: the %s's SDK logged %q with the traceback, and the handlers running in that session died with it, unanswered; %s",
+		sigWords(*h), timesWords(cs.sessions), j.p.name, words.Cut(h.sessionCrash, 160), after)
+	ev := []reports.Evidence{h.excerpt.evidence()}
+	if pc := &j.pc; pc.exit != nil {
+		ev = append(ev, *pc.exit)
+	}
+	f := reports.NewFinding(reports.RuleCrashSession, msg, ev)
+	f.Signature = cs.hit.sig
+	return f
 }
 
 // exitFindings judges how the server exited, when its stderr showed no crash

@@ -715,3 +715,118 @@ func requestID(r *reports.Request) string {
 	}
 	return r.ID
 }
+
+// httpServerTB starts a transcript of test --url -- CMD: an HTTP server the
+// run started, which it stops with SIGTERM at the end.
+func httpServerTB() *tb {
+	b := &tb{}
+	seed := testSeed
+	b.add(wire.Event{Type: wire.EventSession, Seed: &seed, URL: "http://127.0.0.1:3000/mcp", Command: []string{"python", "server.py"},
+		Scenario: testScenario, Role: "server", DeadlineMS: 5000, GraceMS: 3000, Repro: testRepro})
+	b.add(wire.Event{Type: wire.EventProcessStarted, PID: 42, Command: []string{"python", "server.py"}})
+	return b
+}
+
+// sigterm is the end of a test --url run: SIGTERM, and the exit it causes.
+func (b *tb) sigterm(ms float64) int64 {
+	b.at(ms).add(wire.Event{Type: wire.EventSignal, Signal: "SIGTERM", PID: 42, ByUs: true, Detail: "the server is stopped: the probe client ended its session"})
+	seq := b.killed("SIGTERM", true)
+	b.end("the probe client ended its session")
+	return seq
+}
+
+// endSessionInflight is end-session-inflight's start: a call in flight when
+// the fault sends the session's DELETE, which the server accepts.
+func (b *tb) endSessionInflight() {
+	seq := b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`)
+	b.at(5).add(wire.Event{Type: wire.EventFault, Fault: "end-session#1", Action: "end-session", Of: seq, Detail: "end the session at the server (DELETE)"})
+	b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "DELETE /mcp (sent by fault end-session#1)", MCPSession: "s1", Fault: "end-session#1"})
+	b.at(6).add(wire.Event{Type: wire.EventHTTP, Exchange: 2, Status: 200})
+}
+
+// A session of a streamable HTTP server that dies of an exception is the
+// HTTP face of the stdio crash (issue 23): the Python SDK's session manager
+// catches it only to keep its other sessions alive, and logs "Session …
+// crashed" with the traceback. Its other logged tracebacks, of one stream's
+// writer it closes and goes on, stay handled.
+func TestJudgeSessionCrash(t *testing.T) {
+	sample := readLines(t, "python_session_crashed.txt")
+	// The sample's line that says the session crashed starts the excerpt.
+	crashLine := int64(slicesIndex(sample, "ERROR:mcp.server.streamable_http_manager:Session 6cb9b3aa986f4ae2bbc8593e893b8812 crashed"))
+	const first = 9 // the sample's first stderr event, after endSessionInflight
+	closed := func(seq ...int64) []short {
+		return []short{{Kind: reports.KindCrash, Severity: reports.SeverityError, Signature: "python:ClosedResourceError", Seqs: seq}}
+	}
+	withMessage := func(s []short, msg string) []short { s[0].Message = msg; return s }
+	runCasesFrom(t, httpServerTB, testRepro, []judgeCase{
+		{
+			// FastMCP 2.12.5 on mcp 1.16.0 under end-session-inflight.
+			name: "mcp 1.16: Session … crashed: <exception>, the server serving on",
+			build: func(b *tb) {
+				b.endSessionInflight()
+				b.at(20).stderr(sample...)
+				b.sigterm(8000)
+			},
+			want: withMessage(closed(first+crashLine, first+int64(len(sample))+1),
+				`Python exception anyio.ClosedResourceError ended a session: the server's SDK logged "ERROR:mcp.server.streamable_http_manager:Session 6cb9b3aa986f4ae2bbc8593e893b8812 crashed: unhandled errors in a TaskGroup (1 sub-exception)" with the traceback, and the handlers running in that session died with it, unanswered; the server went on serving (its SDK catches the exception only to keep its other sessions alive)`),
+			notes: []string{"1 request was in flight"},
+		},
+		{
+			// mcp 1.27 and 2.x log it with logger.exception, without the
+			// exception's text.
+			name: "mcp 1.27: Session … crashed, alone",
+			build: func(b *tb) {
+				b.endSessionInflight()
+				b.at(20).stderr(append([]string{"ERROR:mcp.server.streamable_http_manager:Session 5f90 crashed"}, pyClosedResource...)...)
+				b.sigterm(8000)
+			},
+			want: withMessage(closed(9, 15),
+				`Python exception anyio.ClosedResourceError ended a session: the server's SDK logged "ERROR:mcp.server.streamable_http_manager:Session 5f90 crashed" with the traceback, and the handlers running in that session died with it, unanswered; the server went on serving (its SDK catches the exception only to keep its other sessions alive)`),
+			notes: []string{"1 request was in flight"},
+		},
+		{
+			name: "a stateless session that crashed, twice, the server then dying",
+			build: func(b *tb) {
+				b.endSessionInflight()
+				b.at(20).stderr(append([]string{"Stateless session crashed"}, pyClosedResource...)...)
+				b.at(30).stderr(append([]string{"Stateless session crashed"}, pyClosedResource...)...)
+				b.exit(1)
+				b.end("the server exited")
+			},
+			want: withMessage(closed(9, 19),
+				`Python exception anyio.ClosedResourceError ended a session (2 times): the server's SDK logged "Stateless session crashed" with the traceback, and the handlers running in that session died with it, unanswered; the server exited with status 1`),
+			notes: []string{"1 request was in flight"},
+		},
+		{
+			// mcp 1.27.0 under end-session-inflight: the standalone
+			// stream's writer meets the closed stream, the SDK logs it
+			// and closes that stream; the session ends cleanly.
+			name: "a stream's writer that the SDK logged and closed is handled",
+			build: func(b *tb) {
+				b.endSessionInflight()
+				b.at(20).stderr(append([]string{"Error in standalone SSE writer"}, pyClosedResource...)...)
+				b.at(21).stderr(append([]string{"ERROR:mcp.server.streamable_http:Error in message router"}, pyClosedResource...)...)
+				b.sigterm(8000)
+			},
+			notes: []string{"1 request was in flight", "the server logged Python exception anyio.ClosedResourceError (2 times) and went on serving: a handled exception, not a crash"},
+		},
+		{
+			name: "the session manager cleaning up after a crash names no exception",
+			build: func(b *tb) {
+				b.endSessionInflight()
+				b.at(20).stderr(append([]string{"Cleaning up crashed session 5f90 from active instances."}, pyClosedResource...)...)
+				b.sigterm(8000)
+			},
+			notes: []string{"1 request was in flight", "and went on serving: a handled exception, not a crash"},
+		},
+	})
+}
+
+func slicesIndex(lines []string, prefix string) int {
+	for i, l := range lines {
+		if strings.HasPrefix(l, prefix) {
+			return i
+		}
+	}
+	panic("no line starts with " + prefix)
+}

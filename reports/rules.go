@@ -38,6 +38,7 @@ const (
 	RuleCrashSignature       = "crash-signature"
 	RuleCrashExit            = "crash-exit"
 	RuleCrashHTTPStatus      = "crash-http-status"
+	RuleCrashSession         = "crash-session"
 	RuleServedAfterDelete    = "served-after-delete"
 	RuleExitStatusAtShutdown = "exit-status-at-shutdown"
 	RuleShutdownSIGTERM      = "shutdown-needed-sigterm"
@@ -96,6 +97,9 @@ var Rules = []Rule{
 	{RuleCrashHTTPStatus, KindCrash, SeverityError,
 		"an HTTP server's 5xx answer whose body carries a traceback, panic or Node.js error stack is an exception that escaped a handler to the HTTP layer: that handler crashed, whether or not the server serves on, and a request so answered got no JSON-RPC answer (a status a fault injected is not the server's)",
 		"MCP 2025-11-25, Basic › Transports › Streamable HTTP (a POSTed request is answered with a JSON body or an event stream; a notification with 202, or an error status if it cannot be accepted); " + specResponses},
+	{RuleCrashSession, KindCrash, SeverityError,
+		"an exception that ended one of a server's sessions (the Python SDK's session manager logs \"Session … crashed\" with its traceback) is a crash of that session, although the process serves its other sessions on: the handlers running in it died unanswered, as a stdio server's do when an exception ends the process. A session its client ended (DELETE) may drop the requests in flight, but not by crashing; a traceback of one stream's writer that the SDK logs and closes (\"Error in SSE writer\", \"Error in message router\") stays a handled exception",
+		"the peer's runtime (the traceback of the exception that escaped the session's task); " + specStreamableHTTP + " › Session Management"},
 	{RuleCrashExit, KindCrash, SeverityError,
 		"a server runs until it is told to stop (a stdio server by its stdin closing, an HTTP server by SIGTERM); exiting with a non-zero status, or dying of a signal nobody sent, before that is a failure",
 		specLifecycle + " › Shutdown › stdio"},
