@@ -37,10 +37,19 @@ type crashes struct {
 	sigs  map[string]*crashSig
 	order []string
 	extra int
+
+	// hcSigs are the signatures printed after mcpchaos closed the peer's
+	// output (half-close), apart: with its output gone, the peer's exit is
+	// what is judged. lastHC is the latest of them before any signal of
+	// ours: a runtime prints the exception that ends a process last.
+	hcSigs  map[string]*crashSig
+	hcOrder []string
+	lastHC  *crashHit
 }
 
 func (c *crashes) init(j *Judger) {
 	c.sigs = map[string]*crashSig{}
+	c.hcSigs = map[string]*crashSig{}
 	c.scan.emit = func(h crashHit) bool { return c.hit(j, h) }
 }
 
@@ -53,15 +62,7 @@ func (c *crashes) stderr(e *wire.Event) {
 func (c *crashes) hit(j *Judger, h crashHit) bool {
 	pc := &j.pc
 	if hc := pc.halfClose; hc != nil && hc.Seq < h.seq {
-		if isEPIPE(h) {
-			j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos closed its output (%s): the failed write is the fault's doing", j.p.name, h.sig, hc.Excerpt))
-		} else {
-			// With its output gone a peer can answer nothing; what is
-			// judged is that it exits (a zombie otherwise), and whether it
-			// handled an exception and went on cannot be seen.
-			j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos closed its output (%s): whether it handled it and went on cannot be seen, and its exit is what is judged", j.p.name, h.sig, hc.Excerpt))
-		}
-		return false
+		return c.halfClosedHit(j, h)
 	}
 	if s := pc.ladderSignal; s != nil && s.Seq < h.seq {
 		j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos signalled it (%s): not judged as a crash", j.p.name, h.sig, s.Excerpt))
@@ -98,6 +99,63 @@ func (cs *crashSig) addSession(h crashHit) {
 	}
 }
 
+// halfClosedHit files a signature printed after the half-close. Each one
+// keeps its excerpt (Node's stack and Go's goroutines follow the line that
+// names the crash): the last may be what ended the peer.
+func (c *crashes) halfClosedHit(j *Judger, h crashHit) bool {
+	if s := j.pc.ladderSignal; s == nil || h.seq < s.Seq {
+		c.lastHC = &h
+	}
+	if cs := c.hcSigs[h.sig]; cs != nil {
+		cs.count++
+		return true
+	}
+	if len(c.hcSigs) >= maxSignatures {
+		c.extra++
+		return false
+	}
+	c.hcSigs[h.sig] = &crashSig{hit: h, count: 1, lastSeq: h.seq}
+	c.hcOrder = append(c.hcOrder, h.sig)
+	return true
+}
+
+// halfCloseFindings judges the signatures printed after the half-close. A
+// write failing on the closed pipe is the fault's doing, and exiting is
+// fair with no way to answer; but an exception that went unhandled and
+// ended the server (the last signature it printed, not one its SDK said it
+// caught, and then a failing exit of its own) is still a crash: a warning,
+// since the fault made the write fail. Anything else printed there is a
+// note: whether the peer handled it and went on cannot be seen. A client's
+// exit is judged by what its scenario expects, so it gets the notes alone.
+func (c *crashes) halfCloseFindings(j *Judger) []reports.Finding {
+	pc := &j.pc
+	hc := pc.halfClose
+	var fatal *crashHit
+	if last := c.lastHC; j.cl == nil && last != nil && last.caughtBy == "" && pc.failedOnItsOwn() {
+		fatal = last
+	}
+	var fs []reports.Finding
+	for _, sig := range c.hcOrder {
+		cs := c.hcSigs[sig]
+		switch {
+		case fatal != nil && sig == fatal.sig:
+			msg := fmt.Sprintf("%s on stderr%s after mcpchaos closed its output (%s), and the %s %s: the failed write was the fault's doing, but the exception it raised went unhandled and ended the %s (catch the write error and shut down cleanly)",
+				sigWords(cs.hit), timesWords(cs.count), hc.Excerpt, j.p.name, pc.exitWords(), j.p.name)
+			f := reports.NewFinding(reports.RuleCrashAfterHalfClose, msg, []reports.Evidence{cs.hit.excerpt.evidence(), *hc, *pc.exit})
+			f.Signature = sig
+			fs = append(fs, f)
+		case isEPIPE(cs.hit):
+			j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos closed its output (%s): the failed write is the fault's doing", j.p.name, sig, hc.Excerpt))
+		default:
+			// With its output gone a peer can answer nothing; what is
+			// judged is that it exits (a zombie otherwise), and whether it
+			// handled an exception and went on cannot be seen.
+			j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos closed its output (%s): whether it handled it and went on cannot be seen, and its exit is what is judged", j.p.name, sig, hc.Excerpt))
+		}
+	}
+	return fs
+}
+
 // survived reports whether the peer went on serving after the last time it
 // printed a signature: it answered a request after it, or it was still
 // serving (its output open) when its stdin closed, and it then exited
@@ -130,9 +188,11 @@ func (c *crashes) findings(j *Judger) []reports.Finding {
 	return c.exitFindings(j)
 }
 
-// signatureFindings reports each crash signature seen on the peer's stderr.
+// signatureFindings reports each crash signature seen on the peer's stderr,
+// those printed after a half-close included.
 func (c *crashes) signatureFindings(j *Judger) []reports.Finding {
 	c.scan.flush()
+	halfClosed := c.halfCloseFindings(j)
 	pc := &j.pc
 	exitClause := "it had not exited when the transcript ends"
 	if pc.exit != nil {
@@ -190,7 +250,7 @@ func (c *crashes) signatureFindings(j *Judger) []reports.Finding {
 	if c.extra > 0 {
 		j.notes.add(fmt.Sprintf("%d more distinct crash signatures on stderr were not reported (see the transcript)", c.extra))
 	}
-	return fs
+	return append(fs, halfClosed...)
 }
 
 // sessionCrashFinding reports a signature that ended a session of the

@@ -313,18 +313,97 @@ func TestJudgeCrash(t *testing.T) {
 				Message: "the server did not exit within 3s of its stdin closing (the client closed its output); SIGTERM ended it 3s after its stdin closed"}},
 			notes: []string{"the server printed python:ClosedResourceError after mcpchaos signalled it"},
 		},
+		// Once mcpchaos closed its output, a server's writes fail and it can
+		// answer nothing: exiting is fair, but an exception the failed write
+		// raised that ended it is still a crash, a warning (issue 23).
 		{
-			name: "half-close: BrokenPipeError is the fault's doing",
+			name: "half-close: an uncaught BrokenPipeError that ends the server is a crash, a warning",
 			build: func(b *tb) {
 				b.halfClose()
 				b.stderr(pyBrokenPipe...)
 				b.exit(1)
 				b.end("the server exited")
 			},
-			notes: []string{
-				"the server printed python:BrokenPipeError after mcpchaos closed its output",
-				"the server exited with status 1 after mcpchaos closed its output",
+			want: []short{{Kind: reports.KindCrash, Severity: reports.SeverityWarning, Signature: "python:BrokenPipeError", Seqs: seqs(5, 4, 9),
+				Message: "Python exception BrokenPipeError: [Errno 32] Broken pipe on stderr after mcpchaos closed its output (server-stdout closed by mcpchaos: half-closed by fault half-close#1), and the server exited with status 1: the failed write was the fault's doing, but the exception it raised went unhandled and ended the server (catch the write error and shut down cleanly)"}},
+		},
+		{
+			name: "half-close: Node's unhandled 'error' EPIPE is a crash, a warning",
+			build: func(b *tb) {
+				b.halfClose()
+				b.stderr(readLines(t, "node_unhandled_error_epipe.txt")...)
+				b.exit(1)
+				b.end("the server exited")
 			},
+			want: []short{{Kind: reports.KindCrash, Severity: reports.SeverityWarning, Signature: "node:unhandled-error EPIPE", Seqs: seqs(5, 4, 30),
+				Message: "Node.js unhandled 'error' event: Error: write EPIPE on stderr after mcpchaos closed its output (server-stdout closed by mcpchaos: half-closed by fault half-close#1), and the server exited with status 1: the failed write was the fault's doing, but the exception it raised went unhandled and ended the server (catch the write error and shut down cleanly)"}},
+		},
+		{
+			name: "half-close: a Go panic on the broken pipe is a crash, a warning",
+			build: func(b *tb) {
+				b.halfClose()
+				b.stderr(readLines(t, "go_panic_broken_pipe.txt")...)
+				b.exit(2)
+				b.end("the server exited")
+			},
+			want: []short{{Kind: reports.KindCrash, Severity: reports.SeverityWarning, Signature: "go:panic", Seqs: seqs(5, 4, 10),
+				Message: "Go panic: write /dev/stdout: broken pipe on stderr after mcpchaos closed its output (server-stdout closed by mcpchaos: half-closed by fault half-close#1), and the server exited with status 2: the failed write was the fault's doing, but the exception it raised went unhandled and ended the server (catch the write error and shut down cleanly)"}},
+		},
+		{
+			// The Python SDK's writer stream, closed by the broken pipe,
+			// raising in a handler that nothing caught.
+			name: "half-close: another exception that ends the server is a crash, a warning",
+			build: func(b *tb) {
+				b.halfClose()
+				b.stderr(pyClosedResource...)
+				b.exit(1)
+				b.end("the server exited")
+			},
+			want: []short{{Kind: reports.KindCrash, Severity: reports.SeverityWarning, Signature: "python:ClosedResourceError", Seqs: seqs(5, 4, 9),
+				Message: "Python exception anyio.ClosedResourceError on stderr after mcpchaos closed its output (server-stdout closed by mcpchaos: half-closed by fault half-close#1), and the server exited with status 1: the failed write was the fault's doing, but the exception it raised went unhandled and ended the server (catch the write error and shut down cleanly)"}},
+		},
+		{
+			// The fixed twin of examples/servers/broken-pipe: it logs the
+			// failed write with its traceback and exits 0 at EOF.
+			name: "half-close: a broken pipe logged, then a clean exit, is handled",
+			build: func(b *tb) {
+				b.halfClose()
+				b.stderr(append([]string{"ERROR:server:writing the answer failed"}, pyBrokenPipe...)...)
+				b.exit(0)
+				b.end("the server exited")
+			},
+			notes: []string{"the server printed python:BrokenPipeError after mcpchaos closed its output (server-stdout closed by mcpchaos: half-closed by fault half-close#1): the failed write is the fault's doing"},
+		},
+		{
+			// python-sdk's simple-tool (mcp 2.3.0): its tool raised and the
+			// SDK said it caught it; then the writer's BrokenPipeError ended
+			// the server. Only the last is what ended it.
+			name: "half-close: only the exception printed last before the failing exit ended the server",
+			build: func(b *tb) {
+				b.halfClose()
+				b.stderr(append([]string{"modern request handler raised"}, pyPlainValueError...)...)
+				b.stderr(pyClosedResource...)
+				b.stderr(pyBrokenPipe...)
+				b.exit(1)
+				b.end("the server exited")
+			},
+			want: []short{{Kind: reports.KindCrash, Severity: reports.SeverityWarning, Signature: "python:BrokenPipeError", Seqs: seqs(14, 4, 18),
+				Message: "Python exception BrokenPipeError: [Errno 32] Broken pipe on stderr after mcpchaos closed its output (server-stdout closed by mcpchaos: half-closed by fault half-close#1), and the server exited with status 1: the failed write was the fault's doing, but the exception it raised went unhandled and ended the server (catch the write error and shut down cleanly)"}},
+			notes: []string{
+				"the server printed python:ValueError:invalid literal for int() with base 10: 'seven' after mcpchaos closed its output (server-stdout closed by mcpchaos: half-closed by fault half-close#1): whether it handled it and went on cannot be seen",
+				"the server printed python:ClosedResourceError after mcpchaos closed its output (server-stdout closed by mcpchaos: half-closed by fault half-close#1): whether it handled it and went on cannot be seen",
+			},
+		},
+		{
+			name: "half-close: an exception the SDK said it caught, printed last, then a failing exit: the exit is noted",
+			build: func(b *tb) {
+				b.halfClose()
+				b.stderr(append([]string{"modern request handler raised"}, pyPlainValueError...)...)
+				b.exit(1)
+				b.end("the server exited")
+			},
+			notes: []string{"the server printed python:ValueError:invalid literal for int() with base 10: 'seven' after mcpchaos closed its output",
+				"the server exited with status 1 after mcpchaos closed its output"},
 		},
 		{
 			name: "half-close: death by SIGPIPE is the fault's doing",
@@ -336,14 +415,14 @@ func TestJudgeCrash(t *testing.T) {
 			notes: []string{"the server died of SIGPIPE after mcpchaos closed its output"},
 		},
 		{
-			name: "half-close: Node's unhandled EPIPE is the fault's doing",
+			name: "half-close: a traceback, then death by SIGPIPE: the signal ended it",
 			build: func(b *tb) {
 				b.halfClose()
-				b.stderr(readLines(t, "node_unhandled_error_epipe.txt")...)
-				b.exit(1)
+				b.stderr(pyClosedResource...)
+				b.killed("SIGPIPE", false)
 				b.end("the server exited")
 			},
-			notes: []string{"the server printed node:unhandled-error EPIPE after mcpchaos closed its output", "exited with status 1 after"},
+			notes: []string{"the server printed python:ClosedResourceError after mcpchaos closed its output", "the server died of SIGPIPE after mcpchaos closed its output"},
 		},
 		{
 			name: "half-close: Go's logged broken pipe and exit 1 are the fault's doing",
@@ -356,29 +435,18 @@ func TestJudgeCrash(t *testing.T) {
 			notes: []string{"the server exited with status 1 after mcpchaos closed its output"},
 		},
 		{
-			name: "half-close: a Go panic on the broken pipe is the fault's doing",
+			name: "half-close: a traceback, then the ladder's SIGTERM: the server did not die of it",
 			build: func(b *tb) {
 				b.halfClose()
-				b.stderr(readLines(t, "go_panic_broken_pipe.txt")...)
-				b.exit(2)
-				b.end("the server exited")
+				b.stderr(pyBrokenPipe...)
+				b.clientClosed()
+				b.at(3000).signal("SIGTERM", "the server did not exit within 3s of its stdin closing")
+				b.exit(143)
+				b.end("the client closed its output")
 			},
-			notes: []string{"the server printed go:panic after mcpchaos closed its output", "exited with status 2 after"},
-		},
-		{
-			// With its output gone nothing the server does can be answered
-			// or seen answered: a ClosedResourceError (the write stream the
-			// broken pipe closed) or a handled exception it logged is noted,
-			// and its exit is what half-close-s2c judges (issue 9: the
-			// Python SDK's simple-tool logs a handled exception there).
-			name: "half-close: a crash of another kind after it is noted, the exit is judged",
-			build: func(b *tb) {
-				b.halfClose()
-				b.stderr(pyClosedResource...)
-				b.exit(1)
-				b.end("the server exited")
-			},
-			notes: []string{"the server printed python:ClosedResourceError after mcpchaos closed its output", "the server exited with status 1 after mcpchaos closed its output"},
+			want: []short{{Kind: reports.KindZombie, Severity: reports.SeverityWarning, Seqs: seqs(9, 10, 11),
+				Message: "the server did not exit within 3s of its stdin closing (the client closed its output); SIGTERM ended it 3s after its stdin closed"}},
+			notes: []string{"the server printed python:BrokenPipeError after mcpchaos closed its output"},
 		},
 		{
 			name: "a broken pipe printed before the half-close is the server's",
