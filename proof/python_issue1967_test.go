@@ -30,8 +30,11 @@ import (
 // Every release here also logs tracebacks that it does handle: the
 // standalone stream's writer (and, in 1.16.0, the message router) meets the
 // closed stream when the session ends, and the SDK logs that and closes the
-// stream. Those stay a note, in the baselines (where the probe's own DELETE
-// ends the session) and in 1.27.0's end-session-inflight.
+// stream. In 1.27.0's end-session-inflight that is all it logs, seconds
+// before the run stops it: a handled exception, a note. (The baselines log
+// the same after the probe's own DELETE, but so close to the SIGTERM that
+// ends the run that the traceback may come after it: noted either way, and
+// not asserted.)
 func TestPythonSDK1967_SessionCrashOnDelete_1_26_crashes_1_27_does_not(t *testing.T) {
 	root := repoRoot(t)
 	scenarios, err := faults.SelectScenarios(faults.HTTPServerScenarios(), []string{"end-session-inflight"})
@@ -101,16 +104,13 @@ func TestPythonSDK1967_SessionCrashOnDelete_1_26_crashes_1_27_does_not(t *testin
 					t.Errorf("the crash's excerpt lacks the SDK's line or the exception:\n%s", x)
 				}
 			}
-			notes := map[string][]string{"baseline": report.Baseline.Notes}
+			if tc.crash {
+				return
+			}
 			for _, s := range report.Scenarios {
-				notes[s.Name] = s.Notes
-			}
-			saysHandled := func(n string) bool { return strings.Contains(n, handled) }
-			if !slices.ContainsFunc(notes["baseline"], saysHandled) {
-				t.Errorf("the baseline's notes do not say %q: %q\n%s", handled, notes["baseline"], summary)
-			}
-			if !tc.crash && !slices.ContainsFunc(notes["end-session-inflight"], saysHandled) {
-				t.Errorf("end-session-inflight's notes do not say %q: %q\n%s", handled, notes["end-session-inflight"], summary)
+				if s.Name == "end-session-inflight" && !slices.ContainsFunc(s.Notes, func(n string) bool { return strings.Contains(n, handled) }) {
+					t.Errorf("end-session-inflight's notes do not say %q: %q\n%s", handled, s.Notes, summary)
+				}
 			}
 		})
 	}
