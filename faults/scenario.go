@@ -101,7 +101,7 @@ func ServerScenarios() []Scenario {
 		},
 		{
 			Name:   "half-close-s2c",
-			Doc:    "our read end of the server's stdout closes during a tool call, so its writes fail with EPIPE while its stdin still flows; the server must still exit when its stdin closes (bug classes 3, 5)",
+			Doc:    "our read end of the server's stdout closes during a tool call, so its writes fail with EPIPE while its stdin still flows; the server must still exit when its stdin closes, and one that dies of the write error unhandled crashed (a warning: the fault made the write fail) (bug classes 3, 5)",
 			Faults: []string{"half-close:dir=s2c,on=c2s:request:tools/call"},
 		},
 	}

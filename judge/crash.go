@@ -26,6 +26,10 @@ type crashSig struct {
 	// uncaught is set when an occurrence did not follow the SDK's word
 	// that it caught the exception (crashHit.caughtBy).
 	uncaught bool
+	// session is the first occurrence that ended a session by the SDK's
+	// word (crashHit.sessionCrash), and sessions how many did.
+	session  *crashHit
+	sessions int
 }
 
 type crashes struct {
@@ -33,10 +37,19 @@ type crashes struct {
 	sigs  map[string]*crashSig
 	order []string
 	extra int
+
+	// hcSigs are the signatures printed after mcpchaos closed the peer's
+	// output (half-close), apart: with its output gone, the peer's exit is
+	// what is judged. lastHC is the latest of them before any signal of
+	// ours: a runtime prints the exception that ends a process last.
+	hcSigs  map[string]*crashSig
+	hcOrder []string
+	lastHC  *crashHit
 }
 
 func (c *crashes) init(j *Judger) {
 	c.sigs = map[string]*crashSig{}
+	c.hcSigs = map[string]*crashSig{}
 	c.scan.emit = func(h crashHit) bool { return c.hit(j, h) }
 }
 
@@ -49,15 +62,7 @@ func (c *crashes) stderr(e *wire.Event) {
 func (c *crashes) hit(j *Judger, h crashHit) bool {
 	pc := &j.pc
 	if hc := pc.halfClose; hc != nil && hc.Seq < h.seq {
-		if isEPIPE(h) {
-			j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos closed its output (%s): the failed write is the fault's doing", j.p.name, h.sig, hc.Excerpt))
-		} else {
-			// With its output gone a peer can answer nothing; what is
-			// judged is that it exits (a zombie otherwise), and whether it
-			// handled an exception and went on cannot be seen.
-			j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos closed its output (%s): whether it handled it and went on cannot be seen, and its exit is what is judged", j.p.name, h.sig, hc.Excerpt))
-		}
-		return false
+		return c.halfClosedHit(j, h)
 	}
 	if s := pc.ladderSignal; s != nil && s.Seq < h.seq {
 		j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos signalled it (%s): not judged as a crash", j.p.name, h.sig, s.Excerpt))
@@ -70,15 +75,85 @@ func (c *crashes) hit(j *Judger, h crashHit) bool {
 		if cs.hit.caughtBy == "" {
 			cs.hit.caughtBy = h.caughtBy
 		}
+		cs.addSession(h)
 		return false
 	}
 	if len(c.sigs) >= maxSignatures {
 		c.extra++
 		return false
 	}
-	c.sigs[h.sig] = &crashSig{hit: h, count: 1, lastSeq: h.seq, uncaught: h.caughtBy == ""}
+	cs := &crashSig{hit: h, count: 1, lastSeq: h.seq, uncaught: h.caughtBy == ""}
+	cs.addSession(h)
+	c.sigs[h.sig] = cs
 	c.order = append(c.order, h.sig)
 	return true
+}
+
+func (cs *crashSig) addSession(h crashHit) {
+	if h.sessionCrash == "" {
+		return
+	}
+	cs.sessions++
+	if cs.session == nil {
+		cs.session = &h
+	}
+}
+
+// halfClosedHit files a signature printed after the half-close. Each one
+// keeps its excerpt (Node's stack and Go's goroutines follow the line that
+// names the crash): the last may be what ended the peer.
+func (c *crashes) halfClosedHit(j *Judger, h crashHit) bool {
+	if s := j.pc.ladderSignal; s == nil || h.seq < s.Seq {
+		c.lastHC = &h
+	}
+	if cs := c.hcSigs[h.sig]; cs != nil {
+		cs.count++
+		return true
+	}
+	if len(c.hcSigs) >= maxSignatures {
+		c.extra++
+		return false
+	}
+	c.hcSigs[h.sig] = &crashSig{hit: h, count: 1, lastSeq: h.seq}
+	c.hcOrder = append(c.hcOrder, h.sig)
+	return true
+}
+
+// halfCloseFindings judges the signatures printed after the half-close. A
+// write failing on the closed pipe is the fault's doing, and exiting is
+// fair with no way to answer; but an exception that went unhandled and
+// ended the server (the last signature it printed, not one its SDK said it
+// caught, and then a failing exit of its own) is still a crash: a warning,
+// since the fault made the write fail. Anything else printed there is a
+// note: whether the peer handled it and went on cannot be seen. A client's
+// exit is judged by what its scenario expects, so it gets the notes alone.
+func (c *crashes) halfCloseFindings(j *Judger) []reports.Finding {
+	pc := &j.pc
+	hc := pc.halfClose
+	var fatal *crashHit
+	if last := c.lastHC; j.cl == nil && last != nil && last.caughtBy == "" && pc.failedOnItsOwn() {
+		fatal = last
+	}
+	var fs []reports.Finding
+	for _, sig := range c.hcOrder {
+		cs := c.hcSigs[sig]
+		switch {
+		case fatal != nil && sig == fatal.sig:
+			msg := fmt.Sprintf("%s on stderr%s after mcpchaos closed its output (%s), and the %s %s: the failed write was the fault's doing, but the exception it raised went unhandled and ended the %s (catch the write error and shut down cleanly)",
+				sigWords(cs.hit), timesWords(cs.count), hc.Excerpt, j.p.name, pc.exitWords(), j.p.name)
+			f := reports.NewFinding(reports.RuleCrashAfterHalfClose, msg, []reports.Evidence{cs.hit.excerpt.evidence(), *hc, *pc.exit})
+			f.Signature = sig
+			fs = append(fs, f)
+		case isEPIPE(cs.hit):
+			j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos closed its output (%s): the failed write is the fault's doing", j.p.name, sig, hc.Excerpt))
+		default:
+			// With its output gone a peer can answer nothing; what is
+			// judged is that it exits (a zombie otherwise), and whether it
+			// handled an exception and went on cannot be seen.
+			j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos closed its output (%s): whether it handled it and went on cannot be seen, and its exit is what is judged", j.p.name, sig, hc.Excerpt))
+		}
+	}
+	return fs
 }
 
 // survived reports whether the peer went on serving after the last time it
@@ -113,9 +188,11 @@ func (c *crashes) findings(j *Judger) []reports.Finding {
 	return c.exitFindings(j)
 }
 
-// signatureFindings reports each crash signature seen on the peer's stderr.
+// signatureFindings reports each crash signature seen on the peer's stderr,
+// those printed after a half-close included.
 func (c *crashes) signatureFindings(j *Judger) []reports.Finding {
 	c.scan.flush()
+	halfClosed := c.halfCloseFindings(j)
 	pc := &j.pc
 	exitClause := "it had not exited when the transcript ends"
 	if pc.exit != nil {
@@ -128,6 +205,10 @@ func (c *crashes) signatureFindings(j *Judger) []reports.Finding {
 	for _, sig := range c.order {
 		cs := c.sigs[sig]
 		times := timesWords(cs.count)
+		if cs.session != nil {
+			fs = append(fs, sessionCrashFinding(j, cs, exitClause))
+			continue
+		}
 		if j.survived(cs) {
 			// An SDK that catches a handler's exception, logs its
 			// traceback and returns an error (the Python SDK's "request
@@ -169,7 +250,27 @@ func (c *crashes) signatureFindings(j *Judger) []reports.Finding {
 	if c.extra > 0 {
 		j.notes.add(fmt.Sprintf("%d more distinct crash signatures on stderr were not reported (see the transcript)", c.extra))
 	}
-	return fs
+	return append(fs, halfClosed...)
+}
+
+// sessionCrashFinding reports a signature that ended a session of the
+// peer's: its SDK caught the exception only to keep the process serving its
+// other sessions, so going on serving does not make it handled.
+func sessionCrashFinding(j *Judger, cs *crashSig, exitClause string) reports.Finding {
+	h := cs.session
+	after := exitClause
+	if j.survived(cs) {
+		after = "the " + j.p.name + " went on serving (its SDK catches the exception only to keep its other sessions alive)"
+	}
+	msg := fmt.Sprintf("%s ended a session%s: the %s's SDK logged %q with the traceback, and the handlers running in that session died with it, unanswered; %s",
+		sigWords(*h), timesWords(cs.sessions), j.p.name, words.Cut(h.sessionCrash, 160), after)
+	ev := []reports.Evidence{h.excerpt.evidence()}
+	if pc := &j.pc; pc.exit != nil {
+		ev = append(ev, *pc.exit)
+	}
+	f := reports.NewFinding(reports.RuleCrashSession, msg, ev)
+	f.Signature = cs.hit.sig
+	return f
 }
 
 // exitFindings judges how the server exited, when its stderr showed no crash

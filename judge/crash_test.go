@@ -313,18 +313,97 @@ func TestJudgeCrash(t *testing.T) {
 				Message: "the server did not exit within 3s of its stdin closing (the client closed its output); SIGTERM ended it 3s after its stdin closed"}},
 			notes: []string{"the server printed python:ClosedResourceError after mcpchaos signalled it"},
 		},
+		// Once mcpchaos closed its output, a server's writes fail and it can
+		// answer nothing: exiting is fair, but an exception the failed write
+		// raised that ended it is still a crash, a warning (issue 23).
 		{
-			name: "half-close: BrokenPipeError is the fault's doing",
+			name: "half-close: an uncaught BrokenPipeError that ends the server is a crash, a warning",
 			build: func(b *tb) {
 				b.halfClose()
 				b.stderr(pyBrokenPipe...)
 				b.exit(1)
 				b.end("the server exited")
 			},
-			notes: []string{
-				"the server printed python:BrokenPipeError after mcpchaos closed its output",
-				"the server exited with status 1 after mcpchaos closed its output",
+			want: []short{{Kind: reports.KindCrash, Severity: reports.SeverityWarning, Signature: "python:BrokenPipeError", Seqs: seqs(5, 4, 9),
+				Message: "Python exception BrokenPipeError: [Errno 32] Broken pipe on stderr after mcpchaos closed its output (server-stdout closed by mcpchaos: half-closed by fault half-close#1), and the server exited with status 1: the failed write was the fault's doing, but the exception it raised went unhandled and ended the server (catch the write error and shut down cleanly)"}},
+		},
+		{
+			name: "half-close: Node's unhandled 'error' EPIPE is a crash, a warning",
+			build: func(b *tb) {
+				b.halfClose()
+				b.stderr(readLines(t, "node_unhandled_error_epipe.txt")...)
+				b.exit(1)
+				b.end("the server exited")
 			},
+			want: []short{{Kind: reports.KindCrash, Severity: reports.SeverityWarning, Signature: "node:unhandled-error EPIPE", Seqs: seqs(5, 4, 30),
+				Message: "Node.js unhandled 'error' event: Error: write EPIPE on stderr after mcpchaos closed its output (server-stdout closed by mcpchaos: half-closed by fault half-close#1), and the server exited with status 1: the failed write was the fault's doing, but the exception it raised went unhandled and ended the server (catch the write error and shut down cleanly)"}},
+		},
+		{
+			name: "half-close: a Go panic on the broken pipe is a crash, a warning",
+			build: func(b *tb) {
+				b.halfClose()
+				b.stderr(readLines(t, "go_panic_broken_pipe.txt")...)
+				b.exit(2)
+				b.end("the server exited")
+			},
+			want: []short{{Kind: reports.KindCrash, Severity: reports.SeverityWarning, Signature: "go:panic", Seqs: seqs(5, 4, 10),
+				Message: "Go panic: write /dev/stdout: broken pipe on stderr after mcpchaos closed its output (server-stdout closed by mcpchaos: half-closed by fault half-close#1), and the server exited with status 2: the failed write was the fault's doing, but the exception it raised went unhandled and ended the server (catch the write error and shut down cleanly)"}},
+		},
+		{
+			// The Python SDK's writer stream, closed by the broken pipe,
+			// raising in a handler that nothing caught.
+			name: "half-close: another exception that ends the server is a crash, a warning",
+			build: func(b *tb) {
+				b.halfClose()
+				b.stderr(pyClosedResource...)
+				b.exit(1)
+				b.end("the server exited")
+			},
+			want: []short{{Kind: reports.KindCrash, Severity: reports.SeverityWarning, Signature: "python:ClosedResourceError", Seqs: seqs(5, 4, 9),
+				Message: "Python exception anyio.ClosedResourceError on stderr after mcpchaos closed its output (server-stdout closed by mcpchaos: half-closed by fault half-close#1), and the server exited with status 1: the failed write was the fault's doing, but the exception it raised went unhandled and ended the server (catch the write error and shut down cleanly)"}},
+		},
+		{
+			// The fixed twin of examples/servers/broken-pipe: it logs the
+			// failed write with its traceback and exits 0 at EOF.
+			name: "half-close: a broken pipe logged, then a clean exit, is handled",
+			build: func(b *tb) {
+				b.halfClose()
+				b.stderr(append([]string{"ERROR:server:writing the answer failed"}, pyBrokenPipe...)...)
+				b.exit(0)
+				b.end("the server exited")
+			},
+			notes: []string{"the server printed python:BrokenPipeError after mcpchaos closed its output (server-stdout closed by mcpchaos: half-closed by fault half-close#1): the failed write is the fault's doing"},
+		},
+		{
+			// python-sdk's simple-tool (mcp 2.3.0): its tool raised and the
+			// SDK said it caught it; then the writer's BrokenPipeError ended
+			// the server. Only the last is what ended it.
+			name: "half-close: only the exception printed last before the failing exit ended the server",
+			build: func(b *tb) {
+				b.halfClose()
+				b.stderr(append([]string{"modern request handler raised"}, pyPlainValueError...)...)
+				b.stderr(pyClosedResource...)
+				b.stderr(pyBrokenPipe...)
+				b.exit(1)
+				b.end("the server exited")
+			},
+			want: []short{{Kind: reports.KindCrash, Severity: reports.SeverityWarning, Signature: "python:BrokenPipeError", Seqs: seqs(14, 4, 18),
+				Message: "Python exception BrokenPipeError: [Errno 32] Broken pipe on stderr after mcpchaos closed its output (server-stdout closed by mcpchaos: half-closed by fault half-close#1), and the server exited with status 1: the failed write was the fault's doing, but the exception it raised went unhandled and ended the server (catch the write error and shut down cleanly)"}},
+			notes: []string{
+				"the server printed python:ValueError:invalid literal for int() with base 10: 'seven' after mcpchaos closed its output (server-stdout closed by mcpchaos: half-closed by fault half-close#1): whether it handled it and went on cannot be seen",
+				"the server printed python:ClosedResourceError after mcpchaos closed its output (server-stdout closed by mcpchaos: half-closed by fault half-close#1): whether it handled it and went on cannot be seen",
+			},
+		},
+		{
+			name: "half-close: an exception the SDK said it caught, printed last, then a failing exit: the exit is noted",
+			build: func(b *tb) {
+				b.halfClose()
+				b.stderr(append([]string{"modern request handler raised"}, pyPlainValueError...)...)
+				b.exit(1)
+				b.end("the server exited")
+			},
+			notes: []string{"the server printed python:ValueError:invalid literal for int() with base 10: 'seven' after mcpchaos closed its output",
+				"the server exited with status 1 after mcpchaos closed its output"},
 		},
 		{
 			name: "half-close: death by SIGPIPE is the fault's doing",
@@ -336,14 +415,14 @@ func TestJudgeCrash(t *testing.T) {
 			notes: []string{"the server died of SIGPIPE after mcpchaos closed its output"},
 		},
 		{
-			name: "half-close: Node's unhandled EPIPE is the fault's doing",
+			name: "half-close: a traceback, then death by SIGPIPE: the signal ended it",
 			build: func(b *tb) {
 				b.halfClose()
-				b.stderr(readLines(t, "node_unhandled_error_epipe.txt")...)
-				b.exit(1)
+				b.stderr(pyClosedResource...)
+				b.killed("SIGPIPE", false)
 				b.end("the server exited")
 			},
-			notes: []string{"the server printed node:unhandled-error EPIPE after mcpchaos closed its output", "exited with status 1 after"},
+			notes: []string{"the server printed python:ClosedResourceError after mcpchaos closed its output", "the server died of SIGPIPE after mcpchaos closed its output"},
 		},
 		{
 			name: "half-close: Go's logged broken pipe and exit 1 are the fault's doing",
@@ -356,29 +435,18 @@ func TestJudgeCrash(t *testing.T) {
 			notes: []string{"the server exited with status 1 after mcpchaos closed its output"},
 		},
 		{
-			name: "half-close: a Go panic on the broken pipe is the fault's doing",
+			name: "half-close: a traceback, then the ladder's SIGTERM: the server did not die of it",
 			build: func(b *tb) {
 				b.halfClose()
-				b.stderr(readLines(t, "go_panic_broken_pipe.txt")...)
-				b.exit(2)
-				b.end("the server exited")
+				b.stderr(pyBrokenPipe...)
+				b.clientClosed()
+				b.at(3000).signal("SIGTERM", "the server did not exit within 3s of its stdin closing")
+				b.exit(143)
+				b.end("the client closed its output")
 			},
-			notes: []string{"the server printed go:panic after mcpchaos closed its output", "exited with status 2 after"},
-		},
-		{
-			// With its output gone nothing the server does can be answered
-			// or seen answered: a ClosedResourceError (the write stream the
-			// broken pipe closed) or a handled exception it logged is noted,
-			// and its exit is what half-close-s2c judges (issue 9: the
-			// Python SDK's simple-tool logs a handled exception there).
-			name: "half-close: a crash of another kind after it is noted, the exit is judged",
-			build: func(b *tb) {
-				b.halfClose()
-				b.stderr(pyClosedResource...)
-				b.exit(1)
-				b.end("the server exited")
-			},
-			notes: []string{"the server printed python:ClosedResourceError after mcpchaos closed its output", "the server exited with status 1 after mcpchaos closed its output"},
+			want: []short{{Kind: reports.KindZombie, Severity: reports.SeverityWarning, Seqs: seqs(9, 10, 11),
+				Message: "the server did not exit within 3s of its stdin closing (the client closed its output); SIGTERM ended it 3s after its stdin closed"}},
+			notes: []string{"the server printed python:BrokenPipeError after mcpchaos closed its output"},
 		},
 		{
 			name: "a broken pipe printed before the half-close is the server's",
@@ -714,4 +782,119 @@ func requestID(r *reports.Request) string {
 		return "-"
 	}
 	return r.ID
+}
+
+// httpServerTB starts a transcript of test --url -- CMD: an HTTP server the
+// run started, which it stops with SIGTERM at the end.
+func httpServerTB() *tb {
+	b := &tb{}
+	seed := testSeed
+	b.add(wire.Event{Type: wire.EventSession, Seed: &seed, URL: "http://127.0.0.1:3000/mcp", Command: []string{"python", "server.py"},
+		Scenario: testScenario, Role: "server", DeadlineMS: 5000, GraceMS: 3000, Repro: testRepro})
+	b.add(wire.Event{Type: wire.EventProcessStarted, PID: 42, Command: []string{"python", "server.py"}})
+	return b
+}
+
+// sigterm is the end of a test --url run: SIGTERM, and the exit it causes.
+func (b *tb) sigterm(ms float64) int64 {
+	b.at(ms).add(wire.Event{Type: wire.EventSignal, Signal: "SIGTERM", PID: 42, ByUs: true, Detail: "the server is stopped: the probe client ended its session"})
+	seq := b.killed("SIGTERM", true)
+	b.end("the probe client ended its session")
+	return seq
+}
+
+// endSessionInflight is end-session-inflight's start: a call in flight when
+// the fault sends the session's DELETE, which the server accepts.
+func (b *tb) endSessionInflight() {
+	seq := b.post(1, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`)
+	b.at(5).add(wire.Event{Type: wire.EventFault, Fault: "end-session#1", Action: "end-session", Of: seq, Detail: "end the session at the server (DELETE)"})
+	b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "DELETE /mcp (sent by fault end-session#1)", MCPSession: "s1", Fault: "end-session#1"})
+	b.at(6).add(wire.Event{Type: wire.EventHTTP, Exchange: 2, Status: 200})
+}
+
+// A session of a streamable HTTP server that dies of an exception is the
+// HTTP face of the stdio crash (issue 23): the Python SDK's session manager
+// catches it only to keep its other sessions alive, and logs "Session …
+// crashed" with the traceback. Its other logged tracebacks, of one stream's
+// writer it closes and goes on, stay handled.
+func TestJudgeSessionCrash(t *testing.T) {
+	sample := readLines(t, "python_session_crashed.txt")
+	// The sample's line that says the session crashed starts the excerpt.
+	crashLine := int64(slicesIndex(sample, "ERROR:mcp.server.streamable_http_manager:Session 6cb9b3aa986f4ae2bbc8593e893b8812 crashed"))
+	const first = 9 // the sample's first stderr event, after endSessionInflight
+	closed := func(seq ...int64) []short {
+		return []short{{Kind: reports.KindCrash, Severity: reports.SeverityError, Signature: "python:ClosedResourceError", Seqs: seq}}
+	}
+	withMessage := func(s []short, msg string) []short { s[0].Message = msg; return s }
+	runCasesFrom(t, httpServerTB, testRepro, []judgeCase{
+		{
+			// FastMCP 2.12.5 on mcp 1.16.0 under end-session-inflight.
+			name: "mcp 1.16: Session … crashed: <exception>, the server serving on",
+			build: func(b *tb) {
+				b.endSessionInflight()
+				b.at(20).stderr(sample...)
+				b.sigterm(8000)
+			},
+			want: withMessage(closed(first+crashLine, first+int64(len(sample))+1),
+				`Python exception anyio.ClosedResourceError ended a session: the server's SDK logged "ERROR:mcp.server.streamable_http_manager:Session 6cb9b3aa986f4ae2bbc8593e893b8812 crashed: unhandled errors in a TaskGroup (1 sub-exception)" with the traceback, and the handlers running in that session died with it, unanswered; the server went on serving (its SDK catches the exception only to keep its other sessions alive)`),
+			notes: []string{"1 request was in flight"},
+		},
+		{
+			// mcp 1.27 and 2.x log it with logger.exception, without the
+			// exception's text.
+			name: "mcp 1.27: Session … crashed, alone",
+			build: func(b *tb) {
+				b.endSessionInflight()
+				b.at(20).stderr(append([]string{"ERROR:mcp.server.streamable_http_manager:Session 5f90 crashed"}, pyClosedResource...)...)
+				b.sigterm(8000)
+			},
+			want: withMessage(closed(9, 15),
+				`Python exception anyio.ClosedResourceError ended a session: the server's SDK logged "ERROR:mcp.server.streamable_http_manager:Session 5f90 crashed" with the traceback, and the handlers running in that session died with it, unanswered; the server went on serving (its SDK catches the exception only to keep its other sessions alive)`),
+			notes: []string{"1 request was in flight"},
+		},
+		{
+			name: "a stateless session that crashed, twice, the server then dying",
+			build: func(b *tb) {
+				b.endSessionInflight()
+				b.at(20).stderr(append([]string{"Stateless session crashed"}, pyClosedResource...)...)
+				b.at(30).stderr(append([]string{"Stateless session crashed"}, pyClosedResource...)...)
+				b.exit(1)
+				b.end("the server exited")
+			},
+			want: withMessage(closed(9, 19),
+				`Python exception anyio.ClosedResourceError ended a session (2 times): the server's SDK logged "Stateless session crashed" with the traceback, and the handlers running in that session died with it, unanswered; the server exited with status 1`),
+			notes: []string{"1 request was in flight"},
+		},
+		{
+			// mcp 1.27.0 under end-session-inflight: the standalone
+			// stream's writer meets the closed stream, the SDK logs it
+			// and closes that stream; the session ends cleanly.
+			name: "a stream's writer that the SDK logged and closed is handled",
+			build: func(b *tb) {
+				b.endSessionInflight()
+				b.at(20).stderr(append([]string{"Error in standalone SSE writer"}, pyClosedResource...)...)
+				b.at(21).stderr(append([]string{"ERROR:mcp.server.streamable_http:Error in message router"}, pyClosedResource...)...)
+				b.sigterm(8000)
+			},
+			notes: []string{"1 request was in flight", "the server logged Python exception anyio.ClosedResourceError (2 times) and went on serving: a handled exception, not a crash"},
+		},
+		{
+			name: "the session manager cleaning up after a crash names no exception",
+			build: func(b *tb) {
+				b.endSessionInflight()
+				b.at(20).stderr(append([]string{"Cleaning up crashed session 5f90 from active instances."}, pyClosedResource...)...)
+				b.sigterm(8000)
+			},
+			notes: []string{"1 request was in flight", "and went on serving: a handled exception, not a crash"},
+		},
+	})
+}
+
+func slicesIndex(lines []string, prefix string) int {
+	for i, l := range lines {
+		if strings.HasPrefix(l, prefix) {
+			return i
+		}
+	}
+	panic("no line starts with " + prefix)
 }

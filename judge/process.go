@@ -155,6 +155,19 @@ func (pc *processFacts) exitedBadly() bool {
 	return pc.exitCode != nil && *pc.exitCode != 0
 }
 
+// failedOnItsOwn reports whether the peer exited with a non-zero status, or
+// of a signal nobody sent, with no signal of ours before its exit. Dying of
+// SIGPIPE does not count: that is how the OS stops a writer whose pipe has
+// no reader (and Go's runtime raises it for stdout on purpose), not an
+// exception the program left unhandled.
+func (pc *processFacts) failedOnItsOwn() bool {
+	if !pc.exitedBadly() || pc.exitSig == "SIGPIPE" {
+		return false
+	}
+	s := pc.ourSignal
+	return s == nil || pc.exit.Seq < s.Seq
+}
+
 // exitWords says how the peer exited, as its process-exited event does.
 func (pc *processFacts) exitWords() string {
 	e := wire.Event{ExitCode: pc.exitCode, Signal: pc.exitSig}

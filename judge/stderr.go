@@ -31,6 +31,11 @@ type crashHit struct {
 	// site is where a Node.js error was made, as Node prints it above the
 	// source line and its caret ("file:///…/streamableHttp.js:284").
 	site string
+	// sessionCrash is the line by which the peer's SDK said the exception
+	// ended one of its sessions ("Session … crashed"), when that line came
+	// just before the traceback: the SDK caught it only to keep its other
+	// sessions alive.
+	sessionCrash string
 }
 
 // excerpt keeps the head and the tail of a run of stderr lines: a traceback
@@ -142,6 +147,13 @@ func (s *stderrScanner) add(seq, t int64, text string) {
 	if s.py.begin(seq, t, text) {
 		if prev, ok := s.back(1); ok {
 			s.py.caughtBy = sdkCaught(prev.text)
+			if s.py.sessionCrash = sdkSessionCrashed(prev.text); s.py.sessionCrash != "" {
+				// The SDK's words are half the evidence: the excerpt
+				// starts with them.
+				s.py.x = newExcerpt(prev.seq, prev.t)
+				s.py.x.add(prev.text)
+				s.py.x.add(text)
+			}
 		}
 		s.closeOpen()
 		s.remember(seq, t, text)
@@ -346,6 +358,8 @@ type pyBlock struct {
 	x       *excerpt
 	// caughtBy is the SDK's log line the traceback follows, if any.
 	caughtBy string
+	// sessionCrash is the SDK's word that the traceback ended a session.
+	sessionCrash string
 }
 
 const maxPyRecords = 256
@@ -443,7 +457,7 @@ func (b *pyBlock) finish() []crashHit {
 		if r.msg != "" {
 			text += ": " + r.msg
 		}
-		hits = append(hits, crashHit{sig: sig, text: text, seq: r.seq, t: r.t, excerpt: b.x, caughtBy: b.caughtBy})
+		hits = append(hits, crashHit{sig: sig, text: text, seq: r.seq, t: r.t, excerpt: b.x, caughtBy: b.caughtBy, sessionCrash: b.sessionCrash})
 	}
 	for _, r := range b.records {
 		if !r.group && !r.superseded {
@@ -476,6 +490,27 @@ var caughtLine = regexp.MustCompile(`(?:^|[\s:\]])(?:(?:modern )?request handler
 // the exception whose traceback follows; "" otherwise.
 func sdkCaught(line string) string {
 	if !caughtLine.MatchString(line) {
+		return ""
+	}
+	return strings.Clone(strings.TrimSpace(line))
+}
+
+// sessionCrashedLine matches what the Python SDK's StreamableHTTPSessionManager
+// logs, with the traceback, when the server task of a session ends with an
+// exception: "Session <id> crashed: <exception>" (mcp 1.x up to 1.26,
+// logger.error with exc_info), "Session <id> crashed" (mcp 1.27 and 2.x,
+// logger.exception), "Stateless session crashed" (stateless mode). It
+// catches the exception only so that the process serves its other sessions
+// on; the session's handlers died with it, unanswered. Its other
+// logger.exception lines ("Error in message router", "Error in SSE writer",
+// "SSE response error") are about one stream, which the SDK closes and goes
+// on: those stay handled.
+var sessionCrashedLine = regexp.MustCompile(`(?:^|[\s:\]])(?:Session \S+|Stateless session) crashed(?::|\s|$)`)
+
+// sdkSessionCrashed returns line, trimmed, when it is an SDK's word that the
+// exception whose traceback follows ended a session; "" otherwise.
+func sdkSessionCrashed(line string) string {
+	if !strings.Contains(line, "crashed") || !sessionCrashedLine.MatchString(line) {
 		return ""
 	}
 	return strings.Clone(strings.TrimSpace(line))

@@ -86,3 +86,43 @@ func TestSignatures(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionCrashed tells the Python SDK's word that an exception ended a
+// session from its other logged tracebacks, which it handles.
+func TestSessionCrashed(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{"ERROR:mcp.server.streamable_http_manager:Session 6cb9b3aa986f4ae2bbc8593e893b8812 crashed: unhandled errors in a TaskGroup (1 sub-exception)", true},
+		{"Session 5f904191f7ef4787af113cbae95c7f76 crashed: unhandled errors in a TaskGroup (1 sub-exception)", true},
+		{"Session 5f904191f7ef4787af113cbae95c7f76 crashed", true},
+		{"Session None crashed", true},
+		{"[11/26/26 14:54:05] ERROR    Session 5f90 crashed          streamable_http_manager.py:286", true},
+		{"ERROR:mcp.server.streamable_http_manager:Stateless session crashed", true},
+		{"Cleaning up crashed session 5f90 from active instances.", false},
+		{"ERROR:mcp.server.streamable_http:Error in message router", false},
+		{"Error in standalone SSE writer", false},
+		{"ERROR:mcp.server.streamable_http:SSE response error", false},
+		{"my session crashed: retrying", false},
+	} {
+		if got := sdkSessionCrashed(tc.line) != ""; got != tc.want {
+			t.Errorf("sdkSessionCrashed(%q) = %v, want %v", tc.line, got, tc.want)
+		}
+	}
+
+	// In FastMCP 2.12.5's stderr under end-session-inflight, five
+	// tracebacks of ClosedResourceError: only the last ended the session.
+	var got []string
+	for _, h := range scanLines(readLines(t, "python_session_crashed.txt")) {
+		got = append(got, h.sig+" "+h.sessionCrash)
+	}
+	want := []string{
+		"python:ClosedResourceError ", "python:ClosedResourceError ", "python:ClosedResourceError ",
+		"python:ClosedResourceError ", "python:ClosedResourceError ", "python:ClosedResourceError ",
+		"python:ClosedResourceError ERROR:mcp.server.streamable_http_manager:Session 6cb9b3aa986f4ae2bbc8593e893b8812 crashed: unhandled errors in a TaskGroup (1 sub-exception)",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("hits (-want +got):\n%s", diff)
+	}
+}

@@ -38,6 +38,8 @@ const (
 	RuleCrashSignature       = "crash-signature"
 	RuleCrashExit            = "crash-exit"
 	RuleCrashHTTPStatus      = "crash-http-status"
+	RuleCrashSession         = "crash-session"
+	RuleCrashAfterHalfClose  = "crash-after-half-close"
 	RuleServedAfterDelete    = "served-after-delete"
 	RuleExitStatusAtShutdown = "exit-status-at-shutdown"
 	RuleShutdownSIGTERM      = "shutdown-needed-sigterm"
@@ -95,11 +97,17 @@ var Rules = []Rule{
 		"the body of an HTTP error status that answers a request may hold a JSON-RPC error, which carries that request's id, or null when the server could not read it; an id that names no request breaks JSON-RPC's pairing of answers to requests, but the status has answered the request, so no client is left waiting: a warning",
 		specResponses + "; " + specStreamableHTTP},
 	{RuleCrashSignature, KindCrash, SeverityError,
-		"an unhandled exception, panic or runtime fatal error on stderr is the peer failing, whichever way it then exits; a traceback after which the peer went on serving (it answered requests after it, or was still serving when its stdin closed), or that its SDK logged as a handler's exception it caught, and that is followed by a clean exit is a handled exception, and one printed after mcpchaos closed its output (half-close) is noted: with its output gone, its exit is what is judged",
+		"an unhandled exception, panic or runtime fatal error on stderr is the peer failing, whichever way it then exits; a traceback after which the peer went on serving (it answered requests after it, or was still serving when its stdin closed), or that its SDK logged as a handler's exception it caught, and that is followed by a clean exit is a handled exception; one printed after mcpchaos closed its output (half-close) is judged by crash-after-half-close",
 		"the peer's runtime (what it prints on stderr when an exception, a panic or a fatal error escapes), on any transport"},
 	{RuleCrashHTTPStatus, KindCrash, SeverityError,
 		"an HTTP server's 5xx answer whose body carries a traceback, panic or Node.js error stack is an exception that escaped a handler to the HTTP layer: that handler crashed, whether or not the server serves on, and a request so answered got no JSON-RPC answer (a status a fault injected is not the server's)",
 		"MCP 2025-11-25, Basic › Transports › Streamable HTTP (a POSTed request is answered with a JSON body or an event stream; a notification with 202, or an error status if it cannot be accepted); " + specResponses},
+	{RuleCrashSession, KindCrash, SeverityError,
+		"an exception that ended one of a server's sessions (the Python SDK's session manager logs \"Session … crashed\" with its traceback) is a crash of that session, although the process serves its other sessions on: the handlers running in it died unanswered, as a stdio server's do when an exception ends the process. A session its client ended (DELETE) may drop the requests in flight, but not by crashing; a traceback of one stream's writer that the SDK logs and closes (\"Error in SSE writer\", \"Error in message router\") stays a handled exception",
+		"the peer's runtime (the traceback of the exception that escaped the session's task); " + specStreamableHTTP + " › Session Management"},
+	{RuleCrashAfterHalfClose, KindCrash, SeverityWarning,
+		"once mcpchaos has closed its output (half-close), a server's writes fail (EPIPE) and it can answer nothing, so exiting is fair; but an exception that the failed write raised and nothing caught, which ended the server (a Python traceback, Node's unhandled 'error' event, a Go panic, as the last thing it printed before a failing exit), is still a crash: a robust server catches the write error and shuts down cleanly. The fault made the write fail, hence a warning; dying of SIGPIPE, a non-zero exit with no exception, and an exception followed by a clean exit are notes",
+		"the peer's runtime (what it prints when an exception escapes); POSIX write() (EPIPE when a pipe has no reader); " + specStdio},
 	{RuleCrashExit, KindCrash, SeverityError,
 		"a server runs until it is told to stop (a stdio server by its stdin closing, an HTTP server by SIGTERM); exiting with a non-zero status, or dying of a signal nobody sent, before that is a failure",
 		specLifecycle + " › Shutdown › stdio"},
