@@ -149,7 +149,9 @@ func sdkEnv(env string) func(t *testing.T, root, corpus string) string {
 	return func(t *testing.T, root, _ string) string { return sdkPython(t, root, env) }
 }
 
-func corpusPython(t *testing.T, _, corpus string) string { return filepath.Join(corpus, "py/bin/python") }
+func corpusPython(t *testing.T, _, corpus string) string {
+	return filepath.Join(corpus, "py/bin/python")
+}
 
 var httpClientCorpus = []httpCorpusClient{
 	{
