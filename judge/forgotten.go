@@ -161,10 +161,11 @@ type deadSession struct {
 	toldWhat  string
 	toldDepth int
 	// retries counts the client's requests under the dead id that began
-	// after a 404 to it; deepest is the one of greatest depth.
-	retries int
-	deepest *httpExchange
-	last    reports.Evidence
+	// after a 404 to it, the first and the last; depth is the greatest
+	// depth among them.
+	retries     int
+	depth       int
+	first, last reports.Evidence
 	// renewed is the client's first initialize without a session id
 	// after the 404.
 	renewed *reports.Evidence
@@ -217,9 +218,10 @@ func (d *deadSessions) began(x *httpExchange, e *wire.Event) {
 	x.depth = s.toldDepth + 1
 	s.retries++
 	s.last = evidenceOf(e)
-	if s.deepest == nil || x.depth > s.deepest.depth {
-		s.deepest = x
+	if s.retries == 1 {
+		s.first = s.last
 	}
+	s.depth = max(s.depth, x.depth)
 }
 
 // findings judges the client: retries under a dead id past the first are
@@ -233,7 +235,7 @@ func (d *deadSessions) findings(exit *reports.Evidence, exited string) []reports
 		head := fmt.Sprintf("the server answered %s under session %s with 404 (at %s): the session is gone, and the client must start a new one with an initialize without Mcp-Session-Id",
 			s.toldWhat, words.Cut(id, 40), words.Duration(s.told.TUS))
 		switch {
-		case s.deepest != nil && s.deepest.depth >= 2:
+		case s.depth >= 2:
 			then := "; it never started a new session"
 			if s.renewed != nil {
 				then = fmt.Sprintf("; it started a new session only at %s", words.Duration(s.renewed.TUS))
@@ -241,7 +243,7 @@ func (d *deadSessions) findings(exit *reports.Evidence, exited string) []reports
 			fs = append(fs, reports.NewFinding(reports.RuleDeadSessionReused, fmt.Sprintf(
 				"%s; instead it sent %d more %s under the dead id, again after the 404 to a retry (the last at %s)%s",
 				head, s.retries, words.Plural(s.retries, "request", "requests"), words.Duration(s.last.TUS), then),
-				[]reports.Evidence{s.told, s.deepest.line, s.last}))
+				[]reports.Evidence{s.told, s.first, s.last}))
 		case s.renewed == nil && exit != nil:
 			fs = append(fs, reports.NewFinding(reports.RuleNoNewSession, fmt.Sprintf(
 				"%s; it did not, and %s: its call failed where a new session would have served it",

@@ -27,9 +27,7 @@ type httpExchange struct {
 	// afterEnd is the accepted DELETE that ended the session before this
 	// request began.
 	afterEnd *accepted
-	// line is the request line's evidence; rpc, id and request say what
-	// the client POSTed (see forgotten.go).
-	line    reports.Evidence
+	// rpc, id and request say what the client POSTed (see forgotten.go).
 	rpc, id string
 	request bool
 	// forged is the event recording that the request went on under an id
@@ -129,7 +127,7 @@ func (s *sessionEnds) request(e *wire.Event) {
 		s.order = s.order[1:]
 	}
 	method, _, _ := strings.Cut(e.HTTP, " ")
-	x := &httpExchange{method: method, session: e.MCPSession, line: evidenceOf(e)}
+	x := &httpExchange{method: method, session: e.MCPSession}
 	if _, by, ok := strings.Cut(e.HTTP, "(sent by fault "); ok {
 		x.byFault = strings.TrimSuffix(by, ")")
 	}
