@@ -45,8 +45,15 @@ type forgottenSessions struct {
 	served   int
 	servedEv []reports.Evidence
 	refused  []refusal
-	// fault is the forged exchange's evidence, for the finding.
-	fault *reports.Evidence
+	// fault is the first forged exchange answered, for the finding.
+	fault *forged
+}
+
+// forged is a request sent on under an id the server never issued: the
+// rewrite's evidence, the forged id, the client's own and the fault.
+type forged struct {
+	ev                reports.Evidence
+	id, client, label string
 }
 
 type refusal struct {
@@ -110,19 +117,20 @@ func (f *forgottenSessions) findings(j *Judger) []reports.Finding {
 	}
 	var statuses []string
 	n := 0
-	ev := []reports.Evidence{*f.fault}
+	ev := []reports.Evidence{f.fault.ev}
 	for _, r := range f.refused {
 		n += r.n
-		s := fmt.Sprint(r.status)
-		if r.n > 1 {
-			s += fmt.Sprintf(" (%d times)", r.n)
-		}
-		statuses = append(statuses, s)
 		ev = append(ev, r.ev)
+		if len(f.refused) > 1 {
+			statuses = append(statuses, fmt.Sprintf("%d (%d)", r.status, r.n))
+		} else {
+			statuses = append(statuses, fmt.Sprint(r.status))
+		}
 	}
-	msg := fmt.Sprintf("the server answered %d %s whose Mcp-Session-Id it never issued with %s, not 404 (the first was %s; %s): "+
-		"only 404 makes a client start a new session, and a server that answers so an id it never issued answers so its own sessions when a restart has lost them, where the specification wants 404",
-		n, words.Plural(n, "POST", "POSTs"), strings.Join(statuses, ", "), f.refused[0].what, f.fault.Excerpt)
+	msg := fmt.Sprintf("the server answered %d %s whose Mcp-Session-Id it never issued with %s, not 404; the first, %s, went on under %s in place of the client's %s (fault %s). "+
+		"Only 404 makes a client start a new session, and a server that answers so an id it never issued answers so its own sessions once a restart has lost them, where the specification wants 404",
+		n, words.Plural(n, "POST", "POSTs"), strings.Join(statuses, ", "), f.refused[0].what,
+		words.Cut(f.fault.id, 40), words.Cut(f.fault.client, 40), f.fault.label)
 	if f.n404 > 0 {
 		msg += fmt.Sprintf(" (%d other %s answered 404)", f.n404, words.Plural(f.n404, "was", "were"))
 	}

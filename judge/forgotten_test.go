@@ -134,7 +134,7 @@ func TestUnknownSessionNot404Says(t *testing.T) {
 		t.Fatalf("findings %+v; want one", fs)
 	}
 	f := fs[0]
-	for _, want := range []string{"3 POSTs", "400 (2 times), 500", "not 404", "tools/call request (id 1)", forgedSession} {
+	for _, want := range []string{"3 POSTs", "with 400 (2), 500 (1), not 404", "not 404", "tools/call request (id 1)", "went on under " + forgedSession, "fault forget-session#1"} {
 		if !strings.Contains(f.Message+f.Evidence[0].Excerpt, want) {
 			t.Errorf("the finding does not say %q: %s", want, f.Message)
 		}

@@ -30,9 +30,9 @@ type httpExchange struct {
 	// rpc, id and request say what the client POSTed (see forgotten.go).
 	rpc, id string
 	request bool
-	// forged is the event recording that the request went on under an id
-	// the server never issued (forget-session), nil if it did not.
-	forged *reports.Evidence
+	// forged says the request went on under an id the server never
+	// issued (forget-session), nil if it did not.
+	forged *forged
 	// depth is how many 404s to its session came before this request
 	// began, each to a request that itself began after the one before.
 	depth int
@@ -71,8 +71,7 @@ func (s *sessionEnds) http(e *wire.Event) (endedBy string) {
 		return ""
 	}
 	if e.Action == "forget-session" && e.Status == 0 {
-		ev := evidenceOf(e)
-		x.forged = &ev
+		x.forged = &forged{ev: evidenceOf(e), id: e.MCPSession, client: x.session, label: e.Fault}
 		return ""
 	}
 	if e.Status != 0 && !e.ByUs {
