@@ -88,7 +88,20 @@ func (f *forgottenSessions) status(x *httpExchange, e *wire.Event) {
 		}
 		if len(f.refused) < maxForgedShown {
 			f.refused = append(f.refused, refusal{status: e.Status, n: 1, ev: evidenceOf(e), what: x.what()})
+			x.refusal = len(f.refused)
 		}
+	}
+}
+
+// body notes the body of an answer to exchange x: for the first of a
+// status the server refused a forged id with, it is what the server said,
+// which the finding shows rather than the bare head.
+func (f *forgottenSessions) body(x *httpExchange, e *wire.Event) {
+	if x.refusal > 0 && (e.Raw != "" || e.RawBase64 != "") {
+		ev := evidenceOf(e)
+		ev.Excerpt = fmt.Sprintf("HTTP %d: %s", e.Status, frameExcerpt(e))
+		f.refused[x.refusal-1].ev = ev
+		x.refusal = 0
 	}
 }
 

@@ -126,6 +126,10 @@ func TestUnknownSessionNot404Says(t *testing.T) {
 	b := httpSession()
 	b.forgetFired()
 	b.exch(1, oldSession, toolCallRaw(1), true, 400)
+	// The body after the head: what the server said, not a second status.
+	body := wire.Event{Type: wire.EventHTTP, Exchange: 1, Status: 400, Detail: "response body"}
+	body.SetRaw([]byte(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}`))
+	b.add(body)
 	b.exch(2, oldSession, toolCallRaw(2), true, 400)
 	b.exch(3, oldSession, toolCallRaw(3), true, 500)
 	b.at(10000).end("the proxy got interrupt")
@@ -140,7 +144,10 @@ func TestUnknownSessionNot404Says(t *testing.T) {
 		}
 	}
 	if f.Severity != reports.SeverityWarning || len(f.Evidence) != 3 {
-		t.Errorf("severity %s, %d evidence; want a warning with the rewrite and each status", f.Severity, len(f.Evidence))
+		t.Fatalf("severity %s, %d evidence; want a warning with the rewrite and each status", f.Severity, len(f.Evidence))
+	}
+	if !strings.Contains(f.Evidence[1].Excerpt, "No valid session ID provided") {
+		t.Errorf("the 400's evidence is %q; want its body", f.Evidence[1].Excerpt)
 	}
 }
 

@@ -36,6 +36,13 @@ type httpExchange struct {
 	// depth is how many 404s to its session came before this request
 	// began, each to a request that itself began after the one before.
 	depth int
+	// status is the first status recorded on the exchange: its answer's
+	// head (what follows with a status is its body).
+	status int
+	// refusal is 1 + the index, in forgottenSessions.refused, of the
+	// status this exchange was the first answered with (its body goes
+	// there), 0 for none.
+	refusal int
 }
 
 // accepted is a DELETE the server accepted: its status and its evidence.
@@ -74,7 +81,15 @@ func (s *sessionEnds) http(e *wire.Event) (endedBy string) {
 		x.forged = &forged{ev: evidenceOf(e), id: e.MCPSession, client: x.session, label: e.Fault}
 		return ""
 	}
-	if e.Status != 0 && !e.ByUs {
+	switch {
+	case e.Status == 0 || e.ByUs:
+	case x.status != 0:
+		// The body of an answer whose head came first.
+		if e.Fault == "" {
+			s.fg.body(x, e)
+		}
+	default:
+		x.status = e.Status
 		s.cd.status(x, e)
 		if e.Fault == "" {
 			s.fg.status(x, e)
