@@ -99,12 +99,24 @@ type Effect struct {
 	// EndSession asks an HTTP transport to end the client's session at the
 	// server (DELETE with its Mcp-Session-Id).
 	EndSession bool
+	// ForgetSession asks an HTTP transport to make the server forget the
+	// client's session: from now on, requests carrying its Mcp-Session-Id
+	// go on with one the server never issued.
+	ForgetSession *ForgetSession
 	// HoldHead asks an HTTP transport to hold the head of the server's
 	// answer before it goes to the client.
 	HoldHead *HoldHead
 	// ReuseEventID asks an HTTP transport to send the triggering event
 	// with the id of the event before it in the same stream.
 	ReuseEventID bool
+}
+
+// ForgetSession is how an HTTP transport forges the id that replaces the
+// client's session id.
+type ForgetSession struct {
+	// Seed draws the forged id (ForgeSessionID), so that a replay forges
+	// the same one.
+	Seed uint64
 }
 
 // HoldHead is how long an HTTP transport holds a response head.

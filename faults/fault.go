@@ -71,7 +71,7 @@ func Families() []*Family {
 		serverRequestFamily, cancelFamily, listChangedFamily, earlyRequestFamily,
 		signalFamily, stderrFloodFamily, lingerFamily,
 		idTypeFamily, idCollisionFamily,
-		httpErrorFamily, resetFamily, endSessionFamily, holdHeadersFamily, eventIDReuseFamily}
+		httpErrorFamily, resetFamily, endSessionFamily, forgetSessionFamily, holdHeadersFamily, eventIDReuseFamily}
 }
 
 // TriggerParams lists the keys every fault accepts to say when it fires.

@@ -56,3 +56,44 @@ func TestREADMEDocumentsEveryFaultAndTrigger(t *testing.T) {
 		}
 	}
 }
+
+// docs/http.md is where the HTTP matrices and faults are documented: each
+// scenario of both default matrices has a row with its fault spec, and each
+// HTTP-only fault a row in "Faults on HTTP", so that neither can land
+// undocumented. docs/scenarios.md reviews every scenario of them.
+func TestHTTPDocsListTheMatricesAndFaults(t *testing.T) {
+	raw, err := os.ReadFile("../docs/http.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	review, err := os.ReadFile("../docs/scenarios.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(line, "| `") {
+			cell, _, _ := strings.Cut(strings.TrimPrefix(line, "| "), " |")
+			if _, seen := rows[cell]; !seen {
+				rows[cell] = line
+			}
+		}
+	}
+	for _, sc := range append(HTTPServerScenarios(), httpClientOnlyScenarios()...) {
+		row, ok := rows["`"+sc.Name+"`"]
+		switch {
+		case !ok:
+			t.Errorf("docs/http.md has no row for scenario %s", sc.Name)
+		case !strings.Contains(row, "`"+sc.Faults[0]+"`"):
+			t.Errorf("docs/http.md's row for scenario %s does not show its fault `%s`", sc.Name, sc.Faults[0])
+		}
+		if !strings.Contains(string(review), "| `"+sc.Name+"` |") {
+			t.Errorf("docs/scenarios.md does not review scenario %s", sc.Name)
+		}
+	}
+	for _, f := range Families() {
+		if _, ok := rows["`"+f.Name+"` (HTTP only)"]; f.HTTPOnly && !ok {
+			t.Errorf("docs/http.md's Faults on HTTP has no row for %s", f.Name)
+		}
+	}
+}

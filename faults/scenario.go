@@ -146,6 +146,13 @@ func HTTPServerScenarios() []Scenario {
 			Era:    "stateful",
 			Faults: []string{"end-session:on=c2s:request:tools/call,inflight=3"},
 		},
+		{
+			Name: "unknown-session",
+			Doc: "from a tool call on, the session's requests reach the server under an Mcp-Session-Id it never issued, as a restarted server, or a replica behind a load balancer, meets a session it does not have: " +
+				"the server must answer 404, the one status on which a client starts a new session (any other is a warning: the specification's MUST names sessions the server terminated, not ids it never issued)",
+			Era:    "stateful",
+			Faults: []string{"forget-session:on=c2s:request:tools/call"},
+		},
 	}
 }
 
@@ -208,8 +215,14 @@ func httpClientOnlyScenarios() []Scenario {
 		},
 		{
 			Name:   "session-expired",
-			Doc:    "the session ends at the server (DELETE) just before a tool call, which the server then answers 404; clients must start a new session or fail the call, not hang (MCP Transports: Session Management)",
+			Doc:    "the session ends at the server (DELETE) just before a tool call, which the server then answers 404; clients must start a new session (failing the call instead is a warning), not hang or retry the dead id (MCP Transports: Session Management)",
 			Faults: []string{"end-session:on=c2s:request:tools/call,position=before"},
+			Expect: "failure",
+		},
+		{
+			Name:   "session-forgotten",
+			Doc:    "the server forgets the session (a restart, another replica) just before a tool call, and answers it, and every later request under the old id, 404: clients must start a new session (an initialize without Mcp-Session-Id), not retry the dead id (an error); one that fails the call instead earns a warning (MCP Transports: Session Management)",
+			Faults: []string{"forget-session:on=c2s:request:tools/call"},
 			Expect: "failure",
 		},
 		{

@@ -37,6 +37,7 @@ var httpMeaning = map[string]string{
 	"http-error":     "answers the client's POST with the error status in the server's place; on a server's JSON answer, answers with the status instead (not once an event stream has begun)",
 	"reset":          "resets the client's connection (TCP RST) carrying the message; what the server still sends on it is read into the record",
 	"end-session":    "sends the server a DELETE with the client's Mcp-Session-Id, as if the session expired; the client is not told",
+	"forget-session": "sends the client's requests on with an Mcp-Session-Id the server never issued, from then on, as if the server forgot the session; a new session passes",
 	"hold-headers":   "holds the head of the server's answer before it goes to the client",
 	"event-id-reuse": "sends a server's event with the id of the event before it in the same stream",
 }
@@ -124,11 +125,28 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 		if e.EndSession && p.sessionID() == "" {
 			skipped = "skipped: the session has no Mcp-Session-Id (a stateless server, or before initialize answered): there is no session to end"
 		}
+		var forged string
+		if fs := e.ForgetSession; fs != nil {
+			// The exchange's own id, not the latest POST's: under
+			// concurrent requests, the session is the triggering one's.
+			switch by := p.forgottenBy(x.session); {
+			case x.session == "":
+				skipped = "skipped: the request carries no Mcp-Session-Id (a stateless server, the legacy transport, or before initialize answered): there is no session to forget"
+			case by != "":
+				skipped = "skipped: fault " + by + " already made the server forget session " + x.session
+			default:
+				forged = faults.ForgeSessionID(x.session, fs.Seed)
+				detail = fmt.Sprintf("forget session %s at the server: from now on its requests go on with Mcp-Session-Id %s, which the server never issued", x.session, forged)
+			}
+		}
 		if skipped != "" {
 			detail = skipped + " (" + detail + ")"
 		}
 		ev := wire.Event{Type: wire.EventFault, Fault: f.Label, Action: f.Fault.Family.Name, Detail: detail,
 			Of: cause, Spec: f.Fault.Spec, Exchange: x.n}
+		if forged != "" {
+			ev.MCPSession = x.session
+		}
 		if st := e.Stall; st != nil && p.rec != nil {
 			ev.Dir, ev.Forever = st.Dir.String(), st.For == 0
 			if st.For > 0 {
@@ -163,6 +181,9 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 		}
 		if e.EndSession {
 			p.endSession(x, f.Label, cause)
+		}
+		if forged != "" {
+			p.forget(x.session, forged, f.Label)
 		}
 		if e.HoldHead != nil {
 			x.holdHeadFor(f.Label, e.HoldHead.For)

@@ -266,6 +266,7 @@ func (x *exchange) upstreamRequest(method string, body []byte, h http.Header) (*
 		return nil, err
 	}
 	copyHeaders(req.Header, h)
+	x.sendForged(req.Header)
 	if x.r.Host != "" && !namesProxy(x.r) {
 		// A Host that is not the proxy's own address is what the client
 		// really sent (a DNS-rebinding probe's forged host, a virtual
@@ -361,6 +362,7 @@ func (x *exchange) respond(resp *http.Response) {
 		return
 	}
 	copyHeaders(x.w.Header(), resp.Header)
+	p.unforge(x.w.Header())
 	switch {
 	case media == "text/event-stream":
 		x.relayStream(resp)

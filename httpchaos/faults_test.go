@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpchaos/mcpchaos/httpchaos"
 	"github.com/mcpchaos/mcpchaos/wire"
@@ -38,6 +39,7 @@ func TestEveryHTTPFaultAgainstMCPGo(t *testing.T) {
 		"http-error":     "http-error:on=c2s:request:tools/call,status=503",
 		"reset":          "reset:on=c2s:request:tools/call",
 		"end-session":    "end-session:on=c2s:request:tools/call,inflight=2",
+		"forget-session": "forget-session:on=c2s:request:tools/call",
 		"hold-headers":   "hold-headers:on=c2s:request:tools/call,for=200ms",
 		"event-id-reuse": "event-id-reuse:on=s2c:response:tools/call",
 	}
@@ -48,9 +50,13 @@ func TestEveryHTTPFaultAgainstMCPGo(t *testing.T) {
 	if diff := cmp.Diff(httpchaos.Families(), claimed, cmp.Transformer("sorted", sortedCopy)); diff != "" {
 		t.Fatalf("families claimed on HTTP without a case here (-claimed +tested):\n%s", diff)
 	}
+	// mcp-go's default session manager serves any well-formed session
+	// id, so there is no session for forget-session to make it forget:
+	// the stateful one keeps them, as a server that answers 404 must.
+	options := map[string][]server.StreamableHTTPOption{"forget-session": {server.WithStateful(true)}}
 	for _, family := range httpchaos.Families() {
 		t.Run(family, func(t *testing.T) {
-			r := startRig(t, 1, specs[family])
+			r := startRigWith(t, options[family], 1, specs[family])
 			c := r.dial(t, mcp.ProtocolVersion20251125)
 			// Two calls in flight at once, each reporting progress, so that
 			// every trigger above has its moment.

@@ -84,6 +84,10 @@ type Proxy struct {
 	// legacyPaths are the paths legacy endpoint events named: a POST there
 	// is answered on the GET stream, and its body carries no message.
 	legacyPaths map[string]bool
+	// forgotten are the sessions a forget-session fault made the upstream
+	// forget, by the client's id; forgedFrom maps each forged id back.
+	forgotten  map[string]forgery
+	forgedFrom map[string]string
 
 	exchanges atomic.Int64
 	// era is the wire.Era the client's messages last spoke; probes counts

@@ -361,6 +361,7 @@ func (j *Judger) clientFindings() []reports.Finding {
 	var fs []reports.Finding
 	hang, killed := c.hang(j)
 	fs = append(fs, hang...)
+	fs = append(fs, j.clientSessionFindings(len(hang) > 0 || killed)...)
 	fs = append(fs, c.openRequests(j, killed)...)
 	fs = append(fs, j.tr.answerFindings(j)...)
 	crashes := j.cr.signatureFindings(j)

@@ -20,11 +20,29 @@ import (
 
 type httpExchange struct {
 	method, session string
-	// byFault is the fault that sent this request, if one did.
+	// byFault is the fault that sent this request, if one did; ours says
+	// mcpchaos sent it (a fault, a liveness probe), not the client.
 	byFault string
+	ours    bool
 	// afterEnd is the accepted DELETE that ended the session before this
 	// request began.
 	afterEnd *accepted
+	// rpc, id and request say what the client POSTed (see forgotten.go).
+	rpc, id string
+	request bool
+	// forged says the request went on under an id the server never
+	// issued (forget-session), nil if it did not.
+	forged *forged
+	// depth is how many 404s to its session came before this request
+	// began, each to a request that itself began after the one before.
+	depth int
+	// status is the first status recorded on the exchange: its answer's
+	// head (what follows with a status is its body).
+	status int
+	// refusal is 1 + the index, in forgottenSessions.refused, of the
+	// status this exchange was the first answered with (its body goes
+	// there), 0 for none.
+	refusal int
 }
 
 // accepted is a DELETE the server accepted: its status and its evidence.
@@ -40,6 +58,9 @@ type sessionEnds struct {
 	ended    map[string]accepted
 	reported map[string]bool
 	fs       []reports.Finding
+
+	fg forgottenSessions
+	cd deadSessions
 }
 
 // http notes an http event. When it is the server accepting a DELETE a
@@ -53,6 +74,27 @@ func (s *sessionEnds) http(e *wire.Event) (endedBy string) {
 		return ""
 	}
 	x := s.exchanges[e.Exchange]
+	if x == nil {
+		return ""
+	}
+	if e.Action == "forget-session" && e.Status == 0 {
+		x.forged = &forged{ev: evidenceOf(e), id: e.MCPSession, client: x.session, label: e.Fault}
+		return ""
+	}
+	switch {
+	case e.Status == 0 || e.ByUs:
+	case x.status != 0:
+		// The body of an answer whose head came first.
+		if e.Fault == "" {
+			s.fg.body(x, e)
+		}
+	default:
+		x.status = e.Status
+		s.cd.status(x, e)
+		if e.Fault == "" {
+			s.fg.status(x, e)
+		}
+	}
 	// A status mcpchaos wrote itself (a swallowed probe answer, a dropped
 	// notification, a fault's error status) says nothing of the server.
 	if x == nil || e.Status == 0 || x.session == "" || e.ByUs || e.Fault != "" {
@@ -80,6 +122,16 @@ func (s *sessionEnds) http(e *wire.Event) (endedBy string) {
 	return ""
 }
 
+// message notes what the client POSTed on an exchange.
+func (s *sessionEnds) message(e *wire.Event) {
+	x := s.exchanges[e.Exchange]
+	if e.Exchange == 0 || x == nil || x.rpc != "" || e.Method == "" {
+		return
+	}
+	x.rpc, x.id, x.request = e.Method, e.ID, e.Kind == "request"
+	s.cd.began(x, e)
+}
+
 func (s *sessionEnds) request(e *wire.Event) {
 	if s.exchanges == nil {
 		s.exchanges = map[int64]*httpExchange{}
@@ -93,6 +145,9 @@ func (s *sessionEnds) request(e *wire.Event) {
 	if _, by, ok := strings.Cut(e.HTTP, "(sent by fault "); ok {
 		x.byFault = strings.TrimSuffix(by, ")")
 	}
+	// "POST /mcp (injected by fault burst#1)", "(liveness probe of
+	// mcpchaos)": the client never sees what such an exchange is answered.
+	x.ours = strings.HasSuffix(e.HTTP, ")") && strings.Contains(e.HTTP, " (")
 	if end, ok := s.ended[e.MCPSession]; ok && e.MCPSession != "" && method != "DELETE" {
 		x.afterEnd = &end
 	}

@@ -188,6 +188,9 @@ func (j *Judger) add(e *wire.Event) {
 		if e.Dir == j.p.in {
 			j.hc.posted(e)
 		}
+		if e.Dir == "c2s" && j.http {
+			j.se.message(e)
+		}
 		j.received(e)
 		if cl != nil {
 			cl.received(e)
@@ -233,14 +236,14 @@ func (j *Judger) add(e *wire.Event) {
 	case wire.EventFault:
 		j.fault(e)
 	case wire.EventHTTP:
-		if j.p.name == "server" {
-			if by := j.se.http(e); by != "" && j.cl == nil {
-				// The server ended the session somewhere between the
-				// fault's DELETE and its answer: what was sent on
-				// meanwhile raced the end, as what was in flight at the
-				// fault did.
-				j.tr.sessionEnded(j, &wire.Event{Seq: e.Seq, T: e.T, Fault: by})
-			}
+		// The client's half of the session checks (a new session after a
+		// 404) reads the same exchanges as the server's.
+		if by := j.se.http(e); by != "" && j.cl == nil {
+			// The server ended the session somewhere between the
+			// fault's DELETE and its answer: what was sent on
+			// meanwhile raced the end, as what was in flight at the
+			// fault did.
+			j.tr.sessionEnded(j, &wire.Event{Seq: e.Seq, T: e.T, Fault: by})
 		}
 		// An error status with Of names the request of its exchange that
 		// it answered (mcpchaos proxy).
@@ -469,6 +472,7 @@ func (j *Judger) Verdict() Verdict {
 		fs = append(fs, j.cr.findings(j)...)
 		fs = append(fs, j.hc.findings()...)
 		fs = append(fs, j.se.fs...)
+		fs = append(fs, j.se.fg.findings(j)...)
 		fs = append(fs, j.pc.zombie(j)...)
 		fs = append(fs, j.pc.httpZombie(j)...)
 		fs = append(fs, j.pr.findings(j)...)

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpchaos/mcpchaos/examples/everything"
+	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/internal/leakcheck"
 )
 
@@ -68,7 +69,7 @@ func TestRunCommand(t *testing.T) {
 // Session Management): a true finding, on mcp-go v1.2.1's default.
 func TestRunInProcess(t *testing.T) {
 	r := Run(t, Config{Server: everything.New(), HTTPOptions: []server.StreamableHTTPOption{server.WithStateful(true)}})
-	if r == nil || r.Outcome != "pass" || len(r.Scenarios) != 6 {
+	if r == nil || r.Outcome != "pass" || len(r.Scenarios) != len(faults.HTTPServerScenarios()) {
 		t.Errorf("stateful: report %+v", r)
 	}
 	var def recorder

@@ -28,8 +28,11 @@ import (
 //     an unknown-response-id error as it once was. python-sdk #2056
 //     replaced the sentinel with null in mcp 2.x, whose everything-server
 //     passes (TestURLMatrixOnRealServers).
-//   - legacy SSE, end-session-inflight: no Mcp-Session-Id on that
-//     transport, so there is no session to end: indeterminate, as it says.
+//   - streamable HTTP, unknown-session: a session id it never issued is
+//     answered 404, as the specification asks of a session it lost.
+//   - legacy SSE, end-session-inflight and unknown-session: no
+//     Mcp-Session-Id on that transport, so there is no session to end or
+//     forget: indeterminate, as they say.
 //   - the sse_client: a POST of a call answered 503, or reset, is logged
 //     ("Error in post_writer") and never fails the call, which waits for
 //     ever: hang in server-error and connection-reset (python-sdk #2110,
@@ -50,7 +53,7 @@ func TestFastMCPOverHTTP(t *testing.T) {
 		indeterminate   []string
 	}{
 		{"streamable-http", "/mcp", []found{{"end-session-inflight", reports.KindProtocolViolation, ""}}, nil},
-		{"sse", "/sse", []found{}, []string{"end-session-inflight"}},
+		{"sse", "/sse", []found{}, []string{"end-session-inflight", "unknown-session"}},
 	} {
 		t.Run("server/"+tc.transport, func(t *testing.T) {
 			t.Parallel()

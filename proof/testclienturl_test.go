@@ -30,6 +30,15 @@ import (
 //     anyio.BrokenResourceError instead when the session's end of the
 //     stream closed first (seen 1 run in about 20). The client did its
 //     work: a warning (client-logged-exception), never an error.
+//   - told 404 for its session, whether the server ended it
+//     (session-expired) or forgot it (session-forgotten), neither starts a
+//     new session: the Python SDK turns the 404 into the error "Session
+//     terminated" for the call, the TypeScript SDK throws
+//     StreamableHTTPError (404), and the script exits 1. The specification
+//     says a client told 404 "MUST start a new session"; these send nothing
+//     more under the dead id, and their program sees the failure, but the
+//     call failed where a new session would have served it: the warning
+//     no-new-session-after-404 in both scenarios, no error.
 func TestHTTPClientMatrixOnRealSDKClients(t *testing.T) {
 	root := repoRoot(t)
 	python := sdkPython(t, root, "py-mcp-1.27.0")
@@ -48,11 +57,19 @@ func TestHTTPClientMatrixOnRealSDKClients(t *testing.T) {
 			report := runClientMatrix(t, mcpchaosBinary(t), tc.client, "http")
 			var b strings.Builder
 			reports.WriteSummary(&b, report)
+			var noNewSession []string
 			for _, f := range report.Findings {
 				if f.Severity == reports.SeverityWarning && f.Rule == reports.RuleClientLoggedCrash && slices.Contains(tc.warnings, f.Signature) {
 					continue
 				}
+				if f.Severity == reports.SeverityWarning && f.Rule == reports.RuleNoNewSession {
+					noNewSession = append(noNewSession, f.Scenario)
+					continue
+				}
 				t.Errorf("finding %s %s %s [%s]: %s\n%s", f.Severity, f.Rule, f.Signature, f.Scenario, f.Message, b.String())
+			}
+			if want := []string{"session-expired", "session-forgotten"}; !slices.Equal(noNewSession, want) {
+				t.Errorf("no-new-session-after-404 in %q, want in %q\n%s", noNewSession, want, b.String())
 			}
 			for _, sc := range report.Scenarios {
 				if sc.Outcome != reports.OutcomePass {

@@ -50,6 +50,8 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 		note string
 		// header is sent with every request, as --header does.
 		header http.Header
+		// notes are what a scenario's notes must say, by scenario.
+		notes map[string]string
 	}{
 		{
 			// Stateful only (2025-11-25), with an event store for
@@ -69,6 +71,7 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			want: []found{
 				{"cut-before-result", reports.KindDuplicateResponse, ""},
 				{"cut-before-result", reports.KindProtocolViolation, ""},
+				{"unknown-session", reports.KindProtocolViolation, ""},
 			},
 		},
 		{
@@ -100,6 +103,9 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			// allow. Its tools answer at once, so the probe calls only
 			// its slow one: whether three calls are in flight together
 			// (end-session-inflight, cut-inflight) must not be timing.
+			// It checks only a session id's form ("mcp-session-" and a
+			// UUID), so it serves an id it never issued: no session to
+			// forget, a note under unknown-session.
 			name: "mcp-go everything v1.2.1",
 			command: func(int) []string {
 				return []string{filepath.Join(dir, "mcp-go/bin/everything"), "-t", "http"}
@@ -107,6 +113,7 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			port:  8080,
 			calls: []probe.Call{{Tool: "longRunningOperation", Args: json.RawMessage(`{"duration":1,"steps":2}`)}},
 			want:  []found{{"end-session-inflight", reports.KindProtocolViolation, ""}},
+			notes: map[string]string{"unknown-session": "the server served"},
 		},
 		{
 			// The TypeScript SDK's own example (@modelcontextprotocol/sdk
@@ -124,12 +131,13 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 		},
 		{
 			// No sessions: a transport per request, so there is no
-			// session for end-session-inflight to end.
+			// session for end-session-inflight to end, nor for
+			// unknown-session to forget.
 			name:          "typescript-sdk simpleStatelessStreamableHttp (1.32.2)",
 			command:       func(int) []string { return []string{"node", tsServerExample(dir, "simpleStatelessStreamableHttp.js")} },
 			port:          3000,
 			want:          []found{},
-			indeterminate: []string{"end-session-inflight"},
+			indeterminate: []string{"end-session-inflight", "unknown-session"},
 		},
 		{
 			// A server of the MCP registry, by its maker, on streamable
@@ -143,7 +151,7 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 					filepath.Join(dir, "npm/node_modules/@brave/brave-search-mcp-server/dist/index.js"),
 					"--transport", "http", "--port", fmt.Sprint(port)}
 			},
-			want: []found{},
+			want: []found{{"unknown-session", reports.KindProtocolViolation, ""}},
 			note: "tools answered the arguments generated from the schema with a tool error",
 		},
 		{
@@ -160,7 +168,7 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 					"--transport", "http", "--port", fmt.Sprint(port), "--auth-token", "mcpchaos-secret"}
 			},
 			header:        http.Header{"Authorization": {"Bearer mcpchaos-secret"}},
-			want:          []found{},
+			want:          []found{{"unknown-session", reports.KindProtocolViolation, ""}},
 			indeterminate: []string{"cut-before-result", "cancel-race"},
 			note:          "tools answered the arguments generated from the schema with a JSON-RPC error",
 		},
@@ -205,7 +213,33 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			if notes := strings.Join(report.Baseline.Notes, "\n"); !strings.Contains(notes, tc.note) {
 				t.Errorf("the baseline's notes do not say %q:\n%s", tc.note, notes)
 			}
+			for _, sc := range report.Scenarios {
+				if want, ok := tc.notes[sc.Name]; ok && !strings.Contains(strings.Join(sc.Notes, "\n"), want) {
+					t.Errorf("%s: notes %q do not say %q", sc.Name, sc.Notes, want)
+				}
+			}
+			wantUnknownSession400(t, report, summary)
 		})
+	}
+}
+
+// wantUnknownSession400 checks what unknown-session finds, where it finds
+// anything: the warning for a 400 to a session id the server never issued,
+// not an error. server-everything and Notion's server look the id up in
+// their own map of transports and answer "Bad Request: No valid session ID
+// provided" when it is not there, for an unknown id as for a missing one
+// (the TypeScript SDK's own examples, in 1.32.2, answer an unknown id 404
+// "Session not found"); Brave's hands the request to a new transport,
+// which answers "Bad Request: Server not initialized".
+func wantUnknownSession400(t *testing.T, report *reports.Report, summary string) {
+	t.Helper()
+	for _, f := range report.Findings {
+		if f.Scenario != "unknown-session" {
+			continue
+		}
+		if f.Rule != reports.RuleUnknownSessionNot404 || f.Severity != reports.SeverityWarning || !strings.Contains(f.Message, "with 400, not 404") {
+			t.Errorf("unknown-session: %s %s: %s\n%s", f.Severity, f.Rule, f.Message, summary)
+		}
 	}
 }
 

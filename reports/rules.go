@@ -41,6 +41,9 @@ const (
 	RuleCrashSession         = "crash-session"
 	RuleCrashAfterHalfClose  = "crash-after-half-close"
 	RuleServedAfterDelete    = "served-after-delete"
+	RuleUnknownSessionNot404 = "unknown-session-not-404"
+	RuleDeadSessionReused    = "dead-session-reused"
+	RuleNoNewSession         = "no-new-session-after-404"
 	RuleExitStatusAtShutdown = "exit-status-at-shutdown"
 	RuleShutdownSIGTERM      = "shutdown-needed-sigterm"
 	RuleShutdownSIGKILL      = "shutdown-needed-sigkill"
@@ -64,6 +67,8 @@ const (
 	specResponses      = "MCP 2025-11-25, Basic › Messages › Responses; JSON-RPC 2.0 §5"
 	specStdio          = "MCP 2025-11-25, Basic › Transports › stdio"
 	specStreamableHTTP = "MCP 2025-11-25, Basic › Transports › Streamable HTTP"
+	specSessions       = specStreamableHTTP + " › Session Management"
+	specNewSession     = "\"When a client receives HTTP 404 in response to a request containing an Mcp-Session-Id, it MUST start a new session by sending a new InitializeRequest without a session ID attached\""
 	jsonrpcReply       = "JSON-RPC 2.0 §4 (\"the Server MUST reply with a Response\")"
 )
 
@@ -137,6 +142,15 @@ var Rules = []Rule{
 	{RuleServedAfterDelete, KindProtocolViolation, SeverityError,
 		"once a server has accepted a DELETE of its session (2xx), it answers that session's later requests 404: a client starts a new session on that 404, and a server that serves on keeps a session its client believes gone (a request in flight when the DELETE came may be finished)",
 		"MCP 2025-11-25, Basic › Transports › Streamable HTTP › Session Management (\"MUST respond to requests containing that session ID with HTTP 404 Not Found\")"},
+	{RuleUnknownSessionNot404, KindProtocolViolation, SeverityWarning,
+		"a request carrying an Mcp-Session-Id the server never issued (forged by mcpchaos, as a restarted server or another replica is shown a session it lost) is answered 404: that is the status on which a client starts a new session, and the one the specification gives a session the server terminated; a server that cannot tell an id it never issued from one it issued and lost in a restart strands its clients there with any other status (400 means a request without an id, 5xx a failure). The specification's MUST names terminated sessions, not ids never issued, hence a warning; a server that serves the id (it keeps no session it could forget) is noted",
+		specSessions + " (\"MUST respond to requests containing that session ID with HTTP 404 Not Found\"; " + specNewSession + "; 400 is for requests without a session ID)"},
+	{RuleDeadSessionReused, KindProtocolViolation, SeverityError,
+		"a client whose request carrying its Mcp-Session-Id was answered 404 starts a new session; one that sent requests under that id again, and again after the 404 to such a retry, retries a session the server no longer has, without bound (a request already on its way when the 404 came, or one retry, is not held against it)",
+		specSessions + " (" + specNewSession + ")"},
+	{RuleNoNewSession, KindProtocolViolation, SeverityWarning,
+		"a client whose request carrying its Mcp-Session-Id was answered 404 must start a new session (an initialize without a session id); one that instead failed and exited on its own used the dead id no more, and its program saw the failure, but the call failed where a new session would have served it, hence a warning (a client still waiting at its deadline is a hang instead)",
+		specSessions + " (" + specNewSession + ")"},
 	{RuleSchema, KindProtocolViolation, SeverityError,
 		"results and notifications have the shape the MCP schema gives them (initialize, tools/list, tools/call, notifications/progress are checked)",
 		"MCP 2025-11-25 schema (schema.ts)"},

@@ -98,27 +98,35 @@ func reportText(r *reports.Report) string {
 	return b.String()
 }
 
-// The HTTP client matrix finds nothing wrong with mcp-go's client (the
-// example client over streamable HTTP) in either era: a scenario that did
-// would be a false alarm for every user. The stateless era has no session
-// to expire, which the verdict says rather than passing in silence.
+// The HTTP client matrix finds no error in mcp-go's client (the example
+// client over streamable HTTP) in either era: one would be a false alarm
+// for every user. Told 404 for its session (session-expired,
+// session-forgotten), the client fails the call (ErrSessionTerminated) and
+// the example exits 1 without starting a new session, which the
+// specification asks of it: a warning. The stateless era has no session to
+// expire or forget, which the verdict says rather than passing in silence.
 func TestHTTPClientMatrixOnTheMCPGoClient(t *testing.T) {
 	client := filepath.Join(t.TempDir(), "client")
 	if out, err := exec.Command("go", "build", "-o", client, "github.com/mcpchaos/mcpchaos/examples/cmd/client").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	noNewSession := []found{
+		{"session-expired", reports.KindProtocolViolation, ""},
+		{"session-forgotten", reports.KindProtocolViolation, ""},
+	}
 	for _, tc := range []struct {
 		name   string
 		args   []string
+		want   []found
 		indets []string
 	}{
-		{"handshake", []string{"--protocol", "2025-11-25"}, nil},
-		{"stateless", nil, []string{"session-expired"}},
+		{"handshake", []string{"--protocol", "2025-11-25"}, noNewSession, nil},
+		{"stateless", nil, nil, []string{"session-expired", "session-forgotten"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			report := runHTTPClient(t, append([]string{client, "--timeout", "20s"}, tc.args...), 10*time.Second)
-			if diff := cmp.Diff([]found(nil), summarize(report.Findings)); diff != "" {
+			if diff := cmp.Diff(tc.want, summarize(report.Findings)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s\n%s", diff, reportText(report))
 			}
 			var indets []string
@@ -133,23 +141,43 @@ func TestHTTPClientMatrixOnTheMCPGoClient(t *testing.T) {
 			if report.Target.URL == "" {
 				t.Error("the report does not name the server's URL")
 			}
+			for _, f := range report.Findings {
+				if f.Rule != reports.RuleNoNewSession {
+					t.Errorf("finding %s %s: %s", f.Severity, f.Rule, f.Message)
+				}
+			}
 		})
 	}
 }
 
 // The planted-bug HTTP clients are found by name in the scenarios that
-// expose them, and their fixed twins pass every scenario.
+// expose them, and their fixed twins pass every scenario: stale-session's
+// retries under the dead id are an error beside its hang, once told 404
+// for a session the server ended (session-expired) or forgot
+// (session-forgotten); its fixed twin starts a new session and finds
+// nothing. lost-stream's fixed twin fails the call told 404 and exits
+// without a new session: the warning no-new-session-after-404, no error.
 func TestHTTPPlantedBugClients(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		want []found
+		name      string
+		want      []found
+		wantFixed []found
 	}{
 		{"lost-stream", []found{
 			{"result-stream-cut", reports.KindHang, ""},
 			{"server-error", reports.KindHang, ""},
 			{"session-expired", reports.KindHang, ""},
+			{"session-forgotten", reports.KindHang, ""},
+		}, []found{
+			{"session-expired", reports.KindProtocolViolation, ""},
+			{"session-forgotten", reports.KindProtocolViolation, ""},
 		}},
-		{"stale-session", []found{{"session-expired", reports.KindHang, ""}}},
+		{"stale-session", []found{
+			{"session-expired", reports.KindHang, ""},
+			{"session-expired", reports.KindProtocolViolation, ""},
+			{"session-forgotten", reports.KindHang, ""},
+			{"session-forgotten", reports.KindProtocolViolation, ""},
+		}, nil},
 	} {
 		bin := filepath.Join(examplesDir, tc.name)
 		t.Run(tc.name, func(t *testing.T) {
@@ -158,12 +186,22 @@ func TestHTTPPlantedBugClients(t *testing.T) {
 			if diff := cmp.Diff(tc.want, summarize(report.Findings)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s\n%s", diff, reportText(report))
 			}
+			for _, f := range report.Findings {
+				if f.Kind == reports.KindProtocolViolation && f.Rule != reports.RuleDeadSessionReused {
+					t.Errorf("%s: rule %s, want %s: %s", f.Scenario, f.Rule, reports.RuleDeadSessionReused, f.Message)
+				}
+			}
 		})
 		t.Run(tc.name+"-fixed", func(t *testing.T) {
 			t.Parallel()
 			report := runHTTPClient(t, []string{bin, "--fixed"}, 4*time.Second)
-			if diff := cmp.Diff([]found(nil), summarize(report.Findings)); diff != "" {
+			if diff := cmp.Diff(tc.wantFixed, summarize(report.Findings)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s\n%s", diff, reportText(report))
+			}
+			for _, f := range report.Findings {
+				if f.Severity != reports.SeverityWarning {
+					t.Errorf("the fixed twin has an error: %s %s: %s", f.Rule, f.Scenario, f.Message)
+				}
 			}
 		})
 	}

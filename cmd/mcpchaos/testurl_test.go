@@ -171,11 +171,11 @@ func TestTestClientServerURLSaveCaseAndReplay(t *testing.T) {
 		entries, _ := os.ReadDir(cases)
 		t.Fatalf("%v (the directory holds %v)\n%s", err, entries, stdout.String())
 	}
-	if c.URL != u || !c.Client || !cmp.Equal(c.Command, []string{client}) || !cmp.Equal(c.Server, []string{os.Args[0], "serve", "--http", addr}) || !cmp.Equal(c.Findings, []string{"hang"}) {
+	if c.URL != u || !c.Client || !cmp.Equal(c.Command, []string{client}) || !cmp.Equal(c.Server, []string{os.Args[0], "serve", "--http", addr}) || !cmp.Equal(c.Findings, []string{"hang", "protocol-violation"}) {
 		t.Errorf("case: url %q, client %v %q, server %q, findings %q", c.URL, c.Client, c.Command, c.Server, c.Findings)
 	}
 	checkReplays(t, []string{"test-client", "--cases", cases}, []replayCase{
-		{"the recorded client", nil, 1, "STILL FAILS  " + file + ": the same way (hang)\n"},
-		{"the fixed twin", []string{"--", client, "--fixed"}, 0, "PASSES       " + file + ": no longer fails (was hang)\n"},
+		{"the recorded client", nil, 1, "STILL FAILS  " + file + ": the same way (hang, protocol-violation)\n"},
+		{"the fixed twin", []string{"--", client, "--fixed"}, 0, "PASSES       " + file + ": no longer fails (was hang, protocol-violation)\n"},
 	})
 }

@@ -5,9 +5,11 @@
 // fails nobody: the call waits for ever. SDK clients have shipped the same
 // (a pending-request map nobody fails when the transport's stream ends).
 // mcpchaos test-client --server-url finds it as a hang under
-// result-stream-cut, and under server-error and session-expired, whose
-// error status ends the answer without the result too. With --fixed, a call whose answer ended without its result fails,
-// and the program exits 1: failing a call that became impossible is fair.
+// result-stream-cut, and under server-error, session-expired and
+// session-forgotten, whose error status ends the answer without the result
+// too. With --fixed, a call whose answer ended without its result fails,
+// and the program exits 1: failing a call that became impossible is fair
+// (told 404, it starts no new session: a warning, not an error).
 //
 // Usage: lost-stream [--fixed] [URL]   (default URL: $MCPCHAOS_SERVER_URL)
 package main

@@ -5,8 +5,10 @@
 // an Mcp-Session-Id "MUST start a new session by sending a new
 // InitializeRequest without a session ID attached" (2025-11-25,
 // Transports: Session Management). mcpchaos test-client --server-url finds
-// it under session-expired as a hang. With --fixed, it starts a new
-// session and sends the request once more.
+// it under session-expired (the server ended the session) and
+// session-forgotten (the server forgot it, as after a restart): the
+// retries under the dead id (dead-session-reused), and a hang. With
+// --fixed, it starts a new session and sends the request once more.
 //
 // Usage: stale-session [--fixed] [URL]   (default URL: $MCPCHAOS_SERVER_URL)
 package main
