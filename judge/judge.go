@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/words"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -125,6 +126,7 @@ type Judger struct {
 	cr crashes
 	hc httpCrashes
 	se sessionEnds
+	ct cutTracker
 
 	done    bool
 	verdict Verdict
@@ -185,6 +187,7 @@ func (j *Judger) add(e *wire.Event) {
 		if e.Dir == j.p.in {
 			j.hc.posted(e)
 		}
+		j.ct.received(e)
 		j.received(e)
 		if cl != nil {
 			cl.received(e)
@@ -230,6 +233,12 @@ func (j *Judger) add(e *wire.Event) {
 	case wire.EventFault:
 		j.fault(e)
 	case wire.EventHTTP:
+		if cut, exchange := j.ct.http(e); cut != nil {
+			j.tr.cutExchange(cut, exchange)
+		}
+		if p, ok := j.ct.accepted(e.Exchange); ok && e.Status >= 200 && e.Status < 300 && !e.ByUs && j.p.name == "server" {
+			j.tr.acceptedAfterCut(e.Exchange, e.Status, p, evidenceOf(e))
+		}
 		if j.p.name == "server" {
 			if by := j.se.http(e); by != "" && j.cl == nil {
 				// The server ended the session somewhere between the
@@ -402,6 +411,18 @@ func (j *Judger) fault(e *wire.Event) {
 	}
 }
 
+// exitedOnItsOwn notes an HTTP server that exited cleanly before it was
+// asked to stop: no rule forbids it (a single-client server may end with
+// its client, as server-everything 0.6.2's legacy example does when its
+// stream closes), but every request after it found nothing listening.
+func (j *Judger) exitedOnItsOwn() {
+	pc := &j.pc
+	if !j.http || !j.p.process || pc.exit == nil || pc.exitBadlyOrSignalled() || pc.ladderTerm != nil && pc.ladderTerm.Seq < pc.exit.Seq {
+		return
+	}
+	j.notes.add(fmt.Sprintf("the server exited on its own (%s) at %s, before mcpchaos asked it to stop: the requests sent after found nothing listening", pc.exitWords(), words.Duration(pc.exit.TUS)))
+}
+
 // holdsOutput names the faults whose events can carry a window (UntilUS or
 // Forever) during which the peer's output could not be read or written.
 var holdsOutput = map[string]bool{"stall": true, "signal": true, "stderr-flood": true, "throttle": true}
@@ -446,6 +467,7 @@ func (j *Judger) Verdict() Verdict {
 	if j.end == nil && j.seenAny && !killedWhileLingering {
 		j.unknown.add("the transcript has no session-end event (did mcpchaos die?): judged what it holds")
 	}
+	j.exitedOnItsOwn()
 	var fs []reports.Finding
 	if j.cl != nil {
 		fs = j.clientFindings()

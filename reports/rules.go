@@ -32,6 +32,7 @@ const (
 	RuleUnansweredActive     = "unanswered-while-active"
 	RuleLostResponse         = "lost-response"
 	RuleLostAtShutdown       = "lost-response-at-shutdown"
+	RuleAcceptedNoStream     = "accepted-without-stream"
 	RuleDuplicateResponse    = "duplicate-response"
 	RuleUnknownResponse      = "unknown-response-id"
 	RuleErrorBodyID          = "error-status-body-id"
@@ -81,6 +82,9 @@ var Rules = []Rule{
 	{RuleLostAtShutdown, KindLostResponse, SeverityWarning,
 		"its stdin had closed first: the stdio shutdown asks the server to exit, and says nothing of answering what is in flight, but the client loses those answers",
 		specLifecycle + " › Shutdown › stdio"},
+	{RuleAcceptedNoStream, KindLostResponse, SeverityError,
+		"on the legacy HTTP+SSE transport every answer travels on the session's one event stream; a server that accepted (2xx) a request POSTed after that stream had closed, and never answered it, lost it: a server whose session has no stream must refuse the session's messages with an error status (404), so that its client reconnects (requests sent in the 100 ms after the stream closed, which may have raced the server's noticing, are not held against it)",
+		jsonrpcReply + "; MCP 2024-11-05, Basic › Transports › HTTP with SSE (server messages are sent as SSE events on the client's stream)"},
 	{RuleDuplicateResponse, KindDuplicateResponse, SeverityError,
 		"one request, one response: a second response for an id answers nothing (a late answer to a cancelled request is allowed once)",
 		specResponses},
