@@ -221,6 +221,21 @@ func httpClientOnlyScenarios() []Scenario {
 			Faults: []string{"reset:on=c2s:request:tools/call"},
 			Expect: "failure",
 		},
+		{
+			Name: "get-stream-cut",
+			Doc: "the client's GET stream (its channel for the server's own messages) is cut, at both ends, as a tool call goes; the call's answer is held 3s, and then the server tells the client its tools changed, on the GET stream: " +
+				"a client that has not reopened it by then loses that notification and every later one, while its calls work (warning get-stream-not-reopened); the calls stay answerable, so the client must succeed; indeterminate for a client that opens no GET stream (it MAY not)",
+			// In plan order: the delay holds the answer first, and the
+			// notification goes once it is over, 3s after the cut: longer
+			// than the SDKs' reconnection delay (1s) and the verdict's
+			// bound (2s), within the client's wait for its call.
+			Faults: []string{
+				"eof:on=c2s:request:tools/call,stream=get",
+				"delay:on=s2c:response:tools/call,for=3s",
+				"list-changed:on=s2c:response:tools/call,position=before,stream=get",
+			},
+			Expect: "success",
+		},
 	}
 }
 

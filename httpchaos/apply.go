@@ -131,6 +131,9 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 		// acts as on any exchange.
 		onGet := e.Stream == faults.StreamGET
 		var gs *stream
+		if onGet && e.CloseServerInput {
+			detail = "cut the client's GET stream"
+		}
 		if onGet && skipped == "" {
 			switch gs = p.getStream(); {
 			case gs == nil:
@@ -138,9 +141,9 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 			case gs.x == x:
 				gs = nil
 			case e.CloseServerInput:
-				detail = fmt.Sprintf("cut the client's GET stream (exchange %d)", gs.x.n)
+				detail += fmt.Sprintf(" (exchange %d)", gs.x.n)
 			default:
-				detail += fmt.Sprintf(" (on its GET stream, exchange %d)", gs.x.n)
+				detail += fmt.Sprintf(" (GET stream: exchange %d)", gs.x.n)
 			}
 		}
 		if skipped != "" {

@@ -127,6 +127,7 @@ type Judger struct {
 	hc httpCrashes
 	se sessionEnds
 	ct cutTracker
+	gs getStreams
 
 	done    bool
 	verdict Verdict
@@ -233,6 +234,7 @@ func (j *Judger) add(e *wire.Event) {
 	case wire.EventFault:
 		j.fault(e)
 	case wire.EventHTTP:
+		j.gs.http(e)
 		if cut, exchange := j.ct.http(e); cut != nil {
 			j.tr.cutExchange(cut, exchange)
 		}
@@ -373,6 +375,7 @@ func (j *Judger) received(e *wire.Event) {
 }
 
 func (j *Judger) fault(e *wire.Event) {
+	j.gs.fault(e)
 	// A skipped firing (a progress burst with no token to use) did not
 	// create the scenario's moment.
 	if !strings.HasPrefix(e.Detail, "skipped") {
@@ -463,6 +466,9 @@ func (j *Judger) Verdict() Verdict {
 			j.unknown.add("no fault fired: the moment this scenario waits for never came (" + strings.Join(j.faults, " ") + ")")
 		}
 	}
+	if why := j.gs.indeterminate(); why != "" {
+		j.unknown.add(why)
+	}
 	killedWhileLingering := j.cl != nil && j.cl.lingered != nil
 	if j.end == nil && j.seenAny && !killedWhileLingering {
 		j.unknown.add("the transcript has no session-end event (did mcpchaos die?): judged what it holds")
@@ -471,6 +477,7 @@ func (j *Judger) Verdict() Verdict {
 	var fs []reports.Finding
 	if j.cl != nil {
 		fs = j.clientFindings()
+		fs = append(fs, j.gs.findings()...)
 	} else {
 		fs = append(fs, j.tr.judgeOpen(j)...)
 		fs = append(fs, j.tr.answerFindings(j)...)

@@ -40,6 +40,7 @@ const (
 	RuleCrashExit            = "crash-exit"
 	RuleCrashHTTPStatus      = "crash-http-status"
 	RuleServedAfterDelete    = "served-after-delete"
+	RuleGetStreamNotReopened = "get-stream-not-reopened"
 	RuleExitStatusAtShutdown = "exit-status-at-shutdown"
 	RuleShutdownSIGTERM      = "shutdown-needed-sigterm"
 	RuleShutdownSIGKILL      = "shutdown-needed-sigkill"
@@ -129,6 +130,9 @@ var Rules = []Rule{
 	{RuleServedAfterDelete, KindProtocolViolation, SeverityError,
 		"once a server has accepted a DELETE of its session (2xx), it answers that session's later requests 404: a client starts a new session on that 404, and a server that serves on keeps a session its client believes gone (a request in flight when the DELETE came may be finished)",
 		"MCP 2025-11-25, Basic › Transports › Streamable HTTP › Session Management (\"MUST respond to requests containing that session ID with HTTP 404 Not Found\")"},
+	{RuleGetStreamNotReopened, KindProtocolViolation, SeverityWarning,
+		"a client whose GET stream (the one it opened for the server's own messages) broke reopens it, as its reconnection delay allows (2 s, or the server's retry: plus 1 s); one that had not when the server had a message for it (a fault's notification or request that found no GET stream) loses every message the server sends outside a call, silently: opening the stream is optional and resuming it a SHOULD, hence a warning",
+		specStreamableHTTP + " › Listening for Messages from the Server (the client MAY open a GET stream); › Resumability and Redelivery (to resume after a disconnection the client SHOULD issue a GET with Last-Event-ID)"},
 	{RuleSchema, KindProtocolViolation, SeverityError,
 		"results and notifications have the shape the MCP schema gives them (initialize, tools/list, tools/call, notifications/progress are checked)",
 		"MCP 2025-11-25 schema (schema.ts)"},

@@ -60,7 +60,8 @@ func reportText(r *reports.Report) string {
 // The HTTP client matrix finds nothing wrong with mcp-go's client (the
 // example client over streamable HTTP) in either era: a scenario that did
 // would be a false alarm for every user. The stateless era has no session
-// to expire, which the verdict says rather than passing in silence.
+// to expire, and mcp-go's client opens no GET stream unless asked (--listen),
+// which the verdicts say rather than passing in silence.
 func TestHTTPClientMatrixOnTheMCPGoClient(t *testing.T) {
 	client := filepath.Join(t.TempDir(), "client")
 	if out, err := exec.Command("go", "build", "-o", client, "github.com/mcpchaos/mcpchaos/examples/cmd/client").CombinedOutput(); err != nil {
@@ -71,8 +72,9 @@ func TestHTTPClientMatrixOnTheMCPGoClient(t *testing.T) {
 		args   []string
 		indets []string
 	}{
-		{"handshake", []string{"--protocol", "2025-11-25"}, nil},
-		{"stateless", nil, []string{"session-expired"}},
+		{"handshake", []string{"--protocol", "2025-11-25"}, []string{"get-stream-cut"}},
+		{"handshake, listening", []string{"--protocol", "2025-11-25", "--listen"}, nil},
+		{"stateless", nil, []string{"session-expired", "get-stream-cut"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
