@@ -143,6 +143,15 @@ func HTTPServerScenarios() []Scenario {
 			Era:    "stateful",
 			Faults: []string{"end-session:on=c2s:request:tools/call,inflight=3"},
 		},
+		{
+			Name: "get-stream-dropped",
+			Doc: "the client's GET stream (on the legacy transport, its one stream) is cut at both ends as a tool call goes: the server sees its client leave that stream, must not crash on its writes to it, and must let the client open another (the probe does, 1s later); " +
+				"on the legacy transport, must refuse the session's later messages rather than accept and lose them (bug classes 3, 5)",
+			// The GET stream is the stateful era's: the probe opens it
+			// once the handshake is done.
+			Era:    "stateful",
+			Faults: []string{"eof:on=c2s:request:tools/call,stream=get"},
+		},
 	}
 }
 

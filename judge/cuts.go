@@ -21,7 +21,12 @@ import (
 // Which requests' answers travel on an exchange: a POST's own request (the
 // answer comes on its response stream); on a GET that resumes a POST's
 // stream, that POST's; on the legacy transport's one stream, every
-// request of its session. The legacy transport has one more rule: once
+// request of its session. A cut of the client's standalone GET stream on
+// streamable HTTP ends no answer, but what the server sends the client
+// outside a call until the client reopens it (a handler's roots/list, as
+// server-everything's get-roots-list sends) cannot arrive, and a call
+// whose handler waits for its answer waits for ever: the requests open
+// while no GET stream was, are noted too. The legacy transport has one more rule: once
 // the session's stream is gone, the server cannot answer anything, so a
 // request it accepts (2xx) after that and never answers is lost
 // (reports.RuleAcceptedNoStream); it should refuse it with an error status.
@@ -48,6 +53,9 @@ type cutTracker struct {
 	// exchange.
 	legacyCut map[string]*cutEvent
 	posts     map[int64]postAfterCut
+	// standalone are the exchanges of the client's standalone GET
+	// streams.
+	standalone map[int64]bool
 }
 
 // postAfterCut is a POST to the endpoint of a legacy session whose stream
@@ -61,8 +69,9 @@ type postAfterCut struct {
 type cutEvent struct {
 	fault string
 	ev    reports.Evidence
-	// legacy says the exchange was the legacy transport's session stream.
-	legacy bool
+	// legacy says the exchange was the legacy transport's session stream;
+	// get, the client's standalone GET stream on streamable HTTP.
+	legacy, get bool
 }
 
 // http notes an http event, and returns the cut it records, if it is a
@@ -85,8 +94,9 @@ func (c *cutTracker) http(e *wire.Event) (cut *cutEvent, exchange int64) {
 		if r, ok := c.resumes[exchange]; ok {
 			exchange = r
 		}
+		cut.get = c.standalone[e.Exchange]
 		if uri, ok := c.legacy[e.Exchange]; ok {
-			cut.legacy = true
+			cut.legacy, cut.get = true, false
 			if c.legacyCut == nil {
 				c.legacyCut = map[string]*cutEvent{}
 			}
@@ -102,6 +112,10 @@ func (c *cutTracker) http(e *wire.Event) (cut *cutEvent, exchange int64) {
 // POST's stream, or a POST to the endpoint of a legacy session whose
 // stream a fault cut.
 func (c *cutTracker) request(e *wire.Event) {
+	if e.Standalone {
+		c.standalone = bounded(c.standalone)
+		c.standalone[e.Exchange] = true
+	}
 	method, target, _ := strings.Cut(e.HTTP, " ")
 	switch method {
 	case "GET":
@@ -183,14 +197,19 @@ func endpointURI(e *wire.Event) string {
 }
 
 // cutExchange marks the requests whose answers travel on exchange, which
-// cut ended at both ends; a legacy stream's cut marks every request.
+// cut ended at both ends; a legacy stream's cut marks every request, and a
+// GET stream's every request open until the client opens another.
 func (t *tracker) cutExchange(cut *cutEvent, exchange int64) {
+	all := cut.legacy || cut.get
+	if cut.get {
+		t.getGap = cut
+	}
 	for _, f := range t.pending {
-		if f.kind == frameRequest && (cut.legacy || f.exchange == exchange) && f.cut == nil {
+		if f.kind == frameRequest && (all || f.exchange == exchange) && f.cut == nil {
 			f.cut = cut
 		}
 	}
-	if !cut.legacy {
+	if !all {
 		if r := t.byExchange[exchange]; r != nil && r.cut == nil {
 			r.cut = cut
 		}
@@ -231,6 +250,9 @@ type acceptedAfterCut struct {
 // cutNote is the note on a request left unanswered because a cut ended the
 // exchange its answer travelled on.
 func cutNote(name string, cut *cutEvent) string {
+	if cut.get {
+		return fmt.Sprintf("unanswered, but fault %s cut the client's GET stream at both ends while it was open, and the client had no GET stream for a while: a request the %s sent it there for this call (roots, sampling, elicitation) could not arrive, and its handler may be waiting for the answer", cut.fault, name)
+	}
 	if cut.legacy {
 		return fmt.Sprintf("unanswered, but fault %s cut the legacy transport's session stream, which carries every answer, at both ends (the %s's side too, as a network cut does): the %s could not send the answer", cut.fault, name, name)
 	}

@@ -94,6 +94,17 @@ func TestCutsAreTheFaultsDoing(t *testing.T) {
 			code := 0
 			b.at(50).add(wire.Event{Type: wire.EventProcessExited, PID: 7, ExitCode: &code})
 		}, nil, "cut the exchange its answer travels on at both ends"},
+		{"a call open while the client had no GET stream is noted", func(b *tb) {
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 1, HTTP: "GET /mcp", Standalone: true})
+			b.at(5).cut(1, wire.CutBoth)
+			b.at(6).post(2, call(1))
+		}, nil, "cut the client's GET stream at both ends while it was open"},
+		{"a call sent once the client reopened its GET stream is owed", func(b *tb) {
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 1, HTTP: "GET /mcp", Standalone: true})
+			b.at(5).cut(1, wire.CutBoth)
+			b.at(1005).add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "GET /mcp", Standalone: true})
+			b.at(1010).post(3, call(1))
+		}, []string{reports.RuleUnanswered}, ""},
 		{"the legacy stream's cut ends every answer of the session", func(b *tb) {
 			b.legacyStream(1, "/message?sessionId=a")
 			b.at(1).legacyPost(2, "/message?sessionId=a", call(1), 202)

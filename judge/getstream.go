@@ -129,5 +129,5 @@ func (g *getStreams) indeterminate() string {
 	if g.aimed || g.missed == "" || g.f != nil {
 		return ""
 	}
-	return "no GET stream to act on: the client opened none (which the specification allows: it MAY), or not by then (" + g.missed + ")"
+	return "no GET stream to act on: none was open when the faults aimed at it fired (a client MAY open one, and a server MAY answer its GET 405) (" + g.missed + ")"
 }

@@ -238,6 +238,9 @@ func (j *Judger) add(e *wire.Event) {
 		if cut, exchange := j.ct.http(e); cut != nil {
 			j.tr.cutExchange(cut, exchange)
 		}
+		if e.Standalone && e.HTTP != "" {
+			j.tr.getGap = nil // the client opened another GET stream
+		}
 		if p, ok := j.ct.accepted(e.Exchange); ok && e.Status >= 200 && e.Status < 300 && !e.ByUs && j.p.name == "server" {
 			j.tr.acceptedAfterCut(e.Exchange, e.Status, p, evidenceOf(e))
 		}

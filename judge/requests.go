@@ -277,6 +277,9 @@ type tracker struct {
 
 	// asked are the peer's own requests to the other side.
 	asked peerRequests
+	// getGap is the cut of the client's GET stream while the client has
+	// not opened another: requests delivered meanwhile are marked with it.
+	getGap *cutEvent
 }
 
 // suspectWindow is how long an answer to an unknown id waits for the
@@ -389,7 +392,7 @@ func (t *tracker) forwarded(j *Judger, e *wire.Event) {
 		}
 		// The forwarded event's excerpt is written only if a finding cites
 		// it: most requests are answered and never need one.
-		r := &openReq{id: f.id, method: f.method, tool: f.tool, recv: f.recv, fwd: reports.Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}, token: f.token, exchange: f.exchange, cut: f.cut}
+		r := &openReq{id: f.id, method: f.method, tool: f.tool, recv: f.recv, fwd: reports.Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}, token: f.token, exchange: f.exchange, cut: cmp.Or(f.cut, t.getGap)}
 		t.open[f.id] = append(t.open[f.id], r)
 		t.bySeq[e.Of] = r
 		if r.token != "" {
