@@ -106,3 +106,23 @@ func TestGetStreamNotReopened(t *testing.T) {
 		})
 	}
 }
+
+// On the legacy transport the GET stream is the one every answer travels
+// on: a scenario that cuts it to leave the calls answerable on streamable
+// HTTP makes them impossible there, and a client that fails is right.
+func TestLegacyStreamCutLetsTheClientFail(t *testing.T) {
+	b := newClientTB("success")()
+	b.legacyStream(2, "/message?sessionId=a")
+	b.at(100).getFault("eof#1", "eof:on=c2s:request:tools/call,stream=get", false)
+	b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, Fault: "eof#1", Cut: wire.CutBoth, Detail: "connection cut by fault eof#1; the server's side closed too"})
+	code := 1
+	b.at(200).add(wire.Event{Type: wire.EventProcessExited, Peer: "client", PID: 100, ExitCode: &code})
+	b.at(300).end("the client exited")
+	v := Session(b.evs)
+	if len(v.Findings) != 0 {
+		t.Errorf("findings %+v; want none: the cut made the calls impossible", v.Findings)
+	}
+	if !strings.Contains(strings.Join(v.Notes, "\n"), "it may fail them") {
+		t.Errorf("notes %q; want the relaxed expectation said", v.Notes)
+	}
+}

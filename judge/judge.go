@@ -237,6 +237,13 @@ func (j *Judger) add(e *wire.Event) {
 		j.gs.http(e)
 		if cut, exchange := j.ct.http(e); cut != nil {
 			j.tr.cutExchange(cut, exchange)
+			if cut.legacy && j.cl != nil && j.cl.expect == expectSuccess {
+				// A scenario that cuts the GET stream to leave the calls
+				// answerable on streamable HTTP cuts, on the legacy
+				// transport, the stream every answer travels on.
+				j.cl.expect = expectFailure
+				j.notes.add(fmt.Sprintf("fault %s cut the legacy transport's session stream, which carries every answer: the client's calls became impossible, so it may fail them (it must not hang or crash)", cut.fault))
+			}
 		}
 		if e.Standalone && e.HTTP != "" {
 			j.tr.getGap = nil // the client opened another GET stream

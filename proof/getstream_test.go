@@ -75,7 +75,10 @@ func TestGetStreamCutOnRealClients(t *testing.T) {
 			reports.WriteSummary(&b, report)
 			var got []string
 			for _, f := range report.Findings {
-				if f.Scenario == "get-stream-cut" {
+				// The Python SDK's reader sometimes outlives the session
+				// and meets a closed stream (TestHTTPClientMatrixOn-
+				// RealSDKClients): a warning of another scenario's kind.
+				if f.Scenario == "get-stream-cut" && f.Rule != reports.RuleClientLoggedCrash {
 					got = append(got, f.Rule)
 				}
 			}
