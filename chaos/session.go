@@ -418,6 +418,9 @@ func CheckPlan(plan *faults.Plan) error {
 		if f.Family.HTTPOnly {
 			return fmt.Errorf("--fault %s: fault %s works only on HTTP (mcpchaos proxy, test --url, test-client --server-url); over stdio there is no HTTP request to answer", f.Spec, f.Family.Name)
 		}
+		if ps := f.HTTPParams(); len(ps) > 0 {
+			return fmt.Errorf("--fault %s: %s= means something on HTTP only (mcpchaos proxy, test --url, test-client --server-url); over stdio there is no event stream or connection to point it at: leave it out", f.Spec, ps[0])
+		}
 	}
 	return nil
 }

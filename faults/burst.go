@@ -23,6 +23,7 @@ var burstFamily = &Family{
 		{Name: "method", Type: TypeString, Default: "notifications/progress", Doc: "notification method: notifications/progress, notifications/message, notifications/{tools,prompts,resources}/list_changed or any notifications/*"},
 		{Name: "dir", Type: TypeDirection, Default: "s2c", Doc: "direction to inject in: s2c toward the client, c2s toward the server"},
 		{Name: "gap", Type: TypeDuration, Default: "0s", Doc: "pause before each notification"},
+		streamParam("write the notifications into that stream (dir is s2c)"),
 	},
 	New:     newBurst,
 	Example: "burst:on=s2c:response:tools/call,count=20",
@@ -37,10 +38,14 @@ type burst struct {
 	method string
 	dir    wire.Direction
 	gap    time.Duration
+	stream string
 }
 
 func newBurst(v Values) (Action, error) {
-	b := burst{count: v.Int("count"), method: v.String("method"), dir: v.Direction("dir"), gap: v.Duration("gap")}
+	b := burst{count: v.Int("count"), method: v.String("method"), dir: v.Direction("dir"), gap: v.Duration("gap"), stream: v.String("stream")}
+	if b.stream == StreamGET && b.dir == wire.ToServer {
+		return nil, fmt.Errorf("stream=get writes into the client's GET stream: dir must be s2c")
+	}
 	if b.count == 0 || b.count > maxBurst {
 		return nil, fmt.Errorf("count: must be between 1 and %d", maxBurst)
 	}
@@ -69,7 +74,7 @@ func (b burst) Fire(c *FireContext) Effect {
 			return fmt.Sprintf(`{"level":"info","logger":"mcpchaos","data":"burst %d of %d"}`, i, b.count)
 		}
 	}
-	e := Effect{Detail: detail}
+	e := Effect{Detail: detail, Stream: b.stream}
 	for i := 1; i <= b.count; i++ {
 		e.Inject = append(e.Inject, Injection{Dir: dir, Raw: notification(b.method, params, i), Gap: b.gap})
 	}

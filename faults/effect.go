@@ -109,6 +109,16 @@ type Effect struct {
 	// ReuseEventID asks an HTTP transport to send the triggering event
 	// with the id of the event before it in the same stream.
 	ReuseEventID bool
+	// Stream, when StreamGET, points what the fault does on HTTP (a cut, a
+	// reset, a stall, injections toward the client) at the client's open
+	// standalone GET stream instead of at the triggering message's
+	// exchange; "" is the exchange (for a stall, the whole direction).
+	Stream string
+	// KeepServerSide asks an HTTP cut (CloseServerInput, Respond.Reset) to
+	// leave the server's side of the connection open and read what the
+	// server still sends into the record, instead of closing it as a real
+	// network cut does.
+	KeepServerSide bool
 }
 
 // ForgetSession is how an HTTP transport forges the id that replaces the
@@ -118,6 +128,11 @@ type ForgetSession struct {
 	// the same one.
 	Seed uint64
 }
+
+// StreamGET is Effect.Stream for the client's standalone GET stream: the
+// one it opens for the server's own messages (on the legacy transport, its
+// one stream).
+const StreamGET = "get"
 
 // HoldHead is how long an HTTP transport holds a response head.
 type HoldHead struct {

@@ -60,6 +60,8 @@ type Fault struct {
 	Family  *Family
 	Trigger Trigger
 	Action  Action
+	// httpParams are the HTTP-only parameters the spec set.
+	httpParams []string
 }
 
 // Families lists every fault mcpchaos knows, in the order `mcpchaos faults`
@@ -107,6 +109,7 @@ func Parse(spec string) (*Fault, error) {
 		known[p.Name] = p
 	}
 	set := map[string]string{}
+	var httpParams []string
 	if rest != "" {
 		for _, kv := range strings.Split(rest, ",") {
 			key, value, hasValue := strings.Cut(kv, "=")
@@ -129,6 +132,9 @@ func Parse(spec string) (*Fault, error) {
 				return nil, fmt.Errorf("fault %q: %s: %v", spec, key, err)
 			}
 			set[key] = value
+			if p.HTTPOnly {
+				httpParams = append(httpParams, key)
+			}
 		}
 	}
 	v := Values{set: set, params: known}
@@ -145,7 +151,7 @@ func Parse(spec string) (*Fault, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fault %q: %v", spec, err)
 	}
-	return &Fault{Spec: spec, Family: fam, Trigger: trig, Action: act}, nil
+	return &Fault{Spec: spec, Family: fam, Trigger: trig, Action: act, httpParams: httpParams}, nil
 }
 
 func familyNames() []string {

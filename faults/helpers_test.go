@@ -138,7 +138,7 @@ var cmpOpts = cmp.Options{
 		serverRequest{}, cancel{}, listChanged{}, earlyRequest{}),
 	cmp.AllowUnexported(signalFault{}, stderrFlood{}, linger{}),
 	cmp.AllowUnexported(idType{}, idCollision{}),
-	cmp.AllowUnexported(httpError{}, reset{}, endSession{}, forgetSession{}, holdHeaders{}, eventIDReuse{}),
+	cmp.AllowUnexported(httpError{}, reset{}, endSession{}, forgetSession{}, holdHeaders{}, eventIDReuse{}, cutTarget{}),
 }
 
 // knownFaults is how a parse error lists the fault families.

@@ -17,21 +17,22 @@ var listChangedFamily = &Family{
 	On:    "c2s:request:tools/call",
 	Params: []Param{
 		{Name: "list", Type: TypeChoice, Choices: []string{"tools", "prompts", "resources", "all"}, Default: "tools", Doc: "which list changed; all sends one notification for each"},
+		streamParam("write the notification into that stream, where a server sends a change that relates to no call"),
 	},
 	New: func(v Values) (Action, error) {
-		return listChanged{list: v.String("list")}, nil
+		return listChanged{list: v.String("list"), stream: v.String("stream")}, nil
 	},
 	Example: "list-changed:list=all",
 }
 
-type listChanged struct{ list string }
+type listChanged struct{ list, stream string }
 
 func (l listChanged) Fire(*FireContext) Effect {
 	lists := []string{l.list}
 	if l.list == "all" {
 		lists = []string{"tools", "prompts", "resources"}
 	}
-	var e Effect
+	e := Effect{Stream: l.stream}
 	for _, name := range lists {
 		e.Inject = append(e.Inject, Injection{Dir: wire.ToClient, Raw: notification("notifications/"+name+"/list_changed", nil, 0)})
 	}

@@ -36,6 +36,10 @@ type Param struct {
 	// an ambiguous way to say it).
 	Forever bool
 	Doc     string
+	// HTTPOnly marks a parameter that means something on HTTP only (which
+	// stream, which side of a connection): the stdio transports refuse a
+	// fault that sets it, rather than act as if it were not there.
+	HTTPOnly bool
 }
 
 // Usage is the one-line description `mcpchaos faults` prints.

@@ -8,15 +8,19 @@ var resetFamily = &Family{
 	Name: "reset",
 	Doc: "reset the client's connection carrying the message (TCP RST): before it is sent on, the server never gets it; " +
 		"with position=after, the server gets it and its answer never reaches the client (HTTP only); default on=c2s:request:tools/call",
-	Phase:    Before,
-	On:       "c2s:request:tools/call",
-	New:      func(Values) (Action, error) { return reset{}, nil },
+	Phase: Before,
+	On:    "c2s:request:tools/call",
+	Params: []Param{
+		streamParam("reset its connection"),
+		serverSideParam,
+	},
+	New:      func(v Values) (Action, error) { return reset{newCutTarget(v)}, nil },
 	Example:  "reset:on=c2s:request:tools/call",
 	HTTPOnly: true,
 }
 
-type reset struct{}
+type reset struct{ target cutTarget }
 
-func (reset) Fire(*FireContext) Effect {
-	return Effect{Respond: &Respond{Reset: true}, Detail: "reset the client's connection"}
+func (r reset) Fire(*FireContext) Effect {
+	return r.target.apply(Effect{Respond: &Respond{Reset: true}, Detail: "reset the client's connection"})
 }

@@ -153,6 +153,15 @@ func HTTPServerScenarios() []Scenario {
 			Era:    "stateful",
 			Faults: []string{"forget-session:on=c2s:request:tools/call"},
 		},
+		{
+			Name: "get-stream-dropped",
+			Doc: "the client's GET stream (on the legacy transport, its one stream) is cut at both ends as a tool call goes: the server sees its client leave that stream, must not crash on its writes to it, and must let the client open another (the probe does, 1s later); " +
+				"on the legacy transport, must refuse the session's later messages rather than accept and lose them (bug classes 3, 5)",
+			// The GET stream is the stateful era's: the probe opens it
+			// once the handshake is done.
+			Era:    "stateful",
+			Faults: []string{"eof:on=c2s:request:tools/call,stream=get"},
+		},
 	}
 }
 
@@ -236,6 +245,21 @@ func httpClientOnlyScenarios() []Scenario {
 			Doc:    "the connection carrying a tool call is reset (TCP RST) before the call reaches the server; clients must fail it or retry, not hang or crash",
 			Faults: []string{"reset:on=c2s:request:tools/call"},
 			Expect: "failure",
+		},
+		{
+			Name: "get-stream-cut",
+			Doc: "the client's GET stream (its channel for the server's own messages) is cut, at both ends, as a tool call goes; the call's answer is held 3s, and then the server tells the client its tools changed, on the GET stream: " +
+				"a client that has not reopened it by then loses that notification and every later one, while its calls work (warning get-stream-not-reopened); the calls stay answerable, so the client must succeed; indeterminate for a client that opens no GET stream (it MAY not)",
+			// In plan order: the delay holds the answer first, and the
+			// notification goes once it is over, 3s after the cut: longer
+			// than the SDKs' reconnection delay (1s) and the verdict's
+			// bound (2s), within the client's wait for its call.
+			Faults: []string{
+				"eof:on=c2s:request:tools/call,stream=get",
+				"delay:on=s2c:response:tools/call,for=3s",
+				"list-changed:on=s2c:response:tools/call,position=before,stream=get",
+			},
+			Expect: "success",
 		},
 	}
 }

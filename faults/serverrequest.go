@@ -19,9 +19,10 @@ var serverRequestFamily = &Family{
 	On:    "c2s:request:tools/call",
 	Params: []Param{
 		{Name: "method", Type: TypeChoice, Choices: serverRequestMethods, Default: "roots/list", Doc: "the request to send; its params are valid for MCP 2025-11-25"},
+		streamParam("write the request into that stream, where a server asks what relates to no call"),
 	},
 	New: func(v Values) (Action, error) {
-		return serverRequest{method: v.String("method")}, nil
+		return serverRequest{method: v.String("method"), stream: v.String("stream")}, nil
 	},
 	Example: "server-request:method=sampling/createMessage",
 }
@@ -38,7 +39,7 @@ var serverRequestParams = map[string]string{
 	"ping":                   "",
 }
 
-type serverRequest struct{ method string }
+type serverRequest struct{ method, stream string }
 
 func (r serverRequest) Fire(c *FireContext) Effect {
 	if c.Era == wire.Stateless {
@@ -46,6 +47,7 @@ func (r serverRequest) Fire(c *FireContext) Effect {
 	}
 	id := c.InjectID()
 	return Effect{
+		Stream: r.stream,
 		Inject: []Injection{{Dir: wire.ToClient, Raw: injectedRequest(id, r.method, serverRequestParams[r.method])}},
 		Detail: fmt.Sprintf("inject %s (id %s) toward the client", r.method, id),
 	}

@@ -18,9 +18,17 @@ var stallFamily = &Family{
 		{Name: "dir", Type: TypeDirection, Doc: "direction to stop reading (default: the triggering message's)"},
 		{Name: "for", Type: TypeDuration, Default: "forever", Forever: true, Doc: "how long to stall"},
 		{Name: "shrink", Type: TypeBool, Default: "false", Doc: "also shrink the OS pipe to its minimum (one page) so the writer blocks sooner"},
+		streamParam("stop reading that stream alone, so the server's messages outside a call are held while the answers to calls flow (dir is s2c)"),
 	},
 	New: func(v Values) (Action, error) {
-		return stall{dir: v.Direction("dir"), d: v.Duration("for"), shrink: v.Bool("shrink")}, nil
+		s := stall{dir: v.Direction("dir"), d: v.Duration("for"), shrink: v.Bool("shrink"), stream: v.String("stream")}
+		if s.stream == StreamGET {
+			if s.dir == wire.ToServer {
+				return nil, fmt.Errorf("stream=get stalls the server's messages on the GET stream: dir must be s2c (or unset)")
+			}
+			s.dir = wire.ToClient
+		}
+		return s, nil
 	},
 	Example: "stall:on=s2c:notification:notifications/progress,for=5s",
 }
@@ -29,6 +37,7 @@ type stall struct {
 	dir    wire.Direction
 	d      time.Duration
 	shrink bool
+	stream string
 }
 
 func (s stall) Fire(c *FireContext) Effect {
@@ -42,5 +51,9 @@ func (s stall) Fire(c *FireContext) Effect {
 	if st.For > 0 {
 		how = "for " + st.For.String()
 	}
-	return Effect{Stall: st, Detail: fmt.Sprintf("stop reading %s %s", dir, how)}
+	what := dir.String()
+	if s.stream == StreamGET {
+		what = "the client's GET stream"
+	}
+	return Effect{Stall: st, Stream: s.stream, Detail: fmt.Sprintf("stop reading %s %s", what, how)}
 }

@@ -23,10 +23,10 @@ var httpMeaning = map[string]string{
 	"drop":           "withholds the message: a request's POST stays unanswered, an event is left out of its stream",
 	"duplicate":      "writes a server's event again into its stream (a client's POST is not sent twice: skipped)",
 	"corrupt":        "sends the mangled message in place of the original",
-	"eof":            "cuts the client's connection or event stream carrying the message, after it (by default) or before it; what the server still sends on it is read into the record",
-	"stall":          "stops reading the direction: the upstream's streams are not read, the client's POSTs not sent on",
+	"eof":            "cuts the connection or event stream carrying the message, after it (by default) or before it, at both ends as a network cut does (server=read: the server's side stays open, read into the record); stream=get cuts the client's GET stream instead",
+	"stall":          "stops reading the direction: the upstream's streams are not read, the client's POSTs not sent on (stream=get: the GET stream alone)",
 	"burst":          "injects notifications: toward the client into an open event stream, toward the server as POSTs",
-	"list-changed":   "injects a list_changed notification into an open event stream",
+	"list-changed":   "injects a list_changed notification into an open event stream (stream=get: the GET stream only)",
 	"server-request": "injects a server-to-client request into an open event stream; the client's answer is swallowed",
 	"cancel":         "injects notifications/cancelled: toward the server as a POST",
 	"early-request":  "POSTs a request, with the session id initialize gave, before the client's notifications/initialized goes on",
@@ -35,7 +35,7 @@ var httpMeaning = map[string]string{
 	"oversize":       "pads the message under _meta",
 	"fragment":       "writes a server's event in pieces, flushing each",
 	"http-error":     "answers the client's POST with the error status in the server's place; on a server's JSON answer, answers with the status instead (not once an event stream has begun)",
-	"reset":          "resets the client's connection (TCP RST) carrying the message; what the server still sends on it is read into the record",
+	"reset":          "resets the client's connection (TCP RST) carrying the message; the server's side of it closes too (server=read: read into the record); stream=get resets the GET stream instead",
 	"end-session":    "sends the server a DELETE with the client's Mcp-Session-Id, as if the session expired; the client is not told",
 	"forget-session": "sends the client's requests on with an Mcp-Session-Id the server never issued, from then on, as if the server forgot the session; a new session passes",
 	"hold-headers":   "holds the head of the server's answer before it goes to the client",
@@ -79,9 +79,11 @@ func CheckPlan(plan *faults.Plan) error {
 type outcome struct {
 	faults.Fate
 	// cutBy is the fault that cuts the client's connection (eof, reset);
-	// reset says it is reset (RST), not closed.
-	cutBy string
-	reset bool
+	// reset says it is reset (RST), not closed; keepServer says the
+	// server's side stays open and is read into the record (server=read).
+	cutBy      string
+	reset      bool
+	keepServer bool
 	// status is the error status fault statusBy answers with in the
 	// server's place (http-error).
 	status   int
@@ -139,6 +141,26 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 				detail = fmt.Sprintf("forget session %s at the server: from now on its requests go on with Mcp-Session-Id %s, which the server never issued", x.session, forged)
 			}
 		}
+		// onGet aims the fault at the client's GET stream; gs is that
+		// stream when it is not this exchange's own, on which the fault
+		// acts as on any exchange.
+		onGet := e.Stream == faults.StreamGET
+		var gs *stream
+		if onGet && e.CloseServerInput {
+			detail = "cut the client's GET stream"
+		}
+		if onGet && skipped == "" {
+			switch gs = p.getStream(); {
+			case gs == nil:
+				skipped = "skipped: " + noGetStream
+			case gs.x == x:
+				gs = nil
+			case e.CloseServerInput:
+				detail += fmt.Sprintf(" (exchange %d)", gs.x.n)
+			default:
+				detail += fmt.Sprintf(" (GET stream: exchange %d)", gs.x.n)
+			}
+		}
 		if skipped != "" {
 			detail = skipped + " (" + detail + ")"
 		}
@@ -161,8 +183,17 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 		if skipped != "" {
 			continue
 		}
-		if e.Stall != nil {
+		switch {
+		case e.Stall != nil && onGet:
+			p.getGate.set(e.Stall.For)
+		case e.Stall != nil:
 			p.gates[e.Stall.Dir].set(e.Stall.For)
+		}
+		if gs != nil {
+			// Nothing of this exchange's changes: the fault's cut and
+			// injections go to the GET stream.
+			x.onGetStream(gs, f.Label, e, cause)
+			continue
 		}
 		if e.Delay > 0 {
 			x.flush() // the delay holds this message, not those before it
@@ -171,10 +202,10 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 			o.Dropped = "the session ended while fault " + f.Label + " delayed this message"
 		}
 		if e.CloseServerInput && o.cutBy == "" {
-			o.cutBy = f.Label
+			o.cutBy, o.keepServer = f.Label, e.KeepServerSide
 		}
 		if r := e.Respond; r != nil && r.Reset && o.cutBy == "" {
-			o.cutBy, o.reset = f.Label, true
+			o.cutBy, o.reset, o.keepServer = f.Label, true, e.KeepServerSide
 		}
 		if r := e.Respond; r != nil && r.Status != 0 && o.statusBy == "" {
 			o.status, o.statusBy = r.Status, f.Label
@@ -205,6 +236,42 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 		}
 	}
 	return o
+}
+
+// noGetStream is why a fault aimed at the client's GET stream found none.
+const noGetStream = "no GET stream is open toward the client (it opened none, or the one it had ended and was not reopened)"
+
+// onGetStream carries out, on the client's GET stream gs, what a fault
+// fired on this exchange asked of it: a cut or reset, injections toward
+// the client. (Its stall is the GET stream's gate, set by apply.)
+func (x *exchange) onGetStream(gs *stream, label string, e faults.Effect, cause int64) {
+	cut := e.CloseServerInput
+	reset := e.Respond != nil && e.Respond.Reset
+	if (cut || reset) && !gs.cutFrom(label, reset, e.KeepServerSide) {
+		x.p.record(wire.Event{Type: wire.EventFault, Fault: label, Of: cause, Exchange: gs.x.n,
+			Detail: "the GET stream had ended before fault " + label + " could cut it"})
+	}
+	for _, inj := range append(append([]faults.Injection(nil), e.Inject...), e.InjectAfter...) {
+		if inj.Dir != wire.ToClient {
+			x.inject(labelled{label, inj, cause})
+			continue
+		}
+		gs.x.injectInto(gs, label, inj, cause)
+	}
+}
+
+// getStream is the client's open standalone GET stream (the newest, if it
+// has several), or nil.
+func (p *Proxy) getStream() *stream {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var best *stream
+	for _, st := range p.streams {
+		if st.x.standalone && (best == nil || st.x.n > best.x.n) {
+			best = st
+		}
+	}
+	return best
 }
 
 // inject carries out one injection: toward the server as a POST, toward

@@ -38,6 +38,10 @@ type exchange struct {
 	line     string
 	// session is the Mcp-Session-Id the request carried.
 	session string
+	// standalone marks a GET for the client's stream of the server's own
+	// messages, not the resumption of a POST's stream (see
+	// wire.Event.Standalone).
+	standalone bool
 	// request is the seq of the request the client POSTed, 0 for any
 	// other message: an HTTP error status answers it.
 	request int64
@@ -188,7 +192,10 @@ func (x *exchange) post() {
 	}
 	if step != nil {
 		if after := x.apply(p.plan.Decide(faults.After, step), wire.ToServer, seq, true); after.cutBy != "" {
-			x.cut(after.cutBy, after.reset, func() { x.swallow(resp, "the client's connection was "+cutWord(after.reset)+" by fault "+after.cutBy) })
+			// An answer the server sent whole as a body is done with: the
+			// cut ends nothing of the server's, and the record keeps it.
+			keep := after.keepServer || !isEventStream(resp)
+			x.cut(after.cutBy, after.reset, keep, func() { x.swallow(resp, "the client's connection was "+cutWord(after.reset)+" by fault "+after.cutBy) })
 		}
 	}
 	defer x.closeBody(resp)
@@ -301,10 +308,14 @@ func (x *exchange) flush() {
 	}
 }
 
-// cut ends the client's connection now, as fault label decided; what the
-// server still sends on this exchange is read into the record (dropped),
-// so the judge sees the server answer although the client never can.
-func (x *exchange) cut(label string, reset bool, rest func()) {
+// cut ends the client's connection now, as fault label decided. A real
+// network cut ends both sides, so by default the server's side of the
+// exchange closes too: the server sees its client leave, and what it still
+// had to send there never arrives. With keep (server=read), the server's
+// side stays open and rest reads what it still sends into the record
+// (dropped), so the judge sees the server answer although the client
+// never can.
+func (x *exchange) cut(label string, reset, keep bool, rest func()) {
 	x.mu.Lock()
 	st := x.stream
 	x.mu.Unlock()
@@ -317,16 +328,41 @@ func (x *exchange) cut(label string, reset bool, rest func()) {
 	if reset {
 		how = x.reset()
 	}
-	x.p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: how + " by fault " + label})
-	if rest != nil && x.upStop != nil && x.upStop() && x.p.enter() {
+	sides := wire.CutClient
+	switch {
+	case keep && rest != nil && x.upStop != nil && x.upStop() && x.p.enter():
 		x.detached = true
+		how += " by fault " + label + "; the server's side stays open, read into the record"
 		go func() {
 			defer x.p.leave()
 			defer x.upCancel()
 			rest()
 		}()
+	case x.closeUpstream():
+		sides = wire.CutBoth
+		how += " by fault " + label + "; the server's side closed too"
+	default:
+		how += " by fault " + label
 	}
+	x.p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Fault: label, Cut: sides, Detail: how})
 	panic(http.ErrAbortHandler)
+}
+
+// closeUpstream closes the server's side of the exchange, and says whether
+// one was open: the upstream request is cancelled, which closes its
+// connection, as the client's going would.
+func (x *exchange) closeUpstream() bool {
+	if x.upCancel == nil {
+		return false
+	}
+	x.upCancel()
+	return true
+}
+
+// isEventStream says whether resp is an event stream.
+func isEventStream(resp *http.Response) bool {
+	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return media == "text/event-stream"
 }
 
 // relay passes an exchange other than a POST on (GET opens the server's
@@ -517,7 +553,7 @@ func (x *exchange) answeredByFault(o outcome, dir wire.Direction, seq int64, whe
 	switch {
 	case o.cutBy != "":
 		x.recordRef(wire.EventDropped, dir, seq, "the client's connection was "+cutWord(o.reset)+" by fault "+o.cutBy+" "+when)
-		x.cut(o.cutBy, o.reset, nil)
+		x.cut(o.cutBy, o.reset, o.keepServer, nil)
 	case o.statusBy != "":
 		x.recordRef(wire.EventDropped, dir, seq, fmt.Sprintf("the client got HTTP %d from fault %s instead", o.status, o.statusBy))
 		x.answerStatus(o.status, o.statusBy)

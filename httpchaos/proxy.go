@@ -97,8 +97,14 @@ type Proxy struct {
 	// running counts the exchanges still being served, and readers of cut
 	// exchanges still recording what the server sends.
 	running atomic.Int64
-	// gates hold a direction stalled until a time (stall).
-	gates [3]gate
+	// gates hold a direction stalled until a time (stall); getGate holds
+	// the client's standalone GET stream alone (stall:stream=get).
+	gates   [3]gate
+	getGate gate
+	// standaloneIDs are the latest event ids sent on standalone streams: a
+	// GET that resumes from one of them reopens the standalone stream, one
+	// that resumes from another id resumes a POST's stream.
+	standaloneIDs idRing
 }
 
 // New starts a proxy session and records its session event. Serve it with
@@ -250,8 +256,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer stop()
 	x := &exchange{p: p, n: p.exchanges.Add(1), w: w, r: r.WithContext(ctx), ctx: ctx,
 		line: r.Method + " " + r.URL.RequestURI(), session: r.Header.Get("Mcp-Session-Id")}
+	if r.Method == http.MethodGet {
+		last := r.Header.Get("Last-Event-ID")
+		x.standalone = last == "" || p.standaloneIDs.has(last)
+	}
 	p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, HTTP: x.line, MCPSession: x.session,
-		Detail: describeRequest(r)})
+		Detail: describeRequest(r), Standalone: x.standalone})
 	defer func() {
 		// A fault that cuts the connection aborts the handler; anything
 		// else that panics is a bug of ours, recorded before it goes on.
@@ -360,6 +370,32 @@ func (g *gate) wait(ctx context.Context) bool {
 		return false
 	}
 	return ctxsleep.Sleep(ctx, time.Until(until))
+}
+
+// idRing holds the latest event ids of standalone streams, a bounded few:
+// a client resumes from the last id it got, which is among the latest.
+type idRing struct {
+	mu   sync.Mutex
+	ids  [64]string
+	next int
+}
+
+func (r *idRing) add(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ids[r.next] = id
+	r.next = (r.next + 1) % len(r.ids)
+}
+
+func (r *idRing) has(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.ids {
+		if s == id {
+			return true
+		}
+	}
+	return false
 }
 
 // Exchanges counts the HTTP exchanges of the session so far: the client's,

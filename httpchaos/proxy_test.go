@@ -286,24 +286,36 @@ func TestDropAnswer(t *testing.T) {
 	}
 }
 
-// eof cuts the client's connection: after it sent a tools/call (the
-// server still answers, into the record), or before a progress event of
-// the call's stream. Either way the client fails the call promptly, and
-// the judge blames nothing on the server, which answered.
+// eof cuts the client's connection: after it sent a tools/call, or before
+// a progress event of the call's stream. Either way the client fails the
+// call promptly. By default the cut ends the server's side too, as a
+// network cut does, so its answer never comes, and the judge notes that
+// as the fault's doing; with server=read the server's side stays open and
+// its answer is read into the record, so the judge sees it answered.
+// Neither is held against the server.
 func TestEOFCutsTheConnection(t *testing.T) {
 	for _, tc := range []struct {
 		name, spec string
 		want       []string
+		// note is what the judge notes of the call, "" for nothing.
+		note string
 	}{
 		{"after the request", "eof:on=c2s:request:tools/call", []string{
-			"connection cut by fault eof#1",
-			"dropped s2c response: the client's connection was cut by fault eof#1",
-		}},
+			"connection cut by fault eof#1; the server's side closed too",
+		}, "cut the exchange its answer travels on at both ends"},
 		{"before an event", "eof:on=s2c:notification:notifications/progress,position=before", []string{
 			"dropped s2c notification: the client's stream was cut by fault eof#1 before this message",
-			"connection cut by fault eof#1",
+			"connection cut by fault eof#1; the server's side closed too",
+		}, "cut the exchange its answer travels on at both ends"},
+		{"after the request, the server's side read", "eof:on=c2s:request:tools/call,server=read", []string{
+			"connection cut by fault eof#1; the server's side stays open, read into the record",
+			"dropped s2c response: the client's connection was cut by fault eof#1",
+		}, ""},
+		{"before an event, the server's side read", "eof:on=s2c:notification:notifications/progress,position=before,server=read", []string{
+			"dropped s2c notification: the client's stream was cut by fault eof#1 before this message",
+			"connection cut by fault eof#1; the server's side stays open, read into the record",
 			"dropped s2c response: the client's stream was cut by fault eof#1",
-		}},
+		}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := startRig(t, 1, tc.spec)
@@ -316,13 +328,23 @@ func TestEOFCutsTheConnection(t *testing.T) {
 				t.Errorf("the client took %v to see the cut", d)
 			}
 			c.Close()
-			// The server's answer reaches the record after the cut.
-			r.waitFor(t, func(e wire.Event) bool {
-				return e.Type == wire.EventDropped && strings.Contains(e.Detail, "cut by fault") && r.kindOf(e.Of) == "response"
-			})
+			if tc.note == "" {
+				// The server's answer reaches the record after the cut.
+				r.waitFor(t, func(e wire.Event) bool {
+					return e.Type == wire.EventDropped && strings.Contains(e.Detail, "cut by fault") && r.kindOf(e.Of) == "response"
+				})
+			} else {
+				// Had the server's side stayed open, its answer would come
+				// 200ms after the call.
+				time.Sleep(400 * time.Millisecond)
+			}
 			v := r.end(t)
 			if len(v.Findings) != 0 {
 				t.Errorf("findings: %+v", v.Findings)
+			}
+			notes := strings.Join(v.Notes, "\n")
+			if tc.note != "" && !strings.Contains(notes, tc.note) {
+				t.Errorf("notes %q; want one saying %q", notes, tc.note)
 			}
 			var got []string
 			for _, e := range r.rec.Events() {

@@ -70,19 +70,34 @@ func statusError(status int) (code int, message string) {
 // SO_LINGER 0, so the client reads ECONNRESET rather than the end of a
 // body. Where the connection cannot be taken over (HTTP/2), it is cut.
 func (x *exchange) reset() (how string) {
+	how, ok := x.closeConn(true)
+	if !ok {
+		return "connection cut (a reset is not possible on this connection: " + how + ")"
+	}
+	return how
+}
+
+// closeConn takes the client's connection over and closes it, with reset
+// as a reset (SO_LINGER 0), and says so; false, with why, when it cannot
+// be taken over. The caller keeps every write to the connection out, by
+// the stream's lock or by being its handler.
+func (x *exchange) closeConn(reset bool) (how string, ok bool) {
 	hj, ok := x.w.(http.Hijacker)
 	if !ok {
-		return "connection cut (a reset is not possible on this connection)"
+		return "the connection cannot be taken over", false
 	}
 	conn, _, err := hj.Hijack()
 	if err != nil {
-		return "connection cut (" + err.Error() + ")"
+		return err.Error(), false
 	}
-	if tc, ok := conn.(*net.TCPConn); ok {
+	if tc, ok := conn.(*net.TCPConn); ok && reset {
 		_ = tc.SetLinger(0)
 	}
 	_ = conn.Close()
-	return "connection reset"
+	if reset {
+		return "connection reset", true
+	}
+	return "connection cut", true
 }
 
 // endSession sends the server a DELETE for the client's session, as fault

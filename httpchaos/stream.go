@@ -26,6 +26,12 @@ type stream struct {
 	// lastID is the id of the latest event sent on with one; only the
 	// relay loop touches it.
 	lastID string
+	// cutBy is the fault that cut the stream from another exchange (a
+	// fault aimed at the GET stream); keep says it left the server's side
+	// open, to be read into the record. Both are set with broken.
+	cutBy string
+	keep  bool
+	reset bool
 }
 
 // write writes b and flushes it, and what was queued before it, to the
@@ -43,6 +49,51 @@ var errStreamEnded = errors.New("the stream has ended")
 
 // errCut is the write error of a stream a fault cut.
 var errCut = errors.New("the stream was cut by a fault")
+
+// cutFrom cuts the stream from another exchange, as fault label decided
+// (a fault aimed at the client's GET stream), and says whether the stream
+// was still open. Its relay loop, which may be waiting on the server, is
+// woken by the server's side closing; with keep (server=read) that side
+// stays open, so the client's connection is closed here, under the lock
+// that every write to it takes, and the loop reads what the server still
+// sends into the record.
+func (s *stream) cutFrom(label string, reset, keep bool) bool {
+	x := s.x
+	s.mu.Lock()
+	if s.broken != nil {
+		s.mu.Unlock()
+		return false
+	}
+	_ = x.send(nil, true) // what went on before the cut reaches the client
+	s.broken, s.cutBy, s.reset = errCut, label, reset
+	how := "connection cut"
+	if keep {
+		if h, ok := x.closeConn(reset); ok {
+			s.keep, how = true, h
+		}
+	}
+	s.mu.Unlock()
+	if s.keep {
+		x.p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Fault: label, Cut: wire.CutClient,
+			Detail: how + " by fault " + label + "; the server's side stays open, read into the record"})
+		return true
+	}
+	if reset {
+		how = "connection reset"
+	}
+	x.p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Fault: label, Cut: wire.CutBoth,
+		Detail: how + " by fault " + label + "; the server's side closed too"})
+	x.closeUpstream()
+	return true
+}
+
+// cutState is the fault that cut the stream from another exchange, if one
+// did, and how.
+func (s *stream) cutState() (label string, reset, keep bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cutBy, s.reset, s.keep
+}
 
 // end stops all writes to the stream: its handler is returning.
 func (s *stream) end(err error) {
@@ -90,6 +141,9 @@ func (x *exchange) relayStream(resp *http.Response) {
 	if err := st.write(nil); err != nil {
 		return
 	}
+	// The stream's own wait ends when its server side closes, which a cut
+	// from another exchange does to wake it.
+	wait := x.upstreamContext()
 	x.mu.Lock()
 	x.stream, x.answered = st, true
 	pending := x.pending
@@ -111,14 +165,33 @@ func (x *exchange) relayStream(resp *http.Response) {
 	}
 	er := sse.NewReader(flushBeforeRead{resp.Body, st}, p.cfg.MaxBody)
 	for {
-		if p.gates[wire.ToClient].closed() {
+		if p.gates[wire.ToClient].closed() || x.standalone && p.getGate.closed() {
 			st.flush() // a stall holds what comes after, not what came before
 		}
-		if !p.gates[wire.ToClient].wait(x.ctx) {
+		if !p.gates[wire.ToClient].wait(wait) || x.standalone && !p.getGate.wait(wait) {
+			if x.endCutFrom(st, er, nil) {
+				return
+			}
 			p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "stream ended: the session ended while this direction was stalled"})
 			return
 		}
 		ev, err := er.Next()
+		var got *sse.Event
+		if err == nil {
+			got = &ev
+		}
+		if x.endCutFrom(st, er, got) {
+			return
+		}
+		if got != nil && x.standalone && !p.getGate.wait(wait) {
+			// The server's own messages are what a stall of the GET
+			// stream holds: the one read as it began waits too.
+			if x.endCutFrom(st, er, got) {
+				return
+			}
+			p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "stream ended: the session ended while this stream was stalled"})
+			return
+		}
 		if err != nil {
 			if len(ev.Raw) > 0 {
 				// An event the server did not finish: the client gets the
@@ -131,11 +204,41 @@ func (x *exchange) relayStream(resp *http.Response) {
 			p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "stream ended: " + x.streamEnd(err)})
 			return
 		}
+		if x.standalone && ev.ID != "" {
+			p.standaloneIDs.add(ev.ID)
+		}
 		if err := x.relayEvent(st, er, &ev); err != nil {
 			p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "stream ended: writing to the client failed: " + err.Error()})
 			return
 		}
 	}
+}
+
+// endCutFrom ends the relay of a stream a fault cut from another exchange,
+// and says whether it did: with the server's side open, the rest of the
+// stream (from ev, the event just read, if any) is read into the record;
+// with it closed, the client's connection is cut (or reset) here, on the
+// handler's goroutine, and the handler aborts.
+func (x *exchange) endCutFrom(st *stream, er *sse.Reader, ev *sse.Event) bool {
+	label, reset, keep := st.cutState()
+	if label == "" {
+		return false
+	}
+	why := "the client's stream was " + cutWord(reset) + " by fault " + label
+	if ev != nil && ev.IsMessage() {
+		// Read before the cut reached the server: it sent it.
+		x.dropUnread(ev.Data, ev.ID, why)
+	}
+	if !keep {
+		x.p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "stream ended: " + why + ", at both ends"})
+		if reset {
+			x.reset()
+		}
+		panic(http.ErrAbortHandler)
+	}
+	x.swallowEvents(er, why)
+	x.p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "stream ended: what the server sent after the cut was read into the record (" + why + ")"})
+	return true
 }
 
 func (x *exchange) streamEnd(err error) string {
@@ -196,7 +299,7 @@ func (x *exchange) relayEvent(st *stream, er *sse.Reader, ev *sse.Event) error {
 	case o.cutBy != "":
 		why := "the client's stream was " + cutWord(o.reset) + " by fault " + o.cutBy
 		x.recordRef(wire.EventDropped, wire.ToClient, seq, why+" before this message")
-		x.cut(o.cutBy, o.reset, func() { x.swallowEvents(er, why) })
+		x.cut(o.cutBy, o.reset, o.keepServer, func() { x.swallowEvents(er, why) })
 	case o.Dropped != "":
 		x.recordRef(wire.EventDropped, wire.ToClient, seq, o.Dropped)
 	case o.ReplaceBy != "":
@@ -226,7 +329,7 @@ func (x *exchange) relayEvent(st *stream, er *sse.Reader, ev *sse.Event) error {
 	}
 	if after := x.apply(p.plan.Decide(faults.After, step), wire.ToClient, seq, true); after.cutBy != "" {
 		why := "the client's stream was " + cutWord(after.reset) + " by fault " + after.cutBy
-		x.cut(after.cutBy, after.reset, func() { x.swallowEvents(er, why) })
+		x.cut(after.cutBy, after.reset, after.keepServer, func() { x.swallowEvents(er, why) })
 	}
 	return st.broken
 }

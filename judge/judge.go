@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/words"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -128,6 +129,8 @@ type Judger struct {
 	cr crashes
 	hc httpCrashes
 	se sessionEnds
+	ct cutTracker
+	gs getStreams
 
 	done    bool
 	verdict Verdict
@@ -191,6 +194,7 @@ func (j *Judger) add(e *wire.Event) {
 		if e.Dir == "c2s" && j.http {
 			j.se.message(e)
 		}
+		j.ct.received(e)
 		j.received(e)
 		if cl != nil {
 			cl.received(e)
@@ -236,6 +240,23 @@ func (j *Judger) add(e *wire.Event) {
 	case wire.EventFault:
 		j.fault(e)
 	case wire.EventHTTP:
+		j.gs.http(e)
+		if cut, exchange := j.ct.http(e); cut != nil {
+			j.tr.cutExchange(cut, exchange)
+			if cut.legacy && j.cl != nil && j.cl.expect == expectSuccess {
+				// A scenario that cuts the GET stream to leave the calls
+				// answerable on streamable HTTP cuts, on the legacy
+				// transport, the stream every answer travels on.
+				j.cl.expect = expectFailure
+				j.notes.add(fmt.Sprintf("fault %s cut the legacy transport's session stream, which carries every answer: the client's calls became impossible, so it may fail them (it must not hang or crash)", cut.fault))
+			}
+		}
+		if e.Standalone && e.HTTP != "" {
+			j.tr.getGap = nil // the client opened another GET stream
+		}
+		if p, ok := j.ct.accepted(e.Exchange); ok && e.Status >= 200 && e.Status < 300 && !e.ByUs && j.p.name == "server" {
+			j.tr.acceptedAfterCut(e.Exchange, e.Status, p, evidenceOf(e))
+		}
 		// The client's half of the session checks (a new session after a
 		// 404) reads the same exchanges as the server's.
 		if by := j.se.http(e); by != "" && j.cl == nil {
@@ -373,6 +394,7 @@ func (j *Judger) received(e *wire.Event) {
 }
 
 func (j *Judger) fault(e *wire.Event) {
+	j.gs.fault(e)
 	// A skipped firing (a progress burst with no token to use) did not
 	// create the scenario's moment.
 	if !strings.HasPrefix(e.Detail, "skipped") {
@@ -419,6 +441,18 @@ func (j *Judger) fault(e *wire.Event) {
 	}
 }
 
+// exitedOnItsOwn notes an HTTP server that exited cleanly before it was
+// asked to stop: no rule forbids it (a single-client server may end with
+// its client, as server-everything 0.6.2's legacy example does when its
+// stream closes), but every request after it found nothing listening.
+func (j *Judger) exitedOnItsOwn() {
+	pc := &j.pc
+	if !j.http || !j.p.process || pc.exit == nil || pc.exitBadlyOrSignalled() || pc.ladderTerm != nil && pc.ladderTerm.Seq < pc.exit.Seq {
+		return
+	}
+	j.notes.add(fmt.Sprintf("the server exited on its own (%s) at %s, before mcpchaos asked it to stop: the requests sent after found nothing listening", pc.exitWords(), words.Duration(pc.exit.TUS)))
+}
+
 // holdsOutput names the faults whose events can carry a window (UntilUS or
 // Forever) during which the peer's output could not be read or written.
 var holdsOutput = map[string]bool{"stall": true, "signal": true, "stderr-flood": true, "throttle": true}
@@ -459,13 +493,18 @@ func (j *Judger) Verdict() Verdict {
 			j.unknown.add("no fault fired: the moment this scenario waits for never came (" + strings.Join(j.faults, " ") + ")")
 		}
 	}
+	if why := j.gs.indeterminate(); why != "" {
+		j.unknown.add(why)
+	}
 	killedWhileLingering := j.cl != nil && j.cl.lingered != nil
 	if j.end == nil && j.seenAny && !killedWhileLingering {
 		j.unknown.add("the transcript has no session-end event (did mcpchaos die?): judged what it holds")
 	}
+	j.exitedOnItsOwn()
 	var fs []reports.Finding
 	if j.cl != nil {
 		fs = j.clientFindings()
+		fs = append(fs, j.gs.findings()...)
 	} else {
 		fs = append(fs, j.tr.judgeOpen(j)...)
 		fs = append(fs, j.tr.answerFindings(j)...)

@@ -168,6 +168,12 @@ func (pc *processFacts) failedOnItsOwn() bool {
 	return s == nil || pc.exit.Seq < s.Seq
 }
 
+// exitBadlyOrSignalled reports whether the peer's exit was anything but a
+// status 0 of its own.
+func (pc *processFacts) exitBadlyOrSignalled() bool {
+	return pc.exitSig != "" || pc.exitCode == nil || *pc.exitCode != 0
+}
+
 // exitWords says how the peer exited, as its process-exited event does.
 func (pc *processFacts) exitWords() string {
 	e := wire.Event{ExitCode: pc.exitCode, Signal: pc.exitSig}

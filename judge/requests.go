@@ -34,6 +34,9 @@ type inFrame struct {
 	// proxy): the server's messages on its response stream relate to it.
 	exchange int64
 	recv     reports.Evidence
+	// cut is the fault's cut that ended, at both ends, the exchange its
+	// answer would travel on.
+	cut *cutEvent
 }
 
 type frameKind uint8
@@ -65,6 +68,11 @@ type openReq struct {
 	exchange int64
 	notes    int
 	lastNote *reports.Evidence
+	// cut is the fault's cut that ended, at both ends, the exchange the
+	// answer would travel on; acceptedBy is the server accepting the
+	// request on a legacy session whose stream was gone (see cuts.go).
+	cut        *cutEvent
+	acceptedBy *acceptedAfterCut
 }
 
 // errorStatus notes an HTTP exchange answered with an error status, whose
@@ -269,6 +277,9 @@ type tracker struct {
 
 	// asked are the peer's own requests to the other side.
 	asked peerRequests
+	// getGap is the cut of the client's GET stream while the client has
+	// not opened another: requests delivered meanwhile are marked with it.
+	getGap *cutEvent
 }
 
 // suspectWindow is how long an answer to an unknown id waits for the
@@ -381,7 +392,7 @@ func (t *tracker) forwarded(j *Judger, e *wire.Event) {
 		}
 		// The forwarded event's excerpt is written only if a finding cites
 		// it: most requests are answered and never need one.
-		r := &openReq{id: f.id, method: f.method, tool: f.tool, recv: f.recv, fwd: reports.Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}, token: f.token, exchange: f.exchange}
+		r := &openReq{id: f.id, method: f.method, tool: f.tool, recv: f.recv, fwd: reports.Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}, token: f.token, exchange: f.exchange, cut: cmp.Or(f.cut, t.getGap)}
 		t.open[f.id] = append(t.open[f.id], r)
 		t.bySeq[e.Of] = r
 		if r.token != "" {
@@ -929,6 +940,16 @@ func (t *tracker) judgeOpen(j *Judger) []reports.Finding {
 		d, forever, capped := j.deadlineOf(r, endT)
 		sig, hc := pc.ourSignal, pc.halfClose
 		unclassified := t.unclassifiedOut > r.fwd.Seq
+		if a := r.acceptedBy; a != nil {
+			o := openOutcome{r: r, rule: reports.RuleAcceptedNoStream, variant: acceptedWords(j.p.name, a)}
+			o.ev = []reports.Evidence{a.cut.ev, r.recv, a.ev}
+			outs = append(outs, o)
+			continue
+		}
+		if r.cut != nil {
+			note(cutNote(j.p.name, r.cut))
+			continue
+		}
 		if lost && lossT <= d {
 			// Whether a fault came before the loss is a question of order,
 			// which seqs answer even when two events share a microsecond.

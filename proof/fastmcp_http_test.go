@@ -33,6 +33,13 @@ import (
 //   - legacy SSE, end-session-inflight and unknown-session: no
 //     Mcp-Session-Id on that transport, so there is no session to end or
 //     forget: indeterminate, as they say.
+//   - legacy SSE, cut-before-result and get-stream-dropped: both cut the
+//     session's one stream at both ends, after which the server still
+//     accepts the session's POSTs (202) and can answer none of them
+//     (accepted-without-stream; TestLegacyServersRefuseADeadSession).
+//   - the sse_client under get-stream-cut: its GET stream is the one every
+//     answer travels on, so its call becomes impossible, and it fails it
+//     (httpx.RemoteProtocolError, uncaught, exit 1): a note, not a crash.
 //   - the sse_client: a POST of a call answered 503, or reset, is logged
 //     ("Error in post_writer") and never fails the call, which waits for
 //     ever: hang in server-error and connection-reset (python-sdk #2110,
@@ -53,7 +60,7 @@ func TestFastMCPOverHTTP(t *testing.T) {
 		indeterminate   []string
 	}{
 		{"streamable-http", "/mcp", []found{{"end-session-inflight", reports.KindProtocolViolation, ""}}, nil},
-		{"sse", "/sse", []found{}, []string{"end-session-inflight", "unknown-session"}},
+		{"sse", "/sse", []found{{"cut-before-result", reports.KindLostResponse, ""}, {"get-stream-dropped", reports.KindLostResponse, ""}}, []string{"end-session-inflight", "unknown-session"}},
 	} {
 		t.Run("server/"+tc.transport, func(t *testing.T) {
 			t.Parallel()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,12 +29,19 @@ import (
 //     The probe once posted tools/list alongside that notification, and
 //     over the legacy HTTP+SSE transport every baseline was five hangs;
 //     no SDK client sends in that order, and the probe no longer does
-//     (httpconn waits for the notification's POST). The HTTP matrix passes,
-//     with a zombie warning, which is the server's: its SSE transport
-//     leaves the session's task running after the client disconnects, and
-//     uvicorn waits for it on SIGTERM (a client that hung up 2 s before
-//     keeps it up just the same). The probe's stream, and the proxy's to
-//     the server, are closed before the SIGTERM.
+//     (httpconn waits for the notification's POST). The HTTP matrix finds
+//     a zombie warning, which is the server's: its SSE transport leaves the
+//     session's task running after the client disconnects, and uvicorn
+//     waits for it on SIGTERM (a client that hung up 2 s before keeps it
+//     up just the same). The probe's stream, and the proxy's to the
+//     server, are closed before the SIGTERM.
+//   - cut-before-result and get-stream-dropped fail (accepted-without-
+//     stream), both cutting the session's one stream: once the cut has
+//     closed the session's stream at both ends, the server still accepts
+//     the session's POSTs (202) and answers none, for it has no stream to
+//     answer on; its transport keeps the session's writer after the client
+//     left (see TestLegacyServersRefuseADeadSession for mcp 1.27.0, which
+//     does the same, and 2.3.0, which answers 404).
 func TestFastMCP16(t *testing.T) {
 	root := repoRoot(t)
 	python := sdkPython(t, root, "py-mcp-1.6.0")
@@ -73,11 +81,11 @@ func TestFastMCP16(t *testing.T) {
 		var errs []string
 		for _, f := range report.Findings {
 			if f.Severity == reports.SeverityError {
-				errs = append(errs, f.Scenario+": "+f.Kind)
+				errs = append(errs, f.Scenario+": "+f.Rule)
 			}
 		}
-		if len(errs) > 0 || report.Baseline == nil || report.Baseline.Outcome != reports.OutcomePass {
-			t.Errorf("error findings %v, baseline %+v\n%s", errs, report.Baseline, b.String())
+		if want := []string{"cut-before-result: " + reports.RuleAcceptedNoStream, "get-stream-dropped: " + reports.RuleAcceptedNoStream}; !slices.Equal(errs, want) || report.Baseline == nil || report.Baseline.Outcome != reports.OutcomePass {
+			t.Errorf("error findings %v, want %v; baseline %+v\n%s", errs, want, report.Baseline, b.String())
 		}
 		wantIndeterminate(t, report, b.String(), []string{"end-session-inflight", "unknown-session"}, "cut-inflight")
 	})
@@ -130,4 +138,51 @@ func TestFastMCP212(t *testing.T) {
 		}
 	}
 	wantIndeterminate(t, report, summary, nil, "cut-inflight")
+}
+
+// A legacy HTTP+SSE server whose session's stream has closed has no way
+// to answer that session's requests: it must refuse them (404), not accept
+// them (202) and lose them. cut-before-result closes the stream at both
+// ends, as a network cut does; the probe then goes on POSTing to the
+// session, as a client that has not noticed does. FastMCP of mcp 1.27.0
+// (the last 1.x) closes the session's writer when the client leaves but
+// keeps it registered: it answers the next POST 202, then fails to hand
+// it on (anyio.ClosedResourceError, logged), and the request is lost.
+// mcp 2.3.0 forgets the session, and answers 404. Before cuts closed the
+// server's side, the proxy kept reading the stream for the record, the
+// server never saw its client go, and both passed.
+func TestLegacyServersRefuseADeadSession(t *testing.T) {
+	root := repoRoot(t)
+	server := filepath.Join(root, "examples", "python", "servers", "fastmcp_http.py")
+	for _, tc := range []struct {
+		name, python string
+		want         []found
+	}{
+		{"mcp 1.27.0", filepath.Join(root, ".sdk", "py-mcp-1.27.0", "bin", "python"),
+			[]found{{Scenario: "cut-before-result", Kind: reports.KindLostResponse}}},
+		{"mcp 2.3.0", filepath.Join(corpusDir(t), "py", "bin", "python"), []found{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			port := freePort(t)
+			u, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d/sse", port))
+			cut, _ := faults.SelectScenarios(faults.HTTPServerScenarios(), []string{"cut-before-result"})
+			start := time.Now()
+			report, err := suite.Run(ctx, suite.Options{Command: []string{tc.python, server, "--port", fmt.Sprint(port), "--transport", "sse"}, URL: u,
+				Scenarios: cut, Seed: 1, Deadline: 5 * time.Second, Grace: 2 * time.Second,
+				Probe: probe.Config{Calls: []probe.Call{{Tool: "slow", Args: json.RawMessage(`{"ms":400,"steps":2}`)}}, Era: probe.EraStateful}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("verdict after %s: %s", time.Since(start).Round(time.Millisecond), scenarioTimes(report))
+			summary := wantFindings(t, report, tc.want)
+			for _, f := range report.Findings {
+				if f.Rule != reports.RuleAcceptedNoStream {
+					t.Errorf("finding under rule %s; want %s\n%s", f.Rule, reports.RuleAcceptedNoStream, summary)
+				}
+			}
+		})
+	}
 }

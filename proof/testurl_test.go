@@ -132,12 +132,13 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 		{
 			// No sessions: a transport per request, so there is no
 			// session for end-session-inflight to end, nor for
-			// unknown-session to forget.
+			// unknown-session to forget, and no GET stream (405) for
+			// get-stream-dropped to cut.
 			name:          "typescript-sdk simpleStatelessStreamableHttp (1.32.2)",
 			command:       func(int) []string { return []string{"node", tsServerExample(dir, "simpleStatelessStreamableHttp.js")} },
 			port:          3000,
 			want:          []found{},
-			indeterminate: []string{"end-session-inflight", "unknown-session"},
+			indeterminate: []string{"end-session-inflight", "unknown-session", "get-stream-dropped"},
 		},
 		{
 			// A server of the MCP registry, by its maker, on streamable
@@ -173,11 +174,13 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			note:          "tools answered the arguments generated from the schema with a JSON-RPC error",
 		},
 		{
-			// Answers every POST with a JSON body, never a stream.
-			name:    "typescript-sdk jsonResponseStreamableHttp (1.32.2)",
-			command: func(int) []string { return []string{"node", tsServerExample(dir, "jsonResponseStreamableHttp.js")} },
-			port:    3000,
-			want:    []found{},
+			// Answers every POST with a JSON body, never a stream, and
+			// offers no GET stream for get-stream-dropped to cut.
+			name:          "typescript-sdk jsonResponseStreamableHttp (1.32.2)",
+			command:       func(int) []string { return []string{"node", tsServerExample(dir, "jsonResponseStreamableHttp.js")} },
+			port:          3000,
+			want:          []found{},
+			indeterminate: []string{"get-stream-dropped"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -32,6 +32,7 @@ const (
 	RuleUnansweredActive     = "unanswered-while-active"
 	RuleLostResponse         = "lost-response"
 	RuleLostAtShutdown       = "lost-response-at-shutdown"
+	RuleAcceptedNoStream     = "accepted-without-stream"
 	RuleDuplicateResponse    = "duplicate-response"
 	RuleUnknownResponse      = "unknown-response-id"
 	RuleErrorBodyID          = "error-status-body-id"
@@ -44,6 +45,7 @@ const (
 	RuleUnknownSessionNot404 = "unknown-session-not-404"
 	RuleDeadSessionReused    = "dead-session-reused"
 	RuleNoNewSession         = "no-new-session-after-404"
+	RuleGetStreamNotReopened = "get-stream-not-reopened"
 	RuleExitStatusAtShutdown = "exit-status-at-shutdown"
 	RuleShutdownSIGTERM      = "shutdown-needed-sigterm"
 	RuleShutdownSIGKILL      = "shutdown-needed-sigkill"
@@ -92,6 +94,9 @@ var Rules = []Rule{
 	{RuleLostAtShutdown, KindLostResponse, SeverityWarning,
 		"its stdin had closed first: the stdio shutdown asks the server to exit, and says nothing of answering what is in flight, but the client loses those answers",
 		specLifecycle + " › Shutdown › stdio"},
+	{RuleAcceptedNoStream, KindLostResponse, SeverityError,
+		"on the legacy HTTP+SSE transport every answer travels on the session's one event stream; a server that accepted (2xx) a request POSTed after that stream had closed, and never answered it, lost it: a server whose session has no stream must refuse the session's messages with an error status (404), so that its client reconnects (requests sent in the 100 ms after the stream closed, which may have raced the server's noticing, are not held against it)",
+		jsonrpcReply + "; MCP 2024-11-05, Basic › Transports › HTTP with SSE (server messages are sent as SSE events on the client's stream)"},
 	{RuleDuplicateResponse, KindDuplicateResponse, SeverityError,
 		"one request, one response: a second response for an id answers nothing (a late answer to a cancelled request is allowed once)",
 		specResponses},
@@ -151,6 +156,9 @@ var Rules = []Rule{
 	{RuleNoNewSession, KindProtocolViolation, SeverityWarning,
 		"a client whose request carrying its Mcp-Session-Id was answered 404 must start a new session (an initialize without a session id); one that instead failed and exited on its own used the dead id no more, and its program saw the failure, but the call failed where a new session would have served it, hence a warning (a client still waiting at its deadline is a hang instead)",
 		specSessions + " (" + specNewSession + ")"},
+	{RuleGetStreamNotReopened, KindProtocolViolation, SeverityWarning,
+		"a client whose GET stream (the one it opened for the server's own messages) broke reopens it, as its reconnection delay allows (2 s, or the server's retry: plus 1 s); one that had not when the server had a message for it (a fault's notification or request that found no GET stream) loses every message the server sends outside a call, silently: opening the stream is optional and resuming it a SHOULD, hence a warning",
+		specStreamableHTTP + " › Listening for Messages from the Server (the client MAY open a GET stream); › Resumability and Redelivery (to resume after a disconnection the client SHOULD issue a GET with Last-Event-ID)"},
 	{RuleSchema, KindProtocolViolation, SeverityError,
 		"results and notifications have the shape the MCP schema gives them (initialize, tools/list, tools/call, notifications/progress are checked)",
 		"MCP 2025-11-25 schema (schema.ts)"},

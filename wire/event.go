@@ -180,7 +180,24 @@ type Event struct {
 	EventID    string `json:"event_id,omitempty"`
 	MCPSession string `json:"mcp_session,omitempty"`
 	URL        string `json:"url,omitempty"`
+	// Cut, on the http event of a fault cutting an exchange's connection,
+	// says which sides it ended: "both" when the server's side closed too
+	// (what the server still had to send there never arrives), "client"
+	// when the server's side was left open and read into the record, or
+	// none was open.
+	Cut string `json:"cut,omitempty"`
+	// Standalone, on the http event of a GET reaching the proxy, marks the
+	// client's stream for the server's own messages (on the legacy
+	// transport, its one stream), as opposed to the resumption of a POST's
+	// stream: it has no Last-Event-ID, or one a standalone stream gave.
+	Standalone bool `json:"standalone,omitempty"`
 }
+
+// Values of Event.Cut.
+const (
+	CutBoth   = "both"
+	CutClient = "client"
+)
 
 // SetRaw stores b losslessly: as text when it is UTF-8, as base64 when not.
 // It replaces whatever an earlier SetRaw stored in e.

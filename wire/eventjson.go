@@ -93,6 +93,10 @@ func (e *Event) AppendBody(dst []byte) []byte {
 	dst = appendField(dst, "event_id", e.EventID)
 	dst = appendField(dst, "mcp_session", e.MCPSession)
 	dst = appendField(dst, "url", e.URL)
+	dst = appendField(dst, "cut", e.Cut)
+	if e.Standalone {
+		dst = append(dst, `,"standalone":true`...)
+	}
 	return append(dst, '}', '\n')
 }
 

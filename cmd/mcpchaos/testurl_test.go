@@ -91,6 +91,8 @@ func TestTestClientServerURLUsageErrors(t *testing.T) {
 		{"an HTTP-only fault on stdio (test-client)", []string{"test-client", "--fault", "reset", "--", "sh", "-c", "exit 0"}, "fault reset works only on HTTP"},
 		{"an HTTP-only fault on stdio (test)", []string{"test", "--fault", "end-session", "--", "cat"}, "fault end-session works only on HTTP"},
 		{"an HTTP-only fault on stdio (wrap)", []string{"wrap", "--fault", "http-error", "--", "cat"}, "fault http-error works only on HTTP"},
+		{"an HTTP-only parameter on stdio (test)", []string{"test", "--fault", "eof:stream=get", "--", "cat"}, "stream= means something on HTTP only"},
+		{"an HTTP-only parameter on stdio (wrap)", []string{"wrap", "--fault", "eof:server=read", "--", "cat"}, "server= means something on HTTP only"},
 	})
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-const usageLine = "client [--call NAME=JSON]... [--timeout 20s] [--settle 200ms] [--protocol VERSION] (-- SERVER_CMD ARGS... | --url URL)"
+const usageLine = "client [--call NAME=JSON]... [--timeout 20s] [--settle 200ms] [--protocol VERSION] (-- SERVER_CMD ARGS... | --url URL [--listen])"
 
 const help = "usage: " + usageLine + `
 
@@ -23,6 +23,8 @@ mcpchaos test-client, it takes the server from MCPCHAOS_SERVER_COMMAND (stdio)
 or MCPCHAOS_SERVER_URL (HTTP).
 
   --url URL            the server's MCP endpoint, over streamable HTTP
+  --listen             over HTTP, open the GET stream for the server's own
+                       messages (mcp-go's continuous listening, off by default)
 
   --call NAME=JSON     call tool NAME with the JSON object as arguments (repeatable;
                        default: echo, slow and list_changed)
@@ -47,8 +49,10 @@ type config struct {
 	settle   time.Duration
 	protocol string
 	command  []string
-	// url, instead of command, is an MCP endpoint over streamable HTTP.
-	url string
+	// url, instead of command, is an MCP endpoint over streamable HTTP;
+	// listen opens its GET stream.
+	url    string
+	listen bool
 }
 
 // defaultCalls touch a plain reply, progress notifications and list_changed
@@ -68,6 +72,7 @@ func parseArgs(args []string) (config, error) {
 	fs.DurationVar(&cfg.settle, "settle", 200*time.Millisecond, "")
 	fs.StringVar(&cfg.protocol, "protocol", "", "")
 	fs.StringVar(&cfg.url, "url", "", "")
+	fs.BoolVar(&cfg.listen, "listen", false, "")
 
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -102,6 +107,9 @@ func parseArgs(args []string) (config, error) {
 	}
 	if fs != nil {
 		cfg.command = fs.Args()
+	}
+	if cfg.listen && cfg.url == "" {
+		return config{}, errors.New("--listen opens the GET stream of streamable HTTP: give --url (or MCPCHAOS_SERVER_URL)")
 	}
 
 	if cfg.timeout <= 0 {

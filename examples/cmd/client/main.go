@@ -19,7 +19,9 @@
 // --timeout bounds the whole session, --settle is how long to keep listening
 // for late notifications after the last call, and --protocol pins a protocol
 // revision (such as 2025-11-25, for the initialize handshake); by default the
-// newest one the server supports is negotiated.
+// newest one the server supports is negotiated. Over HTTP, --listen opens the
+// GET stream for the server's own messages, which mcp-go leaves closed by
+// default.
 //
 // Stdout gets one line per event, in the order they happen:
 //

@@ -183,6 +183,11 @@ func TestParseArgs(t *testing.T) {
 				command:  []string{"s"},
 			},
 		},
+		{
+			name: "listening over HTTP",
+			args: []string{"--url", "http://127.0.0.1:1/mcp", "--listen"},
+			want: config{calls: defaultCalls, timeout: 20 * time.Second, settle: 200 * time.Millisecond, url: "http://127.0.0.1:1/mcp", listen: true},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := parseArgs(tc.args)
@@ -207,6 +212,7 @@ func TestParseArgsRejects(t *testing.T) {
 		"call with array":    {"--call", "a=[1]", "--", "s"},
 		"call with bad json": {"--call", "a={", "--", "s"},
 		"zero timeout":       {"--timeout", "0s", "--", "s"},
+		"listen over stdio":  {"--listen", "--", "s"},
 		"unknown protocol":   {"--protocol", "1999-01-01", "--", "s"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -38,8 +38,12 @@ func runSession(cfg config, stdout, stderr io.Writer) error {
 
 	var tr transport.Interface
 	if cfg.url != "" {
-		h, err := transport.NewStreamableHTTP(cfg.url, transport.WithHTTPTimeout(cfg.timeout),
-			transport.WithHTTPLogger(slog.New(slog.DiscardHandler)))
+		hopts := []transport.StreamableHTTPCOption{transport.WithHTTPTimeout(cfg.timeout),
+			transport.WithHTTPLogger(slog.New(slog.DiscardHandler))}
+		if cfg.listen {
+			hopts = append(hopts, transport.WithContinuousListening())
+		}
+		h, err := transport.NewStreamableHTTP(cfg.url, hopts...)
 		if err != nil {
 			return fmt.Errorf("--url %s: %v", cfg.url, err)
 		}

@@ -3,7 +3,8 @@
 
 What it does
     Connects to the MCP endpoint in MCPCHAOS_SERVER_URL (as `mcpchaos test-client --server-url`
-    provides it) with `mcp.client.streamable_http.streamablehttp_client` (with --sse, the
+    provides it) with `mcp.client.streamable_http.streamablehttp_client` (mcp 2.x's
+    `streamable_http_client`; with --sse, the
     legacy HTTP+SSE transport's `mcp.client.sse.sse_client`, for a URL ending in /sse), opens a
     `ClientSession` as the SDK's README shows it, initializes, lists the tools, calls `echo`
     and then `slow` with a progress callback, prints each step, closes, and exits:
@@ -26,7 +27,11 @@ import sys
 import anyio
 from mcp import ClientSession
 from mcp.client.sse import sse_client
-from mcp.client.streamable_http import streamablehttp_client
+
+try:
+    from mcp.client.streamable_http import streamablehttp_client
+except ImportError:  # mcp 2.x renamed it, and yields the two streams alone
+    from mcp.client.streamable_http import streamable_http_client as streamablehttp_client
 
 from mcpchaos_env import start_backstop
 
@@ -36,24 +41,30 @@ async def session(url: str, sse: bool) -> None:
         async with sse_client(url) as (read, write):
             await converse(read, write)
         return
-    async with streamablehttp_client(url) as (read, write, _):
-        await converse(read, write)
+    async with streamablehttp_client(url) as streams:
+        await converse(streams[0], streams[1])
 
 
 async def converse(read, write) -> None:
     async with ClientSession(read, write) as s:
         init = await s.initialize()
-        print(f"initialized: {init.serverInfo.name} protocol {init.protocolVersion}", flush=True)
+        print(f"initialized: {field(init, 'serverInfo').name} protocol {field(init, 'protocolVersion')}", flush=True)
         tools = await s.list_tools()
         print("tools " + " ".join(t.name for t in tools.tools), flush=True)
         res = await s.call_tool("echo", {"text": "hello"})
-        print(f"result echo isError={res.isError}", flush=True)
+        print(f"result echo isError={field(res, 'isError')}", flush=True)
 
         async def progress(p: float, total: float | None, message: str | None) -> None:
             print(f"progress {p}/{total}", flush=True)
 
         res = await s.call_tool("slow", {"ms": 300, "steps": 3}, progress_callback=progress)
-        print(f"result slow isError={res.isError}", flush=True)
+        print(f"result slow isError={field(res, 'isError')}", flush=True)
+
+
+def field(obj, camel: str):
+    """obj's field by its 1.x name (serverInfo) or its 2.x one (server_info)."""
+    snake = "".join("_" + c.lower() if c.isupper() else c for c in camel)
+    return getattr(obj, camel) if hasattr(obj, camel) else getattr(obj, snake)
 
 
 def main() -> int:

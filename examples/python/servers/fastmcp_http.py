@@ -9,7 +9,8 @@ What it does
     shows it, for `mcpchaos test --url` and as the server of `test-client --server-url`.
     Its annotations are real types, not strings (no `from __future__ import annotations`):
     an older FastMCP (mcp 1.6.0's) finds the Context parameter by its type, and takes a
-    string annotation for a tool argument the client must give.
+    string annotation for a tool argument the client must give. On mcp 2.x, where FastMCP
+    is MCPServer and run() takes the address, it serves the same tools the same way.
 
 Usage
     python fastmcp_http.py --port 3000 [--transport streamable-http|sse]
@@ -18,7 +19,16 @@ Usage
 import argparse
 
 import anyio
-from mcp.server.fastmcp import Context, FastMCP
+
+try:
+    from mcp.server.fastmcp import Context, FastMCP
+
+    MCP2 = False
+except ModuleNotFoundError:  # mcp 2.x renamed FastMCP to MCPServer
+    from mcp.server.mcpserver import Context
+    from mcp.server.mcpserver import MCPServer as FastMCP
+
+    MCP2 = True
 
 
 def main() -> None:
@@ -26,7 +36,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--transport", choices=["streamable-http", "sse"], default="streamable-http")
     args = parser.parse_args()
-    mcp = FastMCP("fastmcp-http", host="127.0.0.1", port=args.port)
+    mcp = FastMCP("fastmcp-http") if MCP2 else FastMCP("fastmcp-http", host="127.0.0.1", port=args.port)
 
     @mcp.tool()
     async def echo(text: str = "") -> str:
@@ -43,7 +53,10 @@ def main() -> None:
             await anyio.sleep(ms / 1000)
         return "done"
 
-    mcp.run(transport=args.transport)
+    if MCP2:
+        mcp.run(transport=args.transport, host="127.0.0.1", port=args.port)
+    else:
+        mcp.run(transport=args.transport)
 
 
 if __name__ == "__main__":
