@@ -117,9 +117,42 @@ func httpClientVerdicts(overrides map[string]verdict) map[string]verdict {
 	return m
 }
 
-// sseClientVerdicts are the Python SDK's sse_client's (see below).
-var sseClientVerdicts = map[string]verdict{"session-expired": indet(),
-	"server-error": fail(reports.RuleClientHang), "connection-reset": fail(reports.RuleClientHang)}
+// What the servers make of the session scenarios. server-everything
+// answers a request under a session it ended, or never issued, 400
+// (unknown-session-not-404 on the server's side): a client never told
+// 404 for its session cannot be held to starting a new one, so
+// session-forgotten is indeterminate, and session-expired passes however
+// the client fails the call. FastMCP 4.2.3 answers 404, and none of these
+// clients starts a new session then: the warning no-new-session-after-404,
+// for a MUST the program at least saw fail. Over the stateless revision
+// (the Python 2.x and mcp-go clients against FastMCP 4) and the legacy
+// transport there is no session id at all.
+var (
+	noNewSession = pass(reports.RuleNoNewSession)
+	// toEverything are the session scenarios against server-everything.
+	toEverything = map[string]verdict{"session-forgotten": indet()}
+	// toFastMCP are those of a stateful client against FastMCP 4.2.3.
+	toFastMCP = map[string]verdict{"session-expired": noNewSession, "session-forgotten": noNewSession}
+	// sessionless are those of a session without an Mcp-Session-Id.
+	sessionless = map[string]verdict{"session-expired": indet(), "session-forgotten": indet()}
+	// noGetStream is get-stream-cut for a client that opens no GET stream
+	// (mcp-go's, unless asked; any client of the stateless revision).
+	noGetStream = map[string]verdict{"get-stream-cut": indet()}
+	// sseClientVerdicts are the Python SDK's sse_client's (see below).
+	sseClientVerdicts = with(sessionless, map[string]verdict{
+		"server-error": fail(reports.RuleClientHang), "connection-reset": fail(reports.RuleClientHang)})
+)
+
+// with is the union of verdict overrides, the later winning.
+func with(ms ...map[string]verdict) map[string]verdict {
+	out := map[string]verdict{}
+	for _, m := range ms {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
 
 // tsClient is proof/corpus/httpclients/ts_client.mjs on the TypeScript SDK
 // at version, copied beside that release's install so that its import
@@ -160,8 +193,8 @@ var httpClientCorpus = []httpCorpusClient{
 		name:    "typescript-sdk 1.16.0",
 		command: tsClient("1.16.0"),
 		runs: []httpClientRun{
-			{server: fastmcpServer, want: httpClientVerdicts(map[string]verdict{"result-stream-cut": late})},
-			{server: everythingServer, want: httpClientVerdicts(map[string]verdict{"result-stream-cut": late})},
+			{server: fastmcpServer, want: httpClientVerdicts(with(toFastMCP, map[string]verdict{"result-stream-cut": late}))},
+			{server: everythingServer, want: httpClientVerdicts(with(toEverything, map[string]verdict{"result-stream-cut": late}))},
 		},
 	},
 	{
@@ -170,8 +203,8 @@ var httpClientCorpus = []httpCorpusClient{
 		name:    "typescript-sdk 1.32.2",
 		command: tsClient("1.32.2"),
 		runs: []httpClientRun{
-			{server: fastmcpServer, want: httpClientVerdicts(map[string]verdict{"result-stream-cut": late})},
-			{server: everythingServer, want: httpClientVerdicts(nil)},
+			{server: fastmcpServer, want: httpClientVerdicts(with(toFastMCP, map[string]verdict{"result-stream-cut": late}))},
+			{server: everythingServer, want: httpClientVerdicts(toEverything)},
 		},
 	},
 	{
@@ -181,8 +214,8 @@ var httpClientCorpus = []httpCorpusClient{
 		name:    "python-sdk mcp 1.27.0",
 		command: pyClient(sdkEnv("py-mcp-1.27.0"), "py1_client.py"),
 		runs: []httpClientRun{
-			{server: fastmcpServer, want: httpClientVerdicts(map[string]verdict{"result-stream-cut": fail(reports.RuleClientHang)})},
-			{server: everythingServer, want: httpClientVerdicts(nil)},
+			{server: fastmcpServer, want: httpClientVerdicts(with(toFastMCP, map[string]verdict{"result-stream-cut": fail(reports.RuleClientHang)}))},
+			{server: everythingServer, want: httpClientVerdicts(toEverything)},
 		},
 	},
 	{
@@ -204,8 +237,8 @@ var httpClientCorpus = []httpCorpusClient{
 		name:    "python-sdk mcp 2.3.0",
 		command: pyClient(corpusPython, "py2_client.py"),
 		runs: []httpClientRun{
-			{server: fastmcpServer, want: httpClientVerdicts(map[string]verdict{"session-expired": indet()})},
-			{server: everythingServer, want: httpClientVerdicts(nil)},
+			{server: fastmcpServer, want: httpClientVerdicts(with(sessionless, noGetStream))},
+			{server: everythingServer, want: httpClientVerdicts(toEverything)},
 		},
 	},
 	{
@@ -213,10 +246,11 @@ var httpClientCorpus = []httpCorpusClient{
 		command: func(t *testing.T, root, _, tool, args string) []string {
 			return []string{mcpgoClient(t, root), tool, args}
 		},
-		// Against FastMCP 4 it speaks the stateless revision too.
+		// Against FastMCP 4 it speaks the stateless revision too; it opens
+		// no GET stream unless asked.
 		runs: []httpClientRun{
-			{server: fastmcpServer, want: httpClientVerdicts(map[string]verdict{"session-expired": indet()})},
-			{server: everythingServer, want: httpClientVerdicts(nil)},
+			{server: fastmcpServer, want: httpClientVerdicts(with(sessionless, noGetStream))},
+			{server: everythingServer, want: httpClientVerdicts(with(toEverything, noGetStream))},
 		},
 	},
 }
