@@ -81,6 +81,11 @@ type clientJudge struct {
 	// gluedBy is the fault whose truncated frame (no line ending) the next
 	// frame toward the client is read glued to: that frame never arrives.
 	gluedBy string
+	// serverGarbage is the first frame the server sent toward the client
+	// that is not a valid JSON-RPC message (a resumed stream replaying a
+	// priming event stored as {}): a client whose SDK logs the parse error
+	// and goes on is reporting the server's fault.
+	serverGarbage *reports.Evidence
 }
 
 // clientCall is one request the client sent to the server.
@@ -96,6 +101,7 @@ type clientCall struct {
 	// answerDropped says why an answer was not delivered. pending is the
 	// answer received from the server and not yet delivered.
 	answer        *reports.Evidence
+	deliveredUS   int64 // when the answer was written to the client
 	answerDropped string
 	pending       *reports.Evidence
 	// resumable says whether the answer last received came in an SSE
@@ -222,6 +228,10 @@ func (c *clientJudge) received(e *wire.Event) {
 		c.bySeq[e.Seq] = k
 		c.last = k
 	case "s2c":
+		if e.Problem != "" && e.Fault == "" && c.serverGarbage == nil {
+			ev := evidenceOf(e)
+			c.serverGarbage = &ev
+		}
 		switch e.Kind {
 		case "response", "error":
 			if k := c.calls[e.ID]; k != nil {
@@ -309,7 +319,7 @@ func (c *clientJudge) forwarded(e *wire.Event) {
 			return
 		}
 		if k.pending != nil {
-			k.answer, k.pending = k.pending, nil
+			k.answer, k.pending, k.deliveredUS = k.pending, nil, e.T
 			k.answer.Excerpt = fmt.Sprintf("the server's answer to %s (id %s), delivered to the client", k.method, k.id)
 		}
 		if c.calls[k.id] == k {
@@ -538,7 +548,7 @@ func (c *clientJudge) late(j *Judger, start int64) []reports.Finding {
 		s := fmt.Sprintf("its last request, %s (id %s)", k.method, k.id)
 		switch {
 		case k.answer != nil:
-			s += fmt.Sprintf(", was answered at %s: what it waited on after that was its own", words.Duration(k.answer.TUS))
+			s += fmt.Sprintf(", was answered at %s: what it waited on after that was its own", words.Duration(k.deliveredUS))
 			ev = append(ev, *k.answer)
 		case k.lostAt != nil:
 			why := k.dropped

@@ -549,6 +549,21 @@ func TestJudgeClientFindings(t *testing.T) {
 				Message: "Python exception anyio.ClosedResourceError on stderr; the client exited with status 0 on its own: its SDK caught the exception, but a task of its transport failed"}},
 		},
 		{
+			// server-everything's resumed GET stream replays its priming
+			// event stored as {}; the Python SDK 2.3.0 logs the pydantic
+			// ValidationError and goes on: the server's fault, reported.
+			name: "no finding: a traceback after the server sent a frame that is not a message, then exit 0",
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.reply("1")
+				b.replyRaw(`{}`)
+				b.cstderr(pyClosedResource...)
+				b.clientDone(0)
+				b.cexit(0)
+			},
+			notes: []string{"the client logged Python exception anyio.ClosedResourceError after the server had sent it a frame that is not a valid JSON-RPC message (seq 8: {}), and then exited 0 on its own: its SDK reporting the server's fault, not a crash"},
+		},
+		{
 			// Its stderr is read apart from its exit: a traceback may be
 			// recorded after the exit it came before.
 			name: "crash warning: the traceback recorded after the exit 0",

@@ -233,6 +233,15 @@ func (c *crashes) signatureFindings(j *Judger) []reports.Finding {
 				j.p.name, sigWords(cs.hit), times, words.Cut(cs.hit.caughtBy, 120)))
 			continue
 		}
+		if j.cl != nil && j.cl.exitedClean(pc) {
+			if g := j.cl.serverGarbage; g != nil && g.Seq < cs.hit.seq {
+				// The server sent what no SDK can parse; one that logs the
+				// parse error and goes on does its job.
+				j.notes.add(fmt.Sprintf("the client logged %s%s after the server had sent it a frame that is not a valid JSON-RPC message (seq %d: %s), and then exited 0 on its own: its SDK reporting the server's fault, not a crash",
+					sigWords(cs.hit), times, g.Seq, words.Cut(g.Excerpt, 60)))
+				continue
+			}
+		}
 		msg := fmt.Sprintf("%s on stderr%s; %s", sigWords(cs.hit), times, exitClause)
 		ev := []reports.Evidence{cs.hit.excerpt.evidence()}
 		if pc.exit != nil {

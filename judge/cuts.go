@@ -53,6 +53,9 @@ type cutTracker struct {
 	// exchange.
 	legacyCut map[string]*cutEvent
 	posts     map[int64]postAfterCut
+	// postTarget maps a POST's exchange to its request URI, for a message
+	// the proxy read off a POST begun before a cut of its session's stream.
+	postTarget map[int64]string
 	// standalone are the exchanges of the client's standalone GET
 	// streams.
 	standalone map[int64]bool
@@ -132,6 +135,8 @@ func (c *cutTracker) request(e *wire.Event) {
 		}
 	case "POST":
 		target, _, _ = strings.Cut(target, " ")
+		c.postTarget = bounded(c.postTarget)
+		c.postTarget[e.Exchange] = target
 		if cut := c.legacyCut[target]; cut != nil {
 			c.posts = bounded(c.posts)
 			c.posts[e.Exchange] = postAfterCut{cut: cut, raced: e.T-cut.ev.TUS < raceWindow}
@@ -146,6 +151,20 @@ func (c *cutTracker) received(e *wire.Event) {
 	}
 	c.eventExchange = bounded(c.eventExchange)
 	c.eventExchange[e.EventID] = e.Exchange
+}
+
+// inFlightAt returns the cut of the legacy session a POST on exchange went
+// to, when the POST began before that cut and its message was read after
+// it: in flight at the cut, as the session's open requests were.
+func (c *cutTracker) inFlightAt(exchange int64) *cutEvent {
+	if _, after := c.posts[exchange]; after {
+		return nil // judged by what the server answered the POST
+	}
+	target, ok := c.postTarget[exchange]
+	if !ok {
+		return nil
+	}
+	return c.legacyCut[target]
 }
 
 // accepted returns the cut of the legacy session a POST on exchange went
@@ -219,6 +238,15 @@ func (t *tracker) cutExchange(cut *cutEvent, exchange int64) {
 		if r.cut == nil {
 			r.cut = cut
 		}
+	}
+}
+
+// inFlightAtCut marks the request received as seq, whose message was
+// read after cut ended its legacy session's stream though its POST began
+// before: in flight at the cut, it could not be answered either.
+func (t *tracker) inFlightAtCut(seq int64, cut *cutEvent) {
+	if f := t.pending[seq]; f != nil && f.kind == frameRequest && f.cut == nil {
+		f.cut = cut
 	}
 }
 

@@ -131,6 +131,20 @@ func TestCutsAreTheFaultsDoing(t *testing.T) {
 			b.at(5).cut(1, wire.CutBoth)
 			b.at(50).legacyPost(2, "/message?sessionId=a", call(1), 202)
 		}, nil, "cut the legacy transport's session stream"},
+		{"one whose POST began before the cut and was read after it was in flight at the cut", func(b *tb) {
+			// FastMCP of mcp 1.6.0 under get-stream-dropped, under load: the
+			// POST's head reached the proxy 2 ms before the cut, its body 2
+			// ms after.
+			b.legacyStream(1, "/message?sessionId=a")
+			b.at(3).add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "POST /message?sessionId=a"})
+			b.at(5).cut(1, wire.CutBoth)
+			m := wire.Classify([]byte(call(1)))
+			e := wire.Event{Type: wire.EventReceived, Exchange: 2}
+			e.SetMessage(wire.ToServer, &m)
+			seq := b.at(7).add(e)
+			b.add(wire.Event{Type: wire.EventForwarded, Dir: "c2s", Of: seq, Exchange: 2})
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, Status: 202})
+		}, nil, "cut the legacy transport's session stream"},
 		{"one sent to another session is owed as any", func(b *tb) {
 			b.legacyStream(1, "/message?sessionId=a")
 			b.at(5).cut(1, wire.CutBoth)

@@ -196,6 +196,11 @@ func (j *Judger) add(e *wire.Event) {
 		}
 		j.ct.received(e)
 		j.received(e)
+		if e.Dir == j.p.in && e.Kind == "request" && e.Exchange != 0 {
+			if cut := j.ct.inFlightAt(e.Exchange); cut != nil {
+				j.tr.inFlightAtCut(e.Seq, cut)
+			}
+		}
 		if cl != nil {
 			cl.received(e)
 		}

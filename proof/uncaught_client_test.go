@@ -19,9 +19,9 @@ import (
 // once judged a crash (python:MCPError, python:RemoteProtocolError,
 // python:ReadError, node:McpError, node:TypeError for "fetch failed"). No
 // error; every scenario passes but those that say why they could not fail:
-// session-expired and session-forgotten against FastMCP's client, which
-// speaks the stateless 2026-07-28 revision with no session to end or
-// forget, and progress-before-response against the TypeScript script,
+// session-expired, session-forgotten and get-stream-cut against FastMCP's
+// client, which speaks the stateless 2026-07-28 revision with no session to
+// end or forget and no GET stream to cut, and progress-before-response against the TypeScript script,
 // whose call asks for no progress. Told 404 for its session, the
 // TypeScript script starts no new session: the warning
 // no-new-session-after-404, in both of those scenarios.
@@ -38,7 +38,7 @@ func TestUncaughtClientsFailCleanly(t *testing.T) {
 		noNewSession bool
 	}{
 		{"fastmcp-4.2.3", []string{filepath.Join(dir, "py/bin/python"), filepath.Join(root, "proof", "corpus", "fastmcp_client.py")},
-			map[string]string{"session-expired": "http", "session-forgotten": "http"}, false},
+			map[string]string{"session-expired": "http", "session-forgotten": "http", "get-stream-cut": "http"}, false},
 		{"typescript-sdk-1.32.2", []string{node, filepath.Join(root, "examples", "typescript", "uncaught_client.mjs")},
 			map[string]string{"progress-before-response": "any"}, true},
 	} {

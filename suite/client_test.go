@@ -124,8 +124,8 @@ func runClientMatrix(t *testing.T, mode string, scenarios []faults.Scenario) (*r
 		Self:      []string{mcpchaosBin},
 		Scenarios: scenarios,
 		Seed:      1,
-		Deadline:  3 * time.Second,
-		HangAfter: 3 * time.Second, // the planted hangs are stopped at the deadline
+		Deadline:  6 * time.Second, // slow-server holds answers 2s: a loaded machine needs the margin
+		HangAfter: 6 * time.Second, // the planted hangs are stopped at the deadline
 		Grace:     time.Second,
 		Parallel:  2,
 	}

@@ -184,7 +184,7 @@ func TestHTTPPlantedBugClients(t *testing.T) {
 		bin := filepath.Join(examplesDir, tc.name)
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			report := runHTTPClient(t, []string{bin}, 4*time.Second)
+			report := runHTTPClient(t, []string{bin}, 6*time.Second)
 			if diff := cmp.Diff(tc.want, summarize(report.Findings)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s\n%s", diff, reportText(report))
 			}
@@ -196,7 +196,7 @@ func TestHTTPPlantedBugClients(t *testing.T) {
 		})
 		t.Run(tc.name+"-fixed", func(t *testing.T) {
 			t.Parallel()
-			report := runHTTPClient(t, []string{bin, "--fixed"}, 4*time.Second)
+			report := runHTTPClient(t, []string{bin, "--fixed"}, 6*time.Second)
 			if diff := cmp.Diff(tc.wantFixed, summarize(report.Findings)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s\n%s", diff, reportText(report))
 			}
