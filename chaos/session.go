@@ -122,6 +122,11 @@ func Start(ctx context.Context, cfg Config, clientIn io.Reader, clientOut io.Wri
 	if s.plan != nil && s.plan.Empty() {
 		s.plan = nil
 	}
+	if s.plan != nil {
+		// One pump reads each direction: the plan may count most
+		// messages without a lock.
+		s.plan.Serial()
+	}
 	s.writers[wire.ToServer] = newEndWriter(proc.Stdin, func() error {
 		proc.CloseStdin()
 		return nil
