@@ -34,12 +34,16 @@ func (s *session) pump(dir wire.Direction, src io.Reader) error {
 		// they come, so that its size costs no memory.
 		maxLine = readBuffer
 	}
-	lr := newLineReader(flushBeforeRead{src, func() {
+	idle, _ := s.rec.(idleFlusher)
+	lr := newLineReader(src, maxLine, func() {
+		// About to read, and maybe to wait: nothing queued waits on a
+		// peer, and the frames borrowed from the buffer are written
+		// before it is reused.
 		s.flush(dir)
-		if f, ok := s.rec.(idleFlusher); ok {
-			f.flushIdle()
+		if idle != nil {
+			idle.flushIdle()
 		}
-	}}, maxLine)
+	})
 	for {
 		f, err := lr.next()
 		if len(f.raw) > 0 {
@@ -79,7 +83,7 @@ func (s *session) handle(dir wire.Direction, f frame) {
 		return
 	}
 	if s.passThrough() || s.unwatched(dir, f.raw) {
-		s.forward(dir, f.raw, 0)
+		s.forwardFrame(dir, f.raw, 0, "")
 		return
 	}
 	// One pump reads each direction, so each reuses one Message and one
@@ -108,7 +112,7 @@ func (s *session) handle(dir wire.Direction, f frame) {
 	}
 	if s.plan == nil {
 		if _, ok := s.forwardPaired(dir, m); !ok {
-			s.forward(dir, m.Raw, s.recordMessage(wire.EventReceived, dir, m, "", 0))
+			s.forwardFrame(dir, m.Raw, s.recordMessage(wire.EventReceived, dir, m, "", 0), "")
 		}
 		return
 	}
@@ -122,17 +126,24 @@ func (s *session) handle(dir wire.Direction, f frame) {
 			s.afterForward(dir, m, step, seq)
 			return
 		}
+		if s.rec == nil {
+			// What the long way below comes to for a frame no fault
+			// touches, nothing records and nothing held can join.
+			s.forwardFrame(dir, m.Raw, 0, "")
+			s.afterForward(dir, m, step, 0)
+			return
+		}
 	}
 	seq := s.recordMessage(wire.EventReceived, dir, m, "", 0)
 	o := s.apply(firings, dir, m.Raw, seq, false)
 	// An id fault's rewrite, or an answer translated back to the id its
 	// request's sender gave, goes on instead of the bytes received.
-	raw, note := m.Raw, step.RewriteNote
+	raw, note, received := m.Raw, step.RewriteNote, true
 	if step.Rewritten != nil {
-		raw = step.Rewritten
+		raw, received = step.Rewritten, false
 	}
 	if o.Rewrite != nil {
-		raw, note = o.Rewrite, "rewritten by fault "+o.RewriteBy
+		raw, note, received = o.Rewrite, "rewritten by fault "+o.RewriteBy, false
 	}
 	switch {
 	case o.Dropped != "":
@@ -145,9 +156,12 @@ func (s *session) handle(dir wire.Direction, f frame) {
 	case s.holdWith(dir, m, seq):
 		// More progress for a token whose progress is held until its answer.
 	default:
-		if o.Fragment != nil {
+		switch {
+		case o.Fragment != nil:
 			s.forwardPieces(dir, raw, seq, o.Fragment)
-		} else {
+		case received:
+			s.forwardFrame(dir, raw, seq, note)
+		default:
 			s.forwardAs(dir, raw, seq, note)
 		}
 		for range o.Copies {
@@ -189,7 +203,7 @@ func (s *session) forwardPaired(dir wire.Direction, m *wire.Message) (seq int64,
 		return 0, false
 	}
 	seq = pr.RecordForwarded(dir, m)
-	if lost, err := s.writers[dir].put(m.Raw, seq); err != nil {
+	if lost, err := s.writers[dir].putFrame(m.Raw, seq); err != nil {
 		s.writeFailed(dir, lost, err)
 	}
 	return seq, true
@@ -254,18 +268,6 @@ func (s *session) handlePiece(dir wire.Direction, f frame) {
 	s.forward(dir, f.raw, seq)
 }
 
-// flushBeforeRead flushes the pump's writer whenever the pump is about to
-// read, which is the moment it might block: nothing queued waits on a peer.
-type flushBeforeRead struct {
-	r     io.Reader
-	flush func()
-}
-
-func (f flushBeforeRead) Read(p []byte) (int, error) {
-	f.flush()
-	return f.r.Read(p)
-}
-
 // forward writes a received frame on, unless a stall outlives the session or
 // the pipe is closed, in which case the frame is recorded as dropped.
 func (s *session) forward(dir wire.Direction, raw []byte, seq int64) {
@@ -276,6 +278,17 @@ func (s *session) forward(dir wire.Direction, raw []byte, seq int64) {
 // with a note, the forwarded event records the bytes written and says why,
 // so that the transcript holds what each peer got.
 func (s *session) forwardAs(dir wire.Direction, raw []byte, seq int64, note string) {
+	s.forwardOn(dir, raw, seq, note, false)
+}
+
+// forwardFrame is forwardAs for the frame the pump of dir has just read,
+// which the writer may take from the pump's buffer without copying it.
+// Only that pump may call it.
+func (s *session) forwardFrame(dir wire.Direction, raw []byte, seq int64, note string) {
+	s.forwardOn(dir, raw, seq, note, true)
+}
+
+func (s *session) forwardOn(dir wire.Direction, raw []byte, seq int64, note string, borrowed bool) {
 	if s.gates[dir].stalled() {
 		s.flush(dir) // what came before the stall is not held by it
 		if !s.gates[dir].wait(s.done) {
@@ -283,7 +296,12 @@ func (s *session) forwardAs(dir wire.Direction, raw []byte, seq int64, note stri
 			return
 		}
 	}
-	if lost, err := s.writers[dir].put(raw, seq); err != nil {
+	w := s.writers[dir]
+	put := w.put
+	if borrowed {
+		put = w.putFrame
+	}
+	if lost, err := put(raw, seq); err != nil {
 		s.writeFailed(dir, lost, err)
 		return
 	}

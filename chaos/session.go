@@ -394,7 +394,7 @@ func (s *session) drainStderr() {
 // drainLog records each line of a log stream as a stderr event; pipe
 // names it when it is not stderr.
 func drainLog(r io.Reader, rec Recorder, pass io.Writer, pipe string) {
-	lr := newLineReader(r, 64<<10)
+	lr := newLineReader(r, 64<<10, nil)
 	for {
 		f, err := lr.next()
 		if len(f.raw) > 0 {
