@@ -49,7 +49,7 @@ const writeBuffer = 64 << 10
 func (e *endWriter) put(b []byte, seq int64) (lost []int64, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.putLocked(b, seq)
+	return e.putLocked(b, seq, 1)
 }
 
 // putFrame queues a frame without copying it: b must stay unchanged until
@@ -57,21 +57,40 @@ func (e *endWriter) put(b []byte, seq int64) (lost []int64, err error) {
 // flushes before it reads again). A frame that follows the one before it
 // in that buffer joins it in one write.
 func (e *endWriter) putFrame(b []byte, seq int64) (lost []int64, err error) {
+	return e.putFrames(b, seq, 1)
+}
+
+// putFrames is putFrame for n frames recorded together, whose received
+// events are seq, seq+2...: the frames of one read of a session whose
+// frames nobody reads.
+func (e *endWriter) putFrames(b []byte, seq int64, n int) (lost []int64, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed.Load() {
-		return []int64{seq}, errPipeClosed
+		return framesOf(nil, seq, n), errPipeClosed
 	}
 	switch {
 	case len(e.run) > 0 && follows(e.run, b):
 		e.run = e.run[:len(e.run)+len(b)]
 	case len(e.run) > 0 || len(b) == 0 || e.pace.Load() != nil:
-		return e.putLocked(b, seq)
+		return e.putLocked(b, seq, n)
 	default:
 		e.run = b
 	}
-	e.pending = append(e.pending, seq)
+	e.pending = framesOf(e.pending, seq, n)
 	return nil, nil
+}
+
+// framesOf appends the seqs of n frames recorded together from seq; a
+// frame not recorded has seq 0.
+func framesOf(seqs []int64, seq int64, n int) []int64 {
+	if seq == 0 {
+		return append(seqs, 0)
+	}
+	for i := range n {
+		seqs = append(seqs, seq+2*int64(i))
+	}
+	return seqs
 }
 
 // follows reports whether b starts where run ends, in the same array.
@@ -92,11 +111,11 @@ func (e *endWriter) spill() error {
 	return err
 }
 
-func (e *endWriter) putLocked(b []byte, seq int64) (lost []int64, err error) {
+func (e *endWriter) putLocked(b []byte, seq int64, n int) (lost []int64, err error) {
 	if e.closed.Load() {
-		return []int64{seq}, errPipeClosed
+		return framesOf(nil, seq, n), errPipeClosed
 	}
-	e.pending = append(e.pending, seq)
+	e.pending = framesOf(e.pending, seq, n)
 	if err := e.spill(); err != nil {
 		return e.fail(err)
 	}

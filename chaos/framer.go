@@ -34,8 +34,9 @@ type lineReader struct {
 	err        error // the read error, returned once the bytes before it are
 	max        int
 	// beforeRead, when not nil, is called before the buffer's bytes move
-	// or are overwritten, which is also the moment the reader may block.
-	beforeRead func()
+	// or are overwritten, which is also the moment the reader may block;
+	// afterRead once a read has returned bytes.
+	beforeRead, afterRead func()
 	// parts holds copies of the pieces of a line longer than the read
 	// buffer, joined once the line ends: growing one buffer as pieces came
 	// copied a 64 MiB line about five times over.
@@ -58,13 +59,24 @@ const maxEmptyReads = 100
 // next returns the next frame. At the end of the stream it returns the final
 // unterminated bytes (if any) with a nil error, then a zero frame with the
 // read error.
-func (l *lineReader) next() (frame, error) {
+func (l *lineReader) next() (frame, error) { return l.read(false) }
+
+// run is next for a caller that treats lines alike: the frame it returns
+// holds every whole line the buffer holds, one or more, so that they are
+// handled at once. A line longer than the buffer, and the unterminated end
+// of the stream, come as next returns them.
+func (l *lineReader) run() (frame, error) { return l.read(true) }
+
+func (l *lineReader) read(all bool) (frame, error) {
 	if l.size > 0 {
 		clear(l.parts)
 		l.parts, l.size = l.parts[:0], 0
 	}
 	for empty := 0; ; {
 		if i := bytes.IndexByte(l.buf[l.start:l.end], '\n'); i >= 0 {
+			if all && l.size == 0 {
+				i = bytes.LastIndexByte(l.buf[l.start:l.end], '\n')
+			}
 			line := l.buf[l.start : l.start+i+1]
 			l.start += i + 1
 			if l.size == 0 {
@@ -112,6 +124,9 @@ func (l *lineReader) next() (frame, error) {
 			}
 		default:
 			empty = 0
+		}
+		if n > 0 && l.afterRead != nil {
+			l.afterRead()
 		}
 	}
 }

@@ -44,8 +44,16 @@ func (s *session) pump(dir wire.Direction, src io.Reader) error {
 			idle.flushIdle()
 		}
 	})
+	lr.afterRead = func() { s.arrivals[dir].left = 0 }
 	for {
-		f, err := lr.next()
+		var f frame
+		var err error
+		if s.unread() {
+			// Nothing reads a frame: the frames of one read go as one.
+			f, err = lr.run()
+		} else {
+			f, err = lr.next()
+		}
 		if len(f.raw) > 0 {
 			s.handle(dir, f)
 		}
@@ -86,10 +94,38 @@ func (s *session) handle(dir wire.Direction, f frame) {
 		s.forwardFrame(dir, f.raw, 0, "")
 		return
 	}
+	if s.unread() {
+		if _, ok := s.forwardPaired(dir, f.raw, countFrames(f.raw)); ok {
+			return
+		}
+	}
+	// One frame at a time from here: lines read as one run are cut apart.
+	for rest := f.raw; len(rest) > 0; {
+		end := bytes.IndexByte(rest, '\n') + 1
+		if end == 0 {
+			end = len(rest)
+		}
+		s.handleFrame(dir, rest[:end])
+		rest = rest[end:]
+	}
+}
+
+// countFrames is how many frames raw, one or more whole lines but for the
+// unterminated end of a stream, holds.
+func countFrames(raw []byte) int {
+	n := bytes.Count(raw, []byte{'\n'})
+	if raw[len(raw)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// handleFrame relays one frame, raw, as the plan and the session say.
+func (s *session) handleFrame(dir wire.Direction, raw []byte) {
 	// One pump reads each direction, so each reuses one Message and one
 	// Step: nothing keeps them past this call.
 	m := &s.msgs[dir]
-	*m = wire.Classify(f.raw)
+	*m = wire.Classify(raw)
 	if dir == wire.ToServer && m.Era != wire.EraUnknown {
 		// The latest word wins: a client may try server/discover and fall
 		// back to initialize.
@@ -111,7 +147,8 @@ func (s *session) handle(dir wire.Direction, f frame) {
 		return
 	}
 	if s.plan == nil {
-		if _, ok := s.forwardPaired(dir, m); !ok {
+		if _, ok := s.forwardPaired(dir, m.Raw, 1); !ok {
+			s.arrivals[dir].left = 0 // the long way may wait
 			s.forwardFrame(dir, m.Raw, s.recordMessage(wire.EventReceived, dir, m, "", 0), "")
 		}
 		return
@@ -122,7 +159,7 @@ func (s *session) handle(dir wire.Direction, f frame) {
 	// fault touches is recorded with its forwarding in one turn.
 	firings := s.plan.Decide(faults.Before, step)
 	if len(firings) == 0 && step.Rewritten == nil && step.RewriteNote == "" && !s.holding() {
-		if seq, ok := s.forwardPaired(dir, m); ok {
+		if seq, ok := s.forwardPaired(dir, m.Raw, 1); ok {
 			s.afterForward(dir, m, step, seq)
 			return
 		}
@@ -134,6 +171,7 @@ func (s *session) handle(dir wire.Direction, f frame) {
 			return
 		}
 	}
+	s.arrivals[dir].left = 0 // the long way may wait
 	seq := s.recordMessage(wire.EventReceived, dir, m, "", 0)
 	o := s.apply(firings, dir, m.Raw, seq, false)
 	// An id fault's rewrite, or an answer translated back to the id its
@@ -185,28 +223,54 @@ func (s *session) afterForward(dir wire.Direction, m *wire.Message, step *faults
 
 func (s *session) decideAfter(dir wire.Direction, m *wire.Message, step *faults.Step, seq int64) {
 	if after := s.plan.Decide(faults.After, step); len(after) > 0 {
-		s.flush(dir) // "after forwarding" means the peer can read it
+		s.arrivals[dir].left = 0 // what they do may wait
+		s.flush(dir)             // "after forwarding" means the peer can read it
 		s.apply(after, dir, m.Raw, seq, true)
 	}
 }
 
-// forwardPaired forwards m, which no fault touches, recording its received
-// and forwarded events as one pair when the recorder can: the forwarded
-// event goes in before the frame reaches the writer, as it does for every
-// frame a flush carries later, and a write that fails records the frame
-// dropped after it, as for those. It reports false, having done nothing,
-// when m must go the long way: no pair recorder, or a closed or stalled
+// forwardPaired forwards the n frames in raw the pump of dir has just read,
+// which no fault touches, recording each one's received and forwarded
+// events as one pair when the recorder can: the forwarded events go in
+// before the frames reach the writer, as they do for every frame a flush
+// carries later, and a write that fails records the frames dropped after
+// them, as for those. It reports false, having done nothing, when the
+// frames must go the long way: no pair recorder, or a closed or stalled
 // pipe.
-func (s *session) forwardPaired(dir wire.Direction, m *wire.Message) (seq int64, ok bool) {
+func (s *session) forwardPaired(dir wire.Direction, raw []byte, n int) (seq int64, ok bool) {
 	pr, ok := s.rec.(pairRecorder)
 	if !ok || s.writers[dir].closed.Load() || s.gates[dir].stalled() {
 		return 0, false
 	}
-	seq = pr.RecordForwarded(dir, m)
-	if lost, err := s.writers[dir].putFrame(m.Raw, seq); err != nil {
+	seq = pr.RecordForwarded(dir, raw, n, s.arrival(dir))
+	if lost, err := s.writers[dir].putFrames(raw, seq, n); err != nil {
 		s.writeFailed(dir, lost, err)
 	}
 	return seq, true
+}
+
+// arrivalClock is the time a pump stamps the frames it relays untouched,
+// read once for many of them: reading the clock cost as much as the rest
+// of recording a frame. The time is the latest read's (when the frame
+// arrived whole), read again after every arrivalReuse frames, and after
+// anything but the relay of an untouched frame (which may have waited:
+// a fault, a stall, a blocked write).
+type arrivalClock struct {
+	at   int64
+	left int // frames that may still use at
+}
+
+const arrivalReuse = 256
+
+// arrival is the time to record the frame the pump of dir relays now. Only
+// that pump may call it.
+func (s *session) arrival(dir wire.Direction) int64 {
+	c := &s.arrivals[dir]
+	if c.left == 0 {
+		c.at, c.left = s.rec.Now(), arrivalReuse
+	}
+	c.left--
+	return c.at
 }
 
 // splice relays dir without the bytes entering our memory, when both of its
@@ -251,6 +315,16 @@ func (s *session) unwatched(dir wire.Direction, raw []byte) bool {
 }
 
 var injectIDPrefix = []byte(wire.InjectIDPrefix)
+
+// unread reports whether the frames of the session can be recorded and
+// forwarded without reading what they are: no plan weighs them (nor
+// injects requests whose answers would be swallowed), and no liveness
+// probe needs the era they say or has been sent, whose answer would be. The
+// transcript then holds each frame as it came, and its reader classifies
+// it (transcript format 3).
+func (s *session) unread() bool {
+	return s.plan == nil && !s.cfg.Probes && s.probes.Load() == 0
+}
 
 // handlePiece relays a piece of a line longer than MaxLine unclassified and
 // untouched by faults, recording its bytes so nothing is lost from the record.

@@ -156,7 +156,8 @@ func (h *Session) Done() <-chan struct{} { return h.done }
 // travelling in dir: ping in the stateful era, server/discover in the
 // stateless one (which has no ping). Its answer is recorded and swallowed.
 // why goes into the transcript. The session must have been started with
-// Config.Probes, or with a plan or a recorder, for the probe to know the era.
+// Config.Probes, or with a plan, for the probe to know the era: a session
+// that only records does not read its frames (transcript format 3).
 func (h *Session) Probe(dir wire.Direction, why string) {
 	h.s.probe(dir, why)
 }
@@ -169,10 +170,12 @@ type session struct {
 	clientIn io.Reader
 
 	writers [3]*endWriter // indexed by the direction they write in
-	// msgs and steps are the pumps' scratch, one of each per direction.
-	msgs  [3]wire.Message
-	steps [3]faults.Step
-	gates [3]stallGate
+	// msgs, steps and arrivals are the pumps' own, one of each per
+	// direction.
+	msgs     [3]wire.Message
+	steps    [3]faults.Step
+	arrivals [3]arrivalClock
+	gates    [3]stallGate
 	// halfClosed marks a direction whose read end a fault closed, so its
 	// pump's read error is not mistaken for the peer going away.
 	halfClosed [3]atomic.Bool
