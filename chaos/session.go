@@ -133,6 +133,9 @@ func Start(ctx context.Context, cfg Config, clientIn io.Reader, clientOut io.Wri
 	})
 	s.writers[wire.ToClient] = newEndWriter(clientOut, closerOf(clientOut))
 	s.writers[wire.ToServer].done, s.writers[wire.ToClient].done = s.done, s.done
+	for dir := range s.batches {
+		s.batches[dir] = make([]wire.Message, 0, classifyBatch)
+	}
 	s.useClock()
 	s.recordStart()
 	h := &Session{s: s, done: make(chan struct{})}
@@ -170,9 +173,9 @@ type session struct {
 	clientIn io.Reader
 
 	writers [3]*endWriter // indexed by the direction they write in
-	// msgs, steps and arrivals are the pumps' own, one of each per
+	// batches, steps and arrivals are the pumps' own, one of each per
 	// direction.
-	msgs     [3]wire.Message
+	batches  [3][]wire.Message
 	steps    [3]faults.Step
 	arrivals [3]arrivalClock
 	gates    [3]stallGate
