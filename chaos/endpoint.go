@@ -70,9 +70,13 @@ func (e *endWriter) putFrames(b []byte, seq int64, n int) (lost []int64, err err
 		return framesOf(nil, seq, n), errPipeClosed
 	}
 	switch {
+	case len(b) == 0 || e.pace.Load() != nil && e.pacing() != nil:
+		// A throttle paces every frame from the moment it is set, the
+		// next frame of a run too.
+		return e.putLocked(b, seq, n)
 	case len(e.run) > 0 && follows(e.run, b):
 		e.run = e.run[:len(e.run)+len(b)]
-	case len(e.run) > 0 || len(b) == 0 || e.pace.Load() != nil:
+	case len(e.run) > 0:
 		return e.putLocked(b, seq, n)
 	default:
 		e.run = b

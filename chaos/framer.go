@@ -74,7 +74,7 @@ func (l *lineReader) read(all bool) (frame, error) {
 	}
 	for empty := 0; ; {
 		if i := bytes.IndexByte(l.buf[l.start:l.end], '\n'); i >= 0 {
-			if all && l.size == 0 {
+			if all && l.size == 0 && l.partial == 0 {
 				i = bytes.LastIndexByte(l.buf[l.start:l.end], '\n')
 			}
 			line := l.buf[l.start : l.start+i+1]

@@ -131,3 +131,52 @@ func TestFailedWriteLosesTheQueuedFrames(t *testing.T) {
 type failingWriter struct{}
 
 func (failingWriter) Write(p []byte) (int, error) { return 0, io.ErrClosedPipe }
+
+// A run holds whole lines only: the end of a line over the cap comes as
+// its last piece, and the lines after it in the same read as lines.
+func TestRunsEndAnOverlongLineAlone(t *testing.T) {
+	// Pieces are cut from lines longer than the read buffer.
+	long := strings.Repeat("y", 3*readBuffer+5) + "\n"
+	in := long + "a\n" + "b\n" + long + "c\n"
+	lr := newLineReader(strings.NewReader(in), 1000, nil)
+	var pieces, lines []string
+	for {
+		f, err := lr.run()
+		switch {
+		case f.part > 0:
+			pieces = append(pieces, string(f.raw))
+		case len(f.raw) > 0:
+			lines = append(lines, strings.SplitAfter(string(f.raw), "\n")...)
+		}
+		if err != nil {
+			break
+		}
+	}
+	if got := strings.Join(pieces, ""); got != long+long {
+		t.Errorf("the over-long lines' pieces hold %d bytes; want %d", len(got), 2*len(long))
+	}
+	for _, p := range pieces {
+		if strings.Count(p, "\n") > 1 || (strings.Contains(p, "\n") && !strings.HasSuffix(p, "\n")) {
+			t.Errorf("a piece holds more than the end of its line: %.40q...", p)
+		}
+	}
+	if diff := cmp.Diff([]string{"a\n", "b\n", "", "c\n", ""}, lines); diff != "" {
+		t.Errorf("lines after the over-long ones (-want +got):\n%s", diff)
+	}
+}
+
+// A throttle set while frames of a read wait to be written paces the next
+// one of them: it goes out at once, paced, after those before it.
+func TestThrottleSetMidRunPacesTheNextFrame(t *testing.T) {
+	read := []byte("{\"id\":1}\n{\"id\":2}\n")
+	var w writeCounter
+	e := newEndWriter(&w, nil)
+	e.putFrame(read[:9], 1)
+	e.setPace(1<<30, 0, nil)
+	if _, err := e.putFrame(read[9:], 2); err != nil {
+		t.Fatal(err)
+	}
+	if w.String() != string(read) {
+		t.Errorf("before the flush the peer got %q; want both frames, the second paced", w.String())
+	}
+}
