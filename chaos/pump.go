@@ -110,6 +110,8 @@ func (s *session) handle(dir wire.Direction, f frame) {
 			for i := range batch {
 				s.handleFrame(dir, &batch[i])
 			}
+			// Handled: a long line the batch holds is garbage now.
+			clear(batch)
 			batch = batch[:0]
 		}
 	}
