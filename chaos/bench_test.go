@@ -196,8 +196,8 @@ func BenchmarkLatency(b *testing.B) {
 // directions of a session).
 func BenchmarkRecord(b *testing.B) {
 	raw := []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("x", 120) + `"}}}` + "\n")
-	m := wire.Classify(raw)
-	record := func(r *JSONLRecorder) { r.RecordForwarded(wire.ToServer, &m) }
+	// What the relay records with no plan: the frame, unread.
+	record := func(r *JSONLRecorder) { r.RecordForwarded(wire.ToServer, raw, 1, r.Now()) }
 	b.Run("serial", func(b *testing.B) {
 		r := NewJSONLRecorder(io.Discard)
 		b.SetBytes(int64(len(raw)))

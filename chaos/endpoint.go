@@ -11,17 +11,22 @@ import (
 
 var errPipeClosed = errors.New("pipe closed")
 
-// endWriter is the writing side toward one peer. Frames are queued in a
-// buffer and flushed when the pump that feeds it is about to block on a read,
-// so a burst costs one write system call while a lone frame goes out at once.
+// endWriter is the writing side toward one peer. Frames are queued and
+// flushed when the pump that feeds it is about to block on a read, so a
+// burst costs one write system call while a lone frame goes out at once.
 // Writes of whole frames are serialized, so an injected frame never lands
 // inside a relayed one. Closing does not take the lock: it must be able to
 // interrupt a write that a peer which stopped reading has blocked.
+//
+// The queue is buf's bytes, then run's. run is frames the pump relays as
+// they lie in its read buffer (see putFrame): the frames of one read, side
+// by side, go out in one write straight from there, never copied.
 type endWriter struct {
 	mu      sync.Mutex
 	w       io.Writer // what buf writes to
 	buf     *bufio.Writer
-	pending []int64 // transcript seqs of the frames in buf
+	run     []byte  // borrowed from the pump's read buffer; after buf
+	pending []int64 // transcript seqs of the frames in buf and run
 	closer  func() error
 	closed  atomic.Bool
 	// done ends the pauses of paced and fragmented writes (the session's
@@ -39,15 +44,85 @@ func newEndWriter(w io.Writer, closer func() error) *endWriter {
 // written straight through.
 const writeBuffer = 64 << 10
 
-// put queues a frame. When the write fails, lost lists the frames that never
-// reached the peer (this one included).
+// put queues a copy of a frame. When the write fails, lost lists the frames
+// that never reached the peer (this one included).
 func (e *endWriter) put(b []byte, seq int64) (lost []int64, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	return e.putLocked(b, seq, 1)
+}
+
+// putFrame queues a frame without copying it: b must stay unchanged until
+// the next flush, as the frames of the pump's read buffer do (the pump
+// flushes before it reads again). A frame that follows the one before it
+// in that buffer joins it in one write.
+func (e *endWriter) putFrame(b []byte, seq int64) (lost []int64, err error) {
+	return e.putFrames(b, seq, 1)
+}
+
+// putFrames is putFrame for n frames recorded together, whose received
+// events are seq, seq+2...: the frames of one read of a session whose
+// frames nobody reads.
+func (e *endWriter) putFrames(b []byte, seq int64, n int) (lost []int64, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if e.closed.Load() {
-		return []int64{seq}, errPipeClosed
+		return framesOf(nil, seq, n), errPipeClosed
 	}
-	e.pending = append(e.pending, seq)
+	switch {
+	case len(b) == 0 || e.pace.Load() != nil && e.pacing() != nil:
+		// A throttle paces every frame from the moment it is set, the
+		// next frame of a run too.
+		return e.putLocked(b, seq, n)
+	case len(e.run) > 0 && follows(e.run, b):
+		e.run = e.run[:len(e.run)+len(b)]
+	case len(e.run) > 0:
+		return e.putLocked(b, seq, n)
+	default:
+		e.run = b
+	}
+	e.pending = framesOf(e.pending, seq, n)
+	return nil, nil
+}
+
+// framesOf appends the seqs of n frames recorded together from seq; a
+// frame not recorded has seq 0.
+func framesOf(seqs []int64, seq int64, n int) []int64 {
+	if seq == 0 {
+		return append(seqs, 0)
+	}
+	for i := range n {
+		seqs = append(seqs, seq+2*int64(i))
+	}
+	return seqs
+}
+
+// follows reports whether b starts where run ends, in the same array.
+func follows(run, b []byte) bool {
+	n := len(run)
+	return len(b) > 0 && cap(run)-n >= len(b) && &run[:n+1][n] == &b[0]
+}
+
+// spill moves the borrowed run into buf, so that what is queued next goes
+// after it, whatever writes it. e.mu is held.
+func (e *endWriter) spill() error {
+	if len(e.run) == 0 {
+		return nil
+	}
+	run := e.run
+	e.run = nil
+	_, err := e.buf.Write(run)
+	return err
+}
+
+func (e *endWriter) putLocked(b []byte, seq int64, n int) (lost []int64, err error) {
+	if e.closed.Load() {
+		return framesOf(nil, seq, n), errPipeClosed
+	}
+	e.pending = framesOf(e.pending, seq, n)
+	if err := e.spill(); err != nil {
+		return e.fail(err)
+	}
 	if p := e.pacing(); p != nil {
 		if err := e.writePaced(b, p); err != nil {
 			return e.fail(err)
@@ -65,7 +140,7 @@ func (e *endWriter) put(b []byte, seq int64) (lost []int64, err error) {
 func (e *endWriter) flush() (lost []int64, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.buf.Buffered() == 0 {
+	if e.buf.Buffered() == 0 && len(e.run) == 0 {
 		e.pending = e.pending[:0]
 		return nil, nil
 	}
@@ -75,6 +150,14 @@ func (e *endWriter) flush() (lost []int64, err error) {
 	if err := e.buf.Flush(); err != nil {
 		return e.fail(err)
 	}
+	if len(e.run) > 0 {
+		// Straight from the pump's buffer, as bufio writes a long frame.
+		_, err := e.w.Write(e.run)
+		e.run = nil
+		if err != nil {
+			return e.fail(err)
+		}
+	}
 	e.pending = e.pending[:0]
 	return nil, nil
 }
@@ -83,6 +166,7 @@ func (e *endWriter) fail(err error) ([]int64, error) {
 	e.closed.Store(true)
 	lost := append([]int64(nil), e.pending...)
 	e.pending = e.pending[:0]
+	e.run = nil
 	e.buf.Reset(io.Discard)
 	return lost, err
 }

@@ -28,7 +28,7 @@ func TestLivenessProbeIsAnsweredAndSwallowed(t *testing.T) {
 			inR, inW, _ := os.Pipe()
 			outR, outW, _ := os.Pipe()
 			rec := NewMemoryRecorder()
-			s, err := Start(context.Background(), Config{Command: helperCommand(t, "mcp-server"), Recorder: rec, Grace: 5 * time.Second}, inR, outW)
+			s, err := Start(context.Background(), Config{Command: helperCommand(t, "mcp-server"), Recorder: rec, Probes: true, Grace: 5 * time.Second}, inR, outW)
 			if err != nil {
 				t.Fatal(err)
 			}

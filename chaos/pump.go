@@ -34,14 +34,21 @@ func (s *session) pump(dir wire.Direction, src io.Reader) error {
 		// they come, so that its size costs no memory.
 		maxLine = readBuffer
 	}
-	lr := newLineReader(flushBeforeRead{src, func() {
+	idle, _ := s.rec.(idleFlusher)
+	lr := newLineReader(src, maxLine, func() {
+		// About to read, and maybe to wait: nothing queued waits on a
+		// peer, and the frames borrowed from the buffer are written
+		// before it is reused.
 		s.flush(dir)
-		if f, ok := s.rec.(idleFlusher); ok {
-			f.flushIdle()
+		if idle != nil {
+			idle.flushIdle()
 		}
-	}}, maxLine)
+	})
+	lr.afterRead = func() { s.arrivals[dir].left = 0 }
 	for {
-		f, err := lr.next()
+		// The whole lines of one read come as one run: they arrived
+		// together, and go on together (see handle).
+		f, err := lr.run()
 		if len(f.raw) > 0 {
 			s.handle(dir, f)
 		}
@@ -79,13 +86,56 @@ func (s *session) handle(dir wire.Direction, f frame) {
 		return
 	}
 	if s.passThrough() || s.unwatched(dir, f.raw) {
-		s.forward(dir, f.raw, 0)
+		s.forwardFrame(dir, f.raw, 0, "")
 		return
 	}
-	// One pump reads each direction, so each reuses one Message and one
-	// Step: nothing keeps them past this call.
-	m := &s.msgs[dir]
-	*m = wire.Classify(f.raw)
+	if s.unread() {
+		if _, ok := s.forwardPaired(dir, f.raw, countFrames(f.raw)); ok {
+			return
+		}
+	}
+	// One frame at a time from here, each classified: the frames of the
+	// run are classified a batch at a time before they are handled, which
+	// keeps the classifier's code and data hot (it cost a third more when
+	// it took turns with the plan and the writer frame by frame).
+	batch := s.batches[dir][:0]
+	for rest := f.raw; len(rest) > 0; {
+		end := bytes.IndexByte(rest, '\n') + 1
+		if end == 0 {
+			end = len(rest)
+		}
+		batch = append(batch, wire.Classify(rest[:end]))
+		rest = rest[end:]
+		if len(batch) == cap(batch) || len(rest) == 0 {
+			for i := range batch {
+				s.handleFrame(dir, &batch[i])
+			}
+			// Handled: a long line the batch holds is garbage now.
+			clear(batch)
+			batch = batch[:0]
+		}
+	}
+}
+
+// classifyBatch is how many frames of a run are classified before they are
+// handled: enough to keep the classifier hot, few enough that a run of
+// empty lines does not make a batch of megabytes.
+const classifyBatch = 64
+
+// countFrames is how many frames raw, one or more whole lines but for the
+// unterminated end of a stream, holds.
+func countFrames(raw []byte) int {
+	n := bytes.Count(raw, []byte{'\n'})
+	if raw[len(raw)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// handleFrame relays one frame, m, as the plan and the session say. One
+// pump reads each direction, so each reuses its batch of Messages and one
+// Step: nothing keeps them past this call.
+func (s *session) handleFrame(dir wire.Direction, m *wire.Message) {
 	if dir == wire.ToServer && m.Era != wire.EraUnknown {
 		// The latest word wins: a client may try server/discover and fall
 		// back to initialize.
@@ -107,8 +157,9 @@ func (s *session) handle(dir wire.Direction, f frame) {
 		return
 	}
 	if s.plan == nil {
-		if _, ok := s.forwardPaired(dir, m); !ok {
-			s.forward(dir, m.Raw, s.recordMessage(wire.EventReceived, dir, m, "", 0))
+		if _, ok := s.forwardPaired(dir, m.Raw, 1); !ok {
+			s.arrivals[dir].left = 0 // the long way may wait
+			s.forwardFrame(dir, m.Raw, s.recordMessage(wire.EventReceived, dir, m, "", 0), "")
 		}
 		return
 	}
@@ -118,21 +169,29 @@ func (s *session) handle(dir wire.Direction, f frame) {
 	// fault touches is recorded with its forwarding in one turn.
 	firings := s.plan.Decide(faults.Before, step)
 	if len(firings) == 0 && step.Rewritten == nil && step.RewriteNote == "" && !s.holding() {
-		if seq, ok := s.forwardPaired(dir, m); ok {
+		if seq, ok := s.forwardPaired(dir, m.Raw, 1); ok {
 			s.afterForward(dir, m, step, seq)
 			return
 		}
+		if s.rec == nil {
+			// What the long way below comes to for a frame no fault
+			// touches, nothing records and nothing held can join.
+			s.forwardFrame(dir, m.Raw, 0, "")
+			s.afterForward(dir, m, step, 0)
+			return
+		}
 	}
+	s.arrivals[dir].left = 0 // the long way may wait
 	seq := s.recordMessage(wire.EventReceived, dir, m, "", 0)
 	o := s.apply(firings, dir, m.Raw, seq, false)
 	// An id fault's rewrite, or an answer translated back to the id its
 	// request's sender gave, goes on instead of the bytes received.
-	raw, note := m.Raw, step.RewriteNote
+	raw, note, received := m.Raw, step.RewriteNote, true
 	if step.Rewritten != nil {
-		raw = step.Rewritten
+		raw, received = step.Rewritten, false
 	}
 	if o.Rewrite != nil {
-		raw, note = o.Rewrite, "rewritten by fault "+o.RewriteBy
+		raw, note, received = o.Rewrite, "rewritten by fault "+o.RewriteBy, false
 	}
 	switch {
 	case o.Dropped != "":
@@ -145,9 +204,12 @@ func (s *session) handle(dir wire.Direction, f frame) {
 	case s.holdWith(dir, m, seq):
 		// More progress for a token whose progress is held until its answer.
 	default:
-		if o.Fragment != nil {
+		switch {
+		case o.Fragment != nil:
 			s.forwardPieces(dir, raw, seq, o.Fragment)
-		} else {
+		case received:
+			s.forwardFrame(dir, raw, seq, note)
+		default:
 			s.forwardAs(dir, raw, seq, note)
 		}
 		for range o.Copies {
@@ -171,28 +233,54 @@ func (s *session) afterForward(dir wire.Direction, m *wire.Message, step *faults
 
 func (s *session) decideAfter(dir wire.Direction, m *wire.Message, step *faults.Step, seq int64) {
 	if after := s.plan.Decide(faults.After, step); len(after) > 0 {
-		s.flush(dir) // "after forwarding" means the peer can read it
+		s.arrivals[dir].left = 0 // what they do may wait
+		s.flush(dir)             // "after forwarding" means the peer can read it
 		s.apply(after, dir, m.Raw, seq, true)
 	}
 }
 
-// forwardPaired forwards m, which no fault touches, recording its received
-// and forwarded events as one pair when the recorder can: the forwarded
-// event goes in before the frame reaches the writer, as it does for every
-// frame a flush carries later, and a write that fails records the frame
-// dropped after it, as for those. It reports false, having done nothing,
-// when m must go the long way: no pair recorder, or a closed or stalled
+// forwardPaired forwards the n frames in raw the pump of dir has just read,
+// which no fault touches, recording each one's received and forwarded
+// events as one pair when the recorder can: the forwarded events go in
+// before the frames reach the writer, as they do for every frame a flush
+// carries later, and a write that fails records the frames dropped after
+// them, as for those. It reports false, having done nothing, when the
+// frames must go the long way: no pair recorder, or a closed or stalled
 // pipe.
-func (s *session) forwardPaired(dir wire.Direction, m *wire.Message) (seq int64, ok bool) {
+func (s *session) forwardPaired(dir wire.Direction, raw []byte, n int) (seq int64, ok bool) {
 	pr, ok := s.rec.(pairRecorder)
 	if !ok || s.writers[dir].closed.Load() || s.gates[dir].stalled() {
 		return 0, false
 	}
-	seq = pr.RecordForwarded(dir, m)
-	if lost, err := s.writers[dir].put(m.Raw, seq); err != nil {
+	seq = pr.RecordForwarded(dir, raw, n, s.arrival(dir))
+	if lost, err := s.writers[dir].putFrames(raw, seq, n); err != nil {
 		s.writeFailed(dir, lost, err)
 	}
 	return seq, true
+}
+
+// arrivalClock is the time a pump stamps the frames it relays untouched,
+// read once for many of them: reading the clock cost as much as the rest
+// of recording a frame. The time is the latest read's (when the frame
+// arrived whole), read again after every arrivalReuse frames, and after
+// anything but the relay of an untouched frame (which may have waited:
+// a fault, a stall, a blocked write).
+type arrivalClock struct {
+	at   int64
+	left int // frames that may still use at
+}
+
+const arrivalReuse = 256
+
+// arrival is the time to record the frame the pump of dir relays now. Only
+// that pump may call it.
+func (s *session) arrival(dir wire.Direction) int64 {
+	c := &s.arrivals[dir]
+	if c.left == 0 {
+		c.at, c.left = s.rec.Now(), arrivalReuse
+	}
+	c.left--
+	return c.at
 }
 
 // splice relays dir without the bytes entering our memory, when both of its
@@ -238,6 +326,16 @@ func (s *session) unwatched(dir wire.Direction, raw []byte) bool {
 
 var injectIDPrefix = []byte(wire.InjectIDPrefix)
 
+// unread reports whether the frames of the session can be recorded and
+// forwarded without reading what they are: no plan weighs them (nor
+// injects requests whose answers would be swallowed), and no liveness
+// probe needs the era they say or has been sent, whose answer would be. The
+// transcript then holds each frame as it came, and its reader classifies
+// it (transcript format 3).
+func (s *session) unread() bool {
+	return s.plan == nil && !s.cfg.Probes && s.probes.Load() == 0
+}
+
 // handlePiece relays a piece of a line longer than MaxLine unclassified and
 // untouched by faults, recording its bytes so nothing is lost from the record.
 func (s *session) handlePiece(dir wire.Direction, f frame) {
@@ -254,18 +352,6 @@ func (s *session) handlePiece(dir wire.Direction, f frame) {
 	s.forward(dir, f.raw, seq)
 }
 
-// flushBeforeRead flushes the pump's writer whenever the pump is about to
-// read, which is the moment it might block: nothing queued waits on a peer.
-type flushBeforeRead struct {
-	r     io.Reader
-	flush func()
-}
-
-func (f flushBeforeRead) Read(p []byte) (int, error) {
-	f.flush()
-	return f.r.Read(p)
-}
-
 // forward writes a received frame on, unless a stall outlives the session or
 // the pipe is closed, in which case the frame is recorded as dropped.
 func (s *session) forward(dir wire.Direction, raw []byte, seq int64) {
@@ -276,6 +362,17 @@ func (s *session) forward(dir wire.Direction, raw []byte, seq int64) {
 // with a note, the forwarded event records the bytes written and says why,
 // so that the transcript holds what each peer got.
 func (s *session) forwardAs(dir wire.Direction, raw []byte, seq int64, note string) {
+	s.forwardOn(dir, raw, seq, note, false)
+}
+
+// forwardFrame is forwardAs for the frame the pump of dir has just read,
+// which the writer may take from the pump's buffer without copying it.
+// Only that pump may call it.
+func (s *session) forwardFrame(dir wire.Direction, raw []byte, seq int64, note string) {
+	s.forwardOn(dir, raw, seq, note, true)
+}
+
+func (s *session) forwardOn(dir wire.Direction, raw []byte, seq int64, note string, borrowed bool) {
 	if s.gates[dir].stalled() {
 		s.flush(dir) // what came before the stall is not held by it
 		if !s.gates[dir].wait(s.done) {
@@ -283,7 +380,12 @@ func (s *session) forwardAs(dir wire.Direction, raw []byte, seq int64, note stri
 			return
 		}
 	}
-	if lost, err := s.writers[dir].put(raw, seq); err != nil {
+	w := s.writers[dir]
+	put := w.put
+	if borrowed {
+		put = w.putFrame
+	}
+	if lost, err := put(raw, seq); err != nil {
 		s.writeFailed(dir, lost, err)
 		return
 	}

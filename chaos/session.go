@@ -122,12 +122,20 @@ func Start(ctx context.Context, cfg Config, clientIn io.Reader, clientOut io.Wri
 	if s.plan != nil && s.plan.Empty() {
 		s.plan = nil
 	}
+	if s.plan != nil {
+		// One pump reads each direction: the plan may count most
+		// messages without a lock.
+		s.plan.Serial()
+	}
 	s.writers[wire.ToServer] = newEndWriter(proc.Stdin, func() error {
 		proc.CloseStdin()
 		return nil
 	})
 	s.writers[wire.ToClient] = newEndWriter(clientOut, closerOf(clientOut))
 	s.writers[wire.ToServer].done, s.writers[wire.ToClient].done = s.done, s.done
+	for dir := range s.batches {
+		s.batches[dir] = make([]wire.Message, 0, classifyBatch)
+	}
 	s.useClock()
 	s.recordStart()
 	h := &Session{s: s, done: make(chan struct{})}
@@ -151,7 +159,8 @@ func (h *Session) Done() <-chan struct{} { return h.done }
 // travelling in dir: ping in the stateful era, server/discover in the
 // stateless one (which has no ping). Its answer is recorded and swallowed.
 // why goes into the transcript. The session must have been started with
-// Config.Probes, or with a plan or a recorder, for the probe to know the era.
+// Config.Probes, or with a plan, for the probe to know the era: a session
+// that only records does not read its frames (transcript format 3).
 func (h *Session) Probe(dir wire.Direction, why string) {
 	h.s.probe(dir, why)
 }
@@ -164,10 +173,12 @@ type session struct {
 	clientIn io.Reader
 
 	writers [3]*endWriter // indexed by the direction they write in
-	// msgs and steps are the pumps' scratch, one of each per direction.
-	msgs  [3]wire.Message
-	steps [3]faults.Step
-	gates [3]stallGate
+	// batches, steps and arrivals are the pumps' own, one of each per
+	// direction.
+	batches  [3][]wire.Message
+	steps    [3]faults.Step
+	arrivals [3]arrivalClock
+	gates    [3]stallGate
 	// halfClosed marks a direction whose read end a fault closed, so its
 	// pump's read error is not mistaken for the peer going away.
 	halfClosed [3]atomic.Bool
@@ -389,7 +400,7 @@ func (s *session) drainStderr() {
 // drainLog records each line of a log stream as a stderr event; pipe
 // names it when it is not stderr.
 func drainLog(r io.Reader, rec Recorder, pass io.Writer, pipe string) {
-	lr := newLineReader(r, 64<<10)
+	lr := newLineReader(r, 64<<10, nil)
 	for {
 		f, err := lr.next()
 		if len(f.raw) > 0 {

@@ -84,6 +84,11 @@ func (s *session) holdWith(dir wire.Direction, m *wire.Message, seq int64) bool 
 // the groups that waited for it: those waiting for the next message that
 // way, and those waiting for the answer m is.
 func (s *session) releaseAfter(dir wire.Direction, m *wire.Message, seq int64) {
+	if !s.holds.ever.Load() {
+		// Only the pump of dir holds frames travelling in dir, and
+		// this is that pump: none can be held that it did not see.
+		return
+	}
 	s.holds.mu.Lock()
 	var due []*holdGroup
 	keep := s.holds.groups[:0]
@@ -305,6 +310,9 @@ func (e *endWriter) putPieces(pieces [][]byte, gap time.Duration, seq int64) (lo
 		return []int64{seq}, errPipeClosed
 	}
 	e.pending = append(e.pending, seq)
+	if err := e.spill(); err != nil {
+		return e.fail(err)
+	}
 	p := e.pacing()
 	for i, piece := range pieces {
 		if i > 0 {

@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"sync"
@@ -24,8 +25,10 @@ type clock struct{ start time.Time }
 
 func (c clock) now() int64 { return time.Since(c.start).Microseconds() }
 
-// JSONLRecorder streams events to a writer, one JSON object a line, so that
-// memory does not grow with the length of a session.
+// JSONLRecorder streams events to a writer, one JSON object a line, and the
+// frames relayed untouched as they came after the line that stands for
+// their events (transcript format 3, RecordForwarded), so that memory does
+// not grow with the length of a session.
 type JSONLRecorder struct {
 	mu    sync.Mutex
 	clock clock
@@ -83,38 +86,78 @@ func (r *JSONLRecorder) Record(e wire.Event) int64 {
 	return e.Seq
 }
 
-// pairRecorder is a Recorder that can record a frame's received event and
-// its forwarded event back to back: the relay's commonest pair, taken as
-// one turn at the lock and one reading of the clock.
+// pairRecorder is a Recorder that can record frames' received events and
+// their forwarded events back to back: the relay's commonest pair, taken as
+// one turn at the lock for all the frames of one read.
 type pairRecorder interface {
-	// RecordForwarded records m, travelling in dir, as received, then as
-	// forwarded at the same time, and returns the received event's Seq.
-	RecordForwarded(dir wire.Direction, m *wire.Message) int64
+	// RecordForwarded records the n frames in frames (whole lines, but for
+	// the unterminated end of a stream), travelling in dir, each as
+	// received at at (on the clock of Now, or later if an event recorded
+	// since was) and then as forwarded at the same time, and returns the
+	// first received event's Seq; the others follow two apart. Nothing
+	// need read what the frames are.
+	RecordForwarded(dir wire.Direction, frames []byte, n int, at int64) int64
 }
 
-// RecordForwarded implements pairRecorder. It encodes the received event
-// straight from m, without building the Event, unless OnEvent needs it.
-func (r *JSONLRecorder) RecordForwarded(dir wire.Direction, m *wire.Message) int64 {
-	buf := bodies.Get().(*[]byte)
-	line := wire.AppendReceivedBody(append((*buf)[:0], headRoom[:]...), dir, m)
-	var e wire.Event
+// RecordForwarded implements pairRecorder. It writes the frames as they
+// came, after a line that says how long they are and stands for all their
+// events (transcript format 3, wire.AppendRelayedHead): they are neither
+// classified nor escaped, only copied, unless OnEvent needs their events.
+func (r *JSONLRecorder) RecordForwarded(dir wire.Direction, frames []byte, n int, at int64) int64 {
+	var events []wire.Event
 	if r.OnEvent != nil {
 		// Built before the lock, as Record's callers build theirs.
-		e.Type = wire.EventReceived
-		e.SetMessage(dir, m)
+		events = receivedEvents(dir, frames)
 	}
-	now := r.clock.now()
 	r.mu.Lock()
-	r.seq += 2
-	r.last = max(r.last, now)
-	seq, t := r.seq-1, r.last
-	if r.OnEvent != nil {
-		e.Seq, e.T = seq, t
+	seq := r.seq + 1
+	r.seq += 2 * int64(n)
+	r.last = max(r.last, at)
+	t := r.last
+	for i, e := range events {
+		e.Seq, e.T = seq+2*int64(i), t
 		r.OnEvent(e)
-		r.OnEvent(wire.Event{Seq: seq + 1, T: t, Type: wire.EventForwarded, Dir: dir.String(), Of: seq})
+		r.OnEvent(wire.Event{Seq: e.Seq + 1, T: t, Type: wire.EventForwarded, Dir: dir.String(), Of: e.Seq})
 	}
-	r.stampUnlock(buf, wire.AppendForwardedLine(line, seq+1, t, dir, seq), seq, t)
+	if r.kick != nil && len(r.buf) == 0 {
+		select {
+		case r.kick <- struct{}{}:
+		default:
+		}
+	}
+	r.line = wire.AppendRelayedHead(r.line[:0], seq, t, dir, len(frames), n)
+	if len(frames) >= flushSize || len(r.buf)+len(r.line)+len(frames) > flushSize {
+		// Out with what came before, the line, and frames too long to
+		// copy from where they lie.
+		full := append(r.take(), r.line...)
+		if len(frames) < flushSize {
+			full, frames = append(full, frames...), nil
+		}
+		r.writeUnlock(full, frames)
+		return seq
+	}
+	r.buf = append(r.buf, r.line...)
+	r.buf = append(r.buf, frames...)
+	r.mu.Unlock()
 	return seq
+}
+
+// receivedEvents are the received events of the frames in frames, cut
+// after each newline and classified, each with a copy of its bytes.
+func receivedEvents(dir wire.Direction, frames []byte) []wire.Event {
+	var events []wire.Event
+	for len(frames) > 0 {
+		end := bytes.IndexByte(frames, '\n') + 1
+		if end == 0 {
+			end = len(frames)
+		}
+		m := wire.Classify(frames[:end:end])
+		e := wire.Event{Type: wire.EventReceived}
+		e.SetMessage(dir, &m)
+		events = append(events, e)
+		frames = frames[end:]
+	}
+	return events
 }
 
 // stampUnlock fills in the head of line's first event (seq and t) in the
@@ -290,13 +333,19 @@ func (r *MemoryRecorder) Record(e wire.Event) int64 {
 
 // RecordForwarded records as JSONLRecorder does, so that tests see the
 // relay's paired path.
-func (r *MemoryRecorder) RecordForwarded(dir wire.Direction, m *wire.Message) int64 {
+func (r *MemoryRecorder) RecordForwarded(dir wire.Direction, frames []byte, n int, at int64) int64 {
+	events := receivedEvents(dir, frames)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e := wire.Event{Seq: int64(len(r.events) + 1), T: r.clock.now(), Type: wire.EventReceived}
-	e.SetMessage(dir, m)
-	r.events = append(r.events, e, wire.Event{Seq: e.Seq + 1, T: e.T, Type: wire.EventForwarded, Dir: dir.String(), Of: e.Seq})
-	return e.Seq
+	if k := len(r.events); k > 0 {
+		at = max(at, r.events[k-1].T)
+	}
+	first := int64(len(r.events) + 1)
+	for _, e := range events {
+		e.Seq, e.T = int64(len(r.events)+1), at
+		r.events = append(r.events, e, wire.Event{Seq: e.Seq + 1, T: e.T, Type: wire.EventForwarded, Dir: dir.String(), Of: e.Seq})
+	}
+	return first
 }
 
 // Now implements Recorder.

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/wire"
 )
 
 // Clients often SIGKILL their server (mcpchaos wrap) a few milliseconds after
@@ -53,7 +55,14 @@ func TestTranscriptIsOnDiskWhenTheRelayWaits(t *testing.T) {
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		data, _ := os.ReadFile(path)
-		if n := bytes.Count(data, []byte(`"type":"forwarded"`)); n == 2 {
+		forwarded := 0
+		_ = wire.ReadTranscript(bytes.NewReader(data), func(e wire.Event) error {
+			if e.Type == wire.EventForwarded {
+				forwarded++
+			}
+			return nil
+		})
+		if forwarded == 2 {
 			break
 		}
 		if time.Now().After(deadline) {

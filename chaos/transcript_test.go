@@ -1,9 +1,7 @@
 package chaos
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -64,8 +62,8 @@ func TestJSONLRecorderKeepsOrderAcrossConcurrentRecorders(t *testing.T) {
 				}
 				if g%2 == 1 {
 					// The relay's pair: the forwarded event right after.
-					m := wire.Classify(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"g%d","params":{"t":"%s"}}`+"\n", i+1, g+1, strings.Repeat("x", size)))
-					r.RecordForwarded(wire.ToServer, &m)
+					raw := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"g%d","params":{"t":"%s"}}`+"\n", i+1, g+1, strings.Repeat("x", size))
+					r.RecordForwarded(wire.ToServer, raw, 1, r.Now())
 					continue
 				}
 				e := wire.Event{Type: wire.EventReceived, Dir: "c2s", PID: g + 1, Of: int64(i + 1)}
@@ -78,16 +76,14 @@ func TestJSONLRecorderKeepsOrderAcrossConcurrentRecorders(t *testing.T) {
 	if err := r.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	sc := bufio.NewScanner(&w.out)
-	sc.Buffer(nil, 2*flushSize)
+	var events []wire.Event
+	if err := wire.ReadTranscript(&w.out, func(e wire.Event) error { events = append(events, e); return nil }); err != nil {
+		t.Fatalf("the transcript does not read back: %v", err)
+	}
 	var seq, lastT int64
 	var prev wire.Event
 	next := make(map[int]int64)
-	for sc.Scan() {
-		var e wire.Event
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("line %d is not an event: %v", seq+1, err)
-		}
+	for _, e := range events {
 		seq++
 		if e.Seq != seq || e.T < lastT {
 			t.Fatalf("line %d has seq %d at %d µs after %d µs: out of order", seq, e.Seq, e.T, lastT)
@@ -147,8 +143,11 @@ func TestOnEventSeesWhatTheTranscriptHolds(t *testing.T) {
 		"not json\n",
 		"{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":{\"t\":\"\xff\"}}\n",
 	} {
+		// Classified, as under a plan, and unread, as with none.
 		m := wire.Classify([]byte(frame))
-		seq := r.RecordForwarded(wire.ToClient, &m)
+		seq := r.RecordForwarded(wire.ToClient, m.Raw, 1, r.Now())
+		r.Record(wire.Event{Type: wire.EventDropped, Dir: "s2c", Of: seq, Detail: "after the pair"})
+		seq = r.RecordForwarded(wire.ToClient, []byte(frame), 1, r.Now())
 		r.Record(wire.Event{Type: wire.EventDropped, Dir: "s2c", Of: seq, Detail: "after the pair"})
 	}
 	if err := r.Flush(); err != nil {
@@ -158,10 +157,74 @@ func TestOnEventSeesWhatTheTranscriptHolds(t *testing.T) {
 	if err := wire.ReadTranscript(&out, func(e wire.Event) error { back = append(back, e); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if len(back) != 13 {
-		t.Errorf("%d events in the transcript; want 13", len(back))
+	if len(back) != 25 {
+		t.Errorf("%d events in the transcript; want 25", len(back))
 	}
 	if diff := cmp.Diff(seen, back); diff != "" {
 		t.Errorf("events (-OnEvent +transcript):\n%s", diff)
+	}
+}
+
+// Recorded to a file, as wrap --transcript records, every frame of either
+// direction reads back byte for byte, received and then forwarded, however
+// it was stored: with the frames of its read, or in pieces of a line over
+// the cap.
+func TestTranscriptFileHoldsEveryFrame(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		maxLine int
+	}{{"default cap", 0}, {"lines over a small cap pass in pieces", 1000}} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkNoGoroutineLeak(t)
+			var file bytes.Buffer
+			rec := NewJSONLRecorder(&file)
+			r := startRelayRecorded(t, Config{Command: helperCommand(t, "cat"), Recorder: rec, MaxLine: tc.maxLine, Grace: 15 * time.Second}, nil)
+			in := arbitraryFrames(5, 300)
+			go func() {
+				r.In.Write(in)
+				r.In.Close()
+			}()
+			out := readAll(t, r.Out, 20*time.Second)
+			r.wait(t, 20*time.Second)
+			if err := rec.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(in, out) {
+				t.Fatalf("relayed bytes differ at %d", firstDiff(in, out))
+			}
+			if !bytes.Contains(file.Bytes(), []byte(`"frames":`)) {
+				t.Fatal("no frame is stored as it came")
+			}
+			got := map[string][]byte{}
+			received := map[int64]bool{}
+			err := wire.ReadTranscript(&file, func(e wire.Event) error {
+				switch e.Type {
+				case wire.EventReceived:
+					b, err := e.Bytes()
+					if err != nil {
+						return err
+					}
+					got[e.Dir] = append(got[e.Dir], b...)
+					received[e.Seq] = true
+				case wire.EventForwarded:
+					if !received[e.Of] {
+						return fmt.Errorf("event %d forwards %d, which was not received before it", e.Seq, e.Of)
+					}
+					delete(received, e.Of)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, dir := range []string{"c2s", "s2c"} {
+				if !bytes.Equal(in, got[dir]) {
+					t.Errorf("%s: the transcript holds %d bytes of %d; first difference at %d", dir, len(got[dir]), len(in), firstDiff(in, got[dir]))
+				}
+			}
+			if len(received) != 0 {
+				t.Errorf("%d frames received and never forwarded", len(received))
+			}
+		})
 	}
 }

@@ -29,16 +29,26 @@ func BenchmarkPlanStep(b *testing.B) {
 			"drop:on=c2s:notification:notifications/*",
 		}},
 	} {
-		b.Run(bc.name, func(b *testing.B) {
-			p := NewPlan(1, mustParse(b, bc.specs...))
-			var s Step
-			b.ReportAllocs()
-			for b.Loop() {
-				p.ReceiveInto(&s, wire.ToServer, &m)
-				if len(p.Decide(Before, &s)) > 0 || len(p.Decide(After, &s)) > 0 {
-					b.Fatal("a fault fired")
-				}
+		for _, serial := range []bool{false, true} {
+			name := bc.name
+			if serial {
+				// As the stdio relay decides: one goroutine a direction.
+				name += "/serial"
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				p := NewPlan(1, mustParse(b, bc.specs...))
+				if serial {
+					p.Serial()
+				}
+				var s Step
+				b.ReportAllocs()
+				for b.Loop() {
+					p.ReceiveInto(&s, wire.ToServer, &m)
+					if len(p.Decide(Before, &s)) > 0 || len(p.Decide(After, &s)) > 0 {
+						b.Fatal("a fault fired")
+					}
+				}
+			})
+		}
 	}
 }

@@ -146,6 +146,38 @@ func TestDeterminism(t *testing.T) {
 	}
 }
 
+// TestSerialDecidesTheSame: a plan told that each direction is decided on
+// one goroutine (Serial, as the stdio relay does) counts the triggers only
+// one direction can match without its lock, and decides exactly as a plan
+// that takes the lock for every match.
+func TestSerialDecidesTheSame(t *testing.T) {
+	specs := append([]string{
+		"drop:on=c2s:request:tools/call,nth=7",
+		"duplicate:on=s2c:response,every=3,times=0",
+		"delay:on=c2s,p=0.4,for=1ms,times=0",
+		"corrupt:on=s2c:notification,every=2,times=3",
+		"drop:on=c2s:request,id=5,times=0",
+		"burst:on=c2s:request,dir=s2c,count=1,p=0.5,times=0,position=after",
+	}, mixedSpecs...)
+	r := rand.New(rand.NewPCG(2026, 11))
+	total := 0
+	for i := range 200 {
+		frames := genFrames(r, 1+r.IntN(200))
+		seed := r.Uint64()
+		locked := runPlan(t, seed, specs, frames)
+		p := NewPlan(seed, mustParse(t, specs...))
+		p.Serial()
+		serial := runFaults(t, p, frames)
+		if !reflect.DeepEqual(locked, serial) {
+			t.Fatalf("case %d, seed %d: a serial plan decided differently (-locked +serial):\n%s", i, seed, cmp.Diff(locked, serial))
+		}
+		total += len(serial)
+	}
+	if total < 1000 {
+		t.Errorf("only %d decisions over all cases; the property is close to vacuous", total)
+	}
+}
+
 // decisionsOf projects the decisions of the fault with this spec to what does
 // not depend on the rest of the plan (the label counts the family's faults).
 func decisionsOf(ds []decision, spec string) []decision {

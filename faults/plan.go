@@ -115,6 +115,16 @@ type Plan struct {
 	// reachesAll says some fault may act beyond the message that fired
 	// it (see Reaches).
 	reachesAll bool
+	// phases says, per Phase, whether some fault fires in it.
+	phases [3]bool
+	// serial says each direction's messages are received and decided by
+	// one goroutine at a time (see Serial); owner then names, per fault,
+	// the direction whose goroutine alone keeps its trigger's count.
+	serial bool
+	owner  []wire.Direction
+	// serialOrdinals are ordinals' counts when serial: each is kept by
+	// its direction's goroutine alone.
+	serialOrdinals [3]uint64
 }
 
 // PlanOption changes how a Plan is set up.
@@ -162,6 +172,7 @@ func NewPlan(seed uint64, faults []*Fault, opts ...PlanOption) *Plan {
 		} else {
 			p.watches[wire.ToServer], p.watches[wire.ToClient] = true, true
 		}
+		p.phases[f.Trigger.Phase] = true
 		perFamily[f.Family.Name]++
 		p.labels = append(p.labels, f.Family.Name+"#"+strconv.Itoa(perFamily[f.Family.Name]))
 		p.keys = append(p.keys, faultKey(f.Spec, sameSpec[f.Spec]))
@@ -173,6 +184,25 @@ func NewPlan(seed uint64, faults []*Fault, opts ...PlanOption) *Plan {
 		p.watches[wire.ToClient] = true
 	}
 	return p
+}
+
+// Serial tells the plan, before traffic flows, that the transport receives
+// and decides each direction's messages on one goroutine, in order, as the
+// stdio relay's pumps do. The plan then keeps the count of a trigger that
+// only one direction can match without the lock both directions share:
+// most messages of a session match such a trigger and leave it unfired.
+func (p *Plan) Serial() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.serial = true
+	p.owner = make([]wire.Direction, len(p.faults))
+	for i, f := range p.faults {
+		t := &f.Trigger
+		// after= and inflight= read what both directions change.
+		if t.On.Dir != 0 && t.After == nil && t.InFlight == 0 {
+			p.owner[i] = t.On.Dir
+		}
+	}
 }
 
 // Watches reports whether the plan looks at the messages travelling in dir:
@@ -222,7 +252,17 @@ func (p *Plan) ReceiveInto(s *Step, dir wire.Direction, m *wire.Message) {
 	if m.Kind == wire.Request && p.track {
 		fresh = new(Pending)
 	}
-	s.ordinal, s.global = p.ordinals[dir].Add(1), p.global.Add(1)
+	if p.serial {
+		p.serialOrdinals[dir]++
+		s.ordinal = p.serialOrdinals[dir]
+	} else {
+		s.ordinal = p.ordinals[dir].Add(1)
+	}
+	if p.track || p.hasAfter {
+		// Only after= and the requests in flight read the order across
+		// both directions, which costs an atomic operation a message.
+		s.global = p.global.Add(1)
+	}
 	// Most messages of most plans change no state the two directions
 	// share: they need not take the lock both directions contend for.
 	if p.track || p.hasAfter || (dir == wire.ToServer && m.Era != wire.EraUnknown) {
@@ -304,17 +344,30 @@ func answersByMethod(p Pattern) bool {
 // Decide returns the faults that fire on s in phase, in plan order, with what
 // each asks the transport to do.
 func (p *Plan) Decide(phase Phase, s *Step) []Firing {
-	method := s.Method()
-	// Most messages match no fault's moment: tell so from the step and the
-	// fixed triggers alone, without the lock both directions contend for.
-	matched := false
-	for i, f := range p.faults {
-		if p.matches(i, &f.Trigger, phase, s, method) {
-			matched = true
-			break
-		}
+	if !p.phases[phase] {
+		return nil
 	}
-	if !matched {
+	method := s.Method()
+	// Most messages match no fault's moment, or match one that counts them
+	// and stays unfired: tell so from the step, the fixed triggers and the
+	// counts this goroutine keeps alone, without the lock both directions
+	// contend for.
+	locked := false
+	var due uint64 // owned faults whose count says they fire
+	for i, f := range p.faults {
+		if !p.matches(i, &f.Trigger, phase, s, method) {
+			continue
+		}
+		if p.owns(i, s.Dir) {
+			if f.Trigger.candidate(&p.state[i]) {
+				due |= 1 << i
+				locked = true
+			}
+			continue
+		}
+		locked = true
+	}
+	if !locked {
 		return nil
 	}
 	p.mu.Lock()
@@ -322,13 +375,16 @@ func (p *Plan) Decide(phase Phase, s *Step) []Firing {
 	var out []Firing
 	for i, f := range p.faults {
 		t := &f.Trigger
-		if !p.matches(i, t, phase, s, method) {
+		switch {
+		case p.owns(i, s.Dir):
+			if due&(1<<i) == 0 {
+				continue // counted above
+			}
+		case !p.matches(i, t, phase, s, method):
 			continue
-		}
-		if t.InFlight > 0 && p.inflight.count() < t.InFlight {
+		case t.InFlight > 0 && p.inflight.count() < t.InFlight:
 			continue
-		}
-		if !t.candidate(&p.state[i]) {
+		case !t.candidate(&p.state[i]):
 			continue
 		}
 		draws := newDraws(p.seed, p.keys[i], s.Dir, s.ordinal)
@@ -347,6 +403,14 @@ func (p *Plan) Decide(phase Phase, s *Step) []Firing {
 		out = append(out, Firing{Fault: f, Label: p.labels[i], Effect: effect})
 	}
 	return out
+}
+
+// owns reports whether fault i's count is kept by the goroutine deciding
+// the messages travelling in dir alone (see Serial): only they can match
+// its trigger, and nothing else reads its state. A plan of more than 64
+// faults keeps the rest under the lock.
+func (p *Plan) owns(i int, dir wire.Direction) bool {
+	return p.serial && i < 64 && p.owner[i] == dir
 }
 
 // matches is the part of fault i's trigger that reads only the step and the

@@ -1,12 +1,9 @@
 package reports
 
 import (
-	"bufio"
-	"bytes"
 	"cmp"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -201,37 +198,14 @@ func near(seq int64, highlight []int64) bool {
 }
 
 // countEvents counts the events of the transcript at path without decoding
-// them: its lines that hold more than white space, the ones ReadTranscript
-// reads (it skips blank ones).
+// them all (wire.CountEvents).
 func countEvents(path string) (int, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<20)
-	n, blank := 0, true // blank: the line so far is only white space
-	for {
-		// ReadSlice, not ReadBytes: a line longer than the buffer comes
-		// in pieces, and nothing is copied.
-		piece, err := br.ReadSlice('\n')
-		if blank && len(bytes.TrimSpace(piece)) > 0 {
-			blank = false
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if !blank {
-			n++
-		}
-		blank = true
-		if err == io.EOF {
-			return n, nil
-		}
-		if err != nil {
-			return 0, err
-		}
-	}
+	return wire.CountEvents(f)
 }
 
 // htmlEvents turns a transcript into timeline rows: a message received and

@@ -58,12 +58,14 @@ const (
 )
 
 // TranscriptFormat numbers the ways of writing a transcript that a reader
-// must know of to get every frame back. Format 2 stores a frame that is one
-// line of well-formed JSON-RPC as the message member; format 1, which has
-// no number in its session event, stored every frame in raw or raw_b64. A
-// reader refuses a transcript in a format newer than it knows rather than
-// judge frames it cannot see.
-const TranscriptFormat = 2
+// must know of to get every frame back. Format 3 may store received frames
+// as their bytes, unescaped and unread, after a line that stands for their
+// events (AppendRelayedHead): the reader cuts and classifies them. Format 2
+// stores a frame that is one line of well-formed JSON-RPC as the message
+// member; format 1, which has no number in its session event, stored every
+// frame in raw or raw_b64. A reader refuses a transcript in a format newer
+// than it knows rather than judge frames it cannot see.
+const TranscriptFormat = 3
 
 // GroupCleanupDetail is the detail of the SIGKILL mcpchaos sends the
 // server's process group once the server has exited, so that nothing it left
@@ -252,13 +254,30 @@ func (e *Event) ExitWords() string {
 // newline it ended with when it is a stdio line (an event of no HTTP
 // exchange).
 func (e *Event) UnmarshalJSON(b []byte) error {
-	type fields Event // without this method
+	_, err := decodeLine(b, e)
+	return err
+}
+
+// frameRef is what an event's line (format 3) says of the frames stored
+// after it: their length in bytes, how many, and whether the line stands
+// for each frame's forwarded event (the next seq, at the same time) too.
+type frameRef struct {
+	Bytes     *int `json:"bytes"`
+	Frames    int  `json:"frames"`
+	Forwarded bool `json:"forwarded"`
+}
+
+// decodeLine reads an event's line into e, and what it says of a frame
+// stored after it.
+func decodeLine(b []byte, e *Event) (frameRef, error) {
+	type fields Event // without UnmarshalJSON
 	v := struct {
 		*fields
 		Message json.RawMessage `json:"message"`
+		frameRef
 	}{fields: (*fields)(e)}
 	if err := json.Unmarshal(b, &v); err != nil {
-		return err
+		return frameRef{}, err
 	}
 	if len(v.Message) > 0 {
 		e.Raw = string(v.Message)
@@ -267,5 +286,5 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 			e.Raw += "\n"
 		}
 	}
-	return nil
+	return v.frameRef, nil
 }

@@ -138,6 +138,22 @@ func AppendReceivedBody(dst []byte, dir Direction, m *Message) []byte {
 	return append(dst, '}', '\n')
 }
 
+// AppendRelayedHead appends the line that stands, in transcript format 3,
+// for frames frames travelling in dir, read together and forwarded at once
+// at time t: each frame's received event and its forwarded event, seq,
+// seq+1, seq+2... The frames' size bytes go right after the line, as they
+// came, one after the other; the reader cuts them after each newline and
+// classifies them. Nothing in a frame is read or escaped to record it,
+// which keeps a transcript close to the cost of copying the frames.
+func AppendRelayedHead(dst []byte, seq, t int64, dir Direction, size, frames int) []byte {
+	dst = AppendHead(dst, seq, t)
+	dst = append(dst, `,"type":"received"`...)
+	dst = appendField(dst, "dir", dir.String())
+	dst = appendIntMember(dst, "bytes", int64(size))
+	dst = appendIntMember(dst, "frames", int64(frames))
+	return append(dst, `,"forwarded":true}`+"\n"...)
+}
+
 // AppendForwardedLine appends the whole line of the forwarded event of
 // the frame of event of, travelling in dir: what AppendLine appends for
 // Event{Seq: seq, T: t, Type: EventForwarded, Dir: dir.String(), Of: of}.

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -202,13 +201,8 @@ func readTranscript(t *testing.T, path string) []wire.Event {
 	}
 	defer f.Close()
 	var events []wire.Event
-	dec := json.NewDecoder(f)
-	for dec.More() {
-		var e wire.Event
-		if err := dec.Decode(&e); err != nil {
-			t.Fatalf("transcript line %d: %v", len(events)+1, err)
-		}
-		events = append(events, e)
+	if err := wire.ReadTranscript(f, func(e wire.Event) error { events = append(events, e); return nil }); err != nil {
+		t.Fatal(err)
 	}
 	if len(events) == 0 {
 		t.Fatal("empty transcript")

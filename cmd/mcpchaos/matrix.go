@@ -41,7 +41,7 @@ func (m *matrixFlags) register(fs *pflag.FlagSet, deadline time.Duration, deadli
 	fs.DurationVar(&m.deadline, "deadline", deadline, deadlineDoc)
 	fs.DurationVar(&m.grace, "grace", suite.DefaultGrace, graceDoc)
 	m.reports.register(fs, "write the mcpchaos.report/v1 JSON report to `FILE`")
-	fs.StringVar(&m.transcriptDir, "transcript-dir", "", "write one JSONL transcript per scenario into `DIR`")
+	fs.StringVar(&m.transcriptDir, "transcript-dir", "", "write one transcript per scenario into `DIR`")
 	fs.IntVar(&m.parallel, "parallel", 1, "scenarios to run at once")
 	fs.BoolVar(&m.strict, "strict", false, "exit 1 on warnings too")
 	fs.StringVar(&m.saveCase, "save-case", "", "write each failing scenario run into `DIR` as a regression case file")

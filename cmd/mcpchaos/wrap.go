@@ -51,7 +51,7 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringArrayVar(&f.faults, "fault", nil, "fault `SPEC` to inject, NAME[:KEY=VALUE,...] (repeatable; see mcpchaos faults)")
 	fs.StringArrayVar(&f.scenarios, "scenario", nil, "inject the faults of one scenario: a built-in `NAME` (see mcpchaos scenarios), a scenario FILE holding one, or FILE#NAME; --fault adds to them")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed for every random decision (default: random, printed at start)")
-	fs.StringVar(&f.transcript, "transcript", "", "write the session's events to `FILE` as JSON lines")
+	fs.StringVar(&f.transcript, "transcript", "", "write the session's events to `FILE`: JSON lines, and frames relayed untouched as they came")
 	fs.IntVar(&f.maxLine, "max-line", chaos.DefaultMaxLine, "longest line in `BYTES` classified as one message; longer lines pass through in pieces")
 	fs.DurationVar(&f.grace, "grace", chaos.DefaultGrace, "shutdown ladder wait: stdin closed, wait, SIGTERM, wait, SIGKILL")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "do not print the seed line on stderr")
