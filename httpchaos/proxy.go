@@ -417,3 +417,10 @@ func (p *Proxy) WaitIdle(d time.Duration) bool {
 	}
 	return true
 }
+
+// HangUpIdle closes the proxy's idle connections to the server, as a client
+// that is done would. A connection the proxy dialed but never sent a
+// request on is new to the server, and Go's http.Server.Shutdown, for one,
+// waits up to 5 s for such a connection before it lets go of it: a server
+// stopped with them open would be blamed for the proxy's keep-alive.
+func (p *Proxy) HangUpIdle() { p.upstream.CloseIdleConnections() }

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -636,5 +637,48 @@ func TestWaitIdle(t *testing.T) {
 	case <-upstreamDone:
 	case <-time.After(time.Second):
 		t.Error("the upstream's stream is still open once the proxy is idle")
+	}
+}
+
+// TestHangUpIdle: once the proxy hangs up, the server holds no connection
+// of it open, so that a server stopped next (Go's Shutdown waits for its
+// connections) is not kept waiting by the proxy's keep-alive.
+func TestHangUpIdle(t *testing.T) {
+	var mu sync.Mutex
+	open := map[net.Conn]http.ConnState{}
+	up := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	up.Config.ConnState = func(c net.Conn, s http.ConnState) {
+		mu.Lock()
+		defer mu.Unlock()
+		if s == http.StateClosed || s == http.StateHijacked {
+			delete(open, c)
+			return
+		}
+		open[c] = s
+	}
+	up.Start()
+	t.Cleanup(up.Close)
+	u, _ := url.Parse(up.URL + "/mcp")
+	front, p, _ := proxyToURL(t, u)
+	for i := 0; i < 3; i++ {
+		resp, err := http.Post(front, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	count := func() int { mu.Lock(); defer mu.Unlock(); return len(open) }
+	if count() == 0 {
+		t.Fatal("the proxy keeps no connection to the server alive; nothing to hang up")
+	}
+	p.HangUpIdle()
+	for deadline := time.Now().Add(2 * time.Second); count() > 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connection(s) of the proxy still open at the server 2s after HangUpIdle", count())
+		}
 	}
 }

@@ -156,6 +156,7 @@ func startProxied(ctx context.Context, cfg httpchaos.Config, command []string, s
 // ends the session.
 func (pr *proxied) stopServer(why string) {
 	if pr.served != nil {
+		pr.px.HangUpIdle()
 		pr.served.Stop(why)
 	}
 	pr.px.Close(why)

@@ -50,7 +50,9 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // serveHTTP serves the example on mcp-go's streamable HTTP and SSE
-// transports until ctx ends (SIGTERM), then shuts down within 2s.
+// transports until ctx ends (SIGTERM), then shuts down within 1s: within
+// the 2s mcpchaos itself gives a server it stops, whatever its clients
+// left open.
 func serveHTTP(ctx context.Context, addr string, stdout, stderr io.Writer) int {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -73,7 +75,7 @@ func serveHTTP(ctx context.Context, addr string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "serve: %v", err)
 	case <-ctx.Done():
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	shutdown, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	_ = sse.Shutdown(shutdown)
 	if err := srv.Shutdown(shutdown); err != nil {
