@@ -58,6 +58,7 @@ type exchange struct {
 	// writer holding the stream's lock (or the one handler goroutine,
 	// before a stream opens) touches it.
 	deadline time.Time
+	rc       *http.ResponseController
 
 	// holdBy is the fault holding the response head, for holdFor (0: until
 	// the exchange ends); only the handler goroutine touches them.
@@ -496,7 +497,7 @@ func (x *exchange) relayJSON(resp *http.Response) {
 	// Not flushed: the handler returns next and the server writes the
 	// head and the body in one go, unless a fault acts after it, which
 	// needs the client to have the answer first.
-	if err := x.send(raw, false); err != nil {
+	if err := x.send(nil, raw, false); err != nil {
 		x.recordRef(wire.EventDropped, wire.ToClient, seq, "writing to the client failed: "+err.Error())
 		return
 	}
@@ -508,7 +509,7 @@ func (x *exchange) relayJSON(resp *http.Response) {
 		return
 	}
 	if after := p.plan.Decide(faults.After, step); len(after) > 0 {
-		if err := x.send(nil, true); err != nil {
+		if err := x.send(nil, nil, true); err != nil {
 			x.recordRef(wire.EventDropped, wire.ToClient, seq, "writing to the client failed: "+err.Error())
 			return
 		}
@@ -517,13 +518,15 @@ func (x *exchange) relayJSON(resp *http.Response) {
 }
 
 // write writes to the client with a deadline, flushing.
-func (x *exchange) write(b []byte) error { return x.send(b, true) }
+func (x *exchange) write(b []byte) error { return x.send(nil, b, true) }
 
-// send writes to the client with a deadline, flushing when asked: the
-// relay of a stream leaves the flush to the moment it would wait on the
-// server (see flushBeforeRead), so a burst of events costs one.
-func (x *exchange) send(b []byte, flush bool) error {
-	rc := http.NewResponseController(x.w)
+// send writes the pieces, then b, to the client with a deadline, flushing
+// when asked: the relay of a stream leaves the flush to the moment it would
+// wait on the server (see relayStream), so a burst of events costs one.
+func (x *exchange) send(pieces [][]byte, b []byte, flush bool) error {
+	if x.rc == nil {
+		x.rc = http.NewResponseController(x.w)
+	}
 	// Setting a deadline reschedules a runtime timer: per event of a fast
 	// stream it cost more than the write. It is renewed once a tenth of
 	// it has passed, so a write still fails within WriteTimeout, and not
@@ -531,15 +534,22 @@ func (x *exchange) send(b []byte, flush bool) error {
 	timeout := x.p.cfg.WriteTimeout
 	if now := time.Now(); x.deadline.Sub(now) < timeout-timeout/10 {
 		x.deadline = now.Add(timeout)
-		_ = rc.SetWriteDeadline(x.deadline)
+		_ = x.rc.SetWriteDeadline(x.deadline)
 	}
-	if _, err := x.w.Write(b); err != nil {
-		return err
+	for _, piece := range pieces {
+		if _, err := x.w.Write(piece); err != nil {
+			return err
+		}
+	}
+	if len(b) > 0 {
+		if _, err := x.w.Write(b); err != nil {
+			return err
+		}
 	}
 	if !flush {
 		return nil
 	}
-	if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+	if err := x.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
 	return nil

@@ -336,6 +336,9 @@ func (p *Proxy) target(r *http.Request) *url.URL {
 
 // gate holds one direction until a time: a stall. The zero gate is open.
 type gate struct {
+	// armed says a stall was ever set: until then the gate is open
+	// without a look at the clock, which every event of a stream asks.
+	armed   atomic.Bool
 	mu      sync.Mutex
 	until   time.Time
 	forever bool
@@ -344,6 +347,7 @@ type gate struct {
 func (g *gate) set(d time.Duration) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.armed.Store(true)
 	if d == 0 {
 		g.forever = true
 		return
@@ -355,6 +359,9 @@ func (g *gate) set(d time.Duration) {
 
 // closed says the gate holds its direction now.
 func (g *gate) closed() bool {
+	if !g.armed.Load() {
+		return false
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.forever || time.Now().Before(g.until)
@@ -362,6 +369,9 @@ func (g *gate) closed() bool {
 
 // wait holds until the gate opens; false when ctx ended first.
 func (g *gate) wait(ctx context.Context) bool {
+	if !g.armed.Load() {
+		return true
+	}
 	g.mu.Lock()
 	forever, until := g.forever, g.until
 	g.mu.Unlock()
