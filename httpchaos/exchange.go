@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
 	"strconv"
@@ -76,12 +75,15 @@ type labelled struct {
 var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization",
 	"Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 
+// copyHeaders copies src's headers but the hop-by-hop ones into dst. The
+// values are shared, capped so that an Add to either side copies them
+// first; nothing changes a header's value in place.
 func copyHeaders(dst, src http.Header) {
 	for k, vs := range src {
-		dst[k] = append([]string(nil), vs...)
+		dst[k] = vs[:len(vs):len(vs)]
 	}
 	for _, h := range hopHeaders {
-		dst.Del(h)
+		delete(dst, h) // the names are canonical
 	}
 }
 
@@ -151,7 +153,7 @@ func (x *exchange) post() {
 	raw, note := body, ""
 	var step *faults.Step
 	var o outcome
-	if !p.plan.Empty() {
+	if p.weighs(wire.ToServer) {
 		step = p.plan.Receive(wire.ToServer, &m)
 		o = x.apply(p.plan.Decide(faults.Before, step), wire.ToServer, seq, false)
 		if step.Rewritten != nil {
@@ -269,10 +271,13 @@ func (x *exchange) upstreamRequest(method string, body []byte, h http.Header) (*
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(x.upstreamContext(), method, x.p.target(x.r).String(), rd)
+	// The target is a URL already: made from "", the request parses none.
+	req, err := http.NewRequestWithContext(x.upstreamContext(), method, "", rd)
 	if err != nil {
 		return nil, err
 	}
+	req.URL = x.p.target(x.r)
+	req.Host = req.URL.Host
 	copyHeaders(req.Header, h)
 	x.sendForged(req.Header)
 	if x.r.Host != "" && !namesProxy(x.r) {
@@ -288,6 +293,15 @@ func (x *exchange) upstreamRequest(method string, body []byte, h http.Header) (*
 		req.Body, req.ContentLength = x.r.Body, x.r.ContentLength
 	}
 	return req, nil
+}
+
+// endUpstream lets go of the upstream context once the exchange is over,
+// unless a reader of what the server still sends (detached) holds it.
+func (x *exchange) endUpstream() {
+	if x.upStop != nil && !x.detached {
+		x.upStop()
+		x.upCancel()
+	}
 }
 
 // upstreamContext is the exchange's upstream context, made on first use.
@@ -362,8 +376,15 @@ func (x *exchange) closeUpstream() bool {
 
 // isEventStream says whether resp is an event stream.
 func isEventStream(resp *http.Response) bool {
-	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	return media == "text/event-stream"
+	return mediaType(resp.Header.Get("Content-Type")) == "text/event-stream"
+}
+
+// mediaType is a Content-Type's media type, lower case, without its
+// parameters: for the types the proxy tells apart, what mime.ParseMediaType
+// says, without the parameters it would parse and the proxy never reads.
+func mediaType(ct string) string {
+	media, _, _ := strings.Cut(ct, ";")
+	return strings.ToLower(strings.TrimSpace(media))
 }
 
 // relay passes an exchange other than a POST on (GET opens the server's
@@ -387,7 +408,7 @@ func (x *exchange) relay() {
 func (x *exchange) respond(resp *http.Response) {
 	p := x.p
 	ct := resp.Header.Get("Content-Type")
-	media, _, _ := mime.ParseMediaType(ct)
+	media := mediaType(ct)
 	head := wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: resp.StatusCode,
 		MCPSession: resp.Header.Get("Mcp-Session-Id"), Detail: "response: " + orNone(ct)}
 	if resp.StatusCode >= 400 && x.request != 0 {
@@ -467,7 +488,7 @@ func (x *exchange) relayJSON(resp *http.Response) {
 	raw, note := body, ""
 	var step *faults.Step
 	var o outcome
-	if !p.plan.Empty() && len(body) > 0 {
+	if p.weighs(wire.ToClient) && len(body) > 0 {
 		step = p.plan.Receive(wire.ToClient, &m)
 		o = x.apply(p.plan.Decide(faults.Before, step), wire.ToClient, seq, false)
 		if step.Rewritten != nil {

@@ -262,6 +262,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, HTTP: x.line, MCPSession: x.session,
 		Detail: describeRequest(r), Standalone: x.standalone})
+	defer x.endUpstream()
 	defer func() {
 		// A fault that cuts the connection aborts the handler; anything
 		// else that panics is a bug of ours, recorded before it goes on.
@@ -291,6 +292,14 @@ func describeRequest(r *http.Request) string {
 		parts = append(parts, "Authorization: (passed on, not recorded)")
 	}
 	return strings.Join(parts, "; ")
+}
+
+// weighs says whether the plan has a say in the messages travelling in
+// dir: it has faults and watches dir. One that does not watch dir decides
+// the same without seeing them (faults.Plan.Watches), so they cost it
+// nothing: a plan on the client's requests leaves the server's events alone.
+func (p *Proxy) weighs(dir wire.Direction) bool {
+	return !p.plan.Empty() && p.plan.Watches(dir)
 }
 
 func (p *Proxy) record(e wire.Event) int64 {

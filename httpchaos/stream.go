@@ -303,14 +303,22 @@ func (x *exchange) relayEvent(st *stream, er *sse.Reader, ev *sse.Event) error {
 	if ev.ID != "" {
 		defer func() { st.lastID = ev.ID }()
 	}
-	if p.plan.Empty() {
-		if err := st.queue(ev.Raw); err != nil {
-			x.recordRef(wire.EventDropped, wire.ToClient, seq, "writing to the client failed: "+err.Error())
-			return err
-		}
-		x.recordRef(wire.EventForwarded, wire.ToClient, seq, "")
-		return nil
+	if p.weighs(wire.ToClient) {
+		return x.relayPlanned(st, er, ev, m, seq)
 	}
+	if err := st.queue(ev.Raw); err != nil {
+		x.recordRef(wire.EventDropped, wire.ToClient, seq, "writing to the client failed: "+err.Error())
+		return err
+	}
+	x.recordRef(wire.EventForwarded, wire.ToClient, seq, "")
+	return nil
+}
+
+// relayPlanned relays the message m, of event seq, that ev carries, as
+// the plan decides. (m is a copy of its own: the plan may keep it, and
+// without a plan it stays off the heap.)
+func (x *exchange) relayPlanned(st *stream, er *sse.Reader, ev *sse.Event, m wire.Message, seq int64) error {
+	p := x.p
 	step := p.plan.Receive(wire.ToClient, &m)
 	o := x.apply(p.plan.Decide(faults.Before, step), wire.ToClient, seq, false)
 	raw, note, data := ev.Raw, "", ev.Data
