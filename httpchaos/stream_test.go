@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -179,5 +180,32 @@ func TestEventsThatCameTogether(t *testing.T) {
 				t.Errorf("recorded %d messages received, want %d: %q", len(received), want, received)
 			}
 		})
+	}
+}
+
+// An event larger than the proxy's read buffer, between two that share a
+// write with it, passes whole and in order, and is recorded whole.
+func TestAnEventLargerThanTheReadBuffer(t *testing.T) {
+	big := fmt.Sprintf("id: 2\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":%q}}\n\n", strings.Repeat("x", 300<<10))
+	stream := progressEvent(1) + big + progressEvent(3)
+	upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, stream)
+	})
+	front, _, rec := proxyTo(t, upstream, "/mcp")
+	got, err := io.ReadAll(postStream(t, front))
+	if err != nil || string(got) != stream {
+		t.Fatalf("the client got %d bytes (%v), want the server's %d", len(got), err, len(stream))
+	}
+	var sizes []int
+	for _, e := range rec.Events() {
+		if e.Type == wire.EventReceived && e.Dir == wire.ToClient.String() {
+			sizes = append(sizes, e.Size)
+		}
+	}
+	want := []int{len(progressEvent(1)) - len("id: 1\ndata: \n\n"), len(big) - len("id: 2\ndata: \n\n"), len(progressEvent(3)) - len("id: 3\ndata: \n\n")}
+	if !slices.Equal(sizes, want) {
+		t.Errorf("recorded messages of %v bytes, want %v", sizes, want)
 	}
 }
