@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/faults"
@@ -41,6 +42,8 @@ type stream struct {
 	cutBy string
 	keep  bool
 	reset bool
+	// cut is set once they are: the relay loop asks before every event.
+	cut atomic.Bool
 }
 
 // write writes b and flushes it, and what was queued before it, to the
@@ -94,6 +97,7 @@ func (s *stream) cutFrom(label string, reset, keep bool) bool {
 			s.keep, how = true, h
 		}
 	}
+	s.cut.Store(true)
 	s.mu.Unlock()
 	if s.keep {
 		x.p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Fault: label, Cut: wire.CutClient,
@@ -112,6 +116,9 @@ func (s *stream) cutFrom(label string, reset, keep bool) bool {
 // cutState is the fault that cut the stream from another exchange, if one
 // did, and how.
 func (s *stream) cutState() (label string, reset, keep bool) {
+	if !s.cut.Load() {
+		return "", false, false
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cutBy, s.reset, s.keep
