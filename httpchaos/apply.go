@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"mime"
 	"net/http"
 	"sort"
 	"strings"
@@ -335,7 +334,7 @@ func (p *Proxy) post(from *exchange, l labelled) {
 // each dropped for why.
 func (x *exchange) swallow(resp *http.Response, why string) {
 	defer resp.Body.Close()
-	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	media := mediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case media == "text/event-stream":
 		x.swallowEvents(sse.NewReader(resp.Body, x.p.cfg.MaxBody), why)

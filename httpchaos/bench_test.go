@@ -230,11 +230,15 @@ func spliceTo(b *testing.B, addr string) string {
 // the round trips of one client, bound the rate. The proxy then costs what
 // its CPU time per request costs, as it would in front of a busy server.
 func BenchmarkProxyConcurrent(b *testing.B) {
+	never, err := faults.Parse("drop:on=c2s:request:never/this")
+	if err != nil {
+		b.Fatal(err)
+	}
 	upstream := httptest.NewServer(benchUpstream(0, false))
 	defer upstream.Close()
-	for _, via := range []string{"direct", "minimal", "reverseproxy", "proxy"} {
+	for _, via := range []string{"direct", "tcpsplice", "minimal", "reverseproxy", "proxy", "proxy+plan"} {
 		b.Run("json/"+via, func(b *testing.B) {
-			target := benchTarget(b, via, upstream.URL, nil)
+			target := benchTarget(b, via, upstream.URL, never)
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 			defer client.CloseIdleConnections()
 			body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
 	"strconv"
@@ -58,6 +57,7 @@ type exchange struct {
 	// writer holding the stream's lock (or the one handler goroutine,
 	// before a stream opens) touches it.
 	deadline time.Time
+	rc       *http.ResponseController
 
 	// holdBy is the fault holding the response head, for holdFor (0: until
 	// the exchange ends); only the handler goroutine touches them.
@@ -75,12 +75,15 @@ type labelled struct {
 var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization",
 	"Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 
+// copyHeaders copies src's headers but the hop-by-hop ones into dst. The
+// values are shared, capped so that an Add to either side copies them
+// first; nothing changes a header's value in place.
 func copyHeaders(dst, src http.Header) {
 	for k, vs := range src {
-		dst[k] = append([]string(nil), vs...)
+		dst[k] = vs[:len(vs):len(vs)]
 	}
 	for _, h := range hopHeaders {
-		dst.Del(h)
+		delete(dst, h) // the names are canonical
 	}
 }
 
@@ -150,7 +153,7 @@ func (x *exchange) post() {
 	raw, note := body, ""
 	var step *faults.Step
 	var o outcome
-	if !p.plan.Empty() {
+	if p.weighs(wire.ToServer) {
 		step = p.plan.Receive(wire.ToServer, &m)
 		o = x.apply(p.plan.Decide(faults.Before, step), wire.ToServer, seq, false)
 		if step.Rewritten != nil {
@@ -268,10 +271,13 @@ func (x *exchange) upstreamRequest(method string, body []byte, h http.Header) (*
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(x.upstreamContext(), method, x.p.target(x.r).String(), rd)
+	// The target is a URL already: made from "", the request parses none.
+	req, err := http.NewRequestWithContext(x.upstreamContext(), method, "", rd)
 	if err != nil {
 		return nil, err
 	}
+	req.URL = x.p.target(x.r)
+	req.Host = req.URL.Host
 	copyHeaders(req.Header, h)
 	x.sendForged(req.Header)
 	if x.r.Host != "" && !namesProxy(x.r) {
@@ -287,6 +293,15 @@ func (x *exchange) upstreamRequest(method string, body []byte, h http.Header) (*
 		req.Body, req.ContentLength = x.r.Body, x.r.ContentLength
 	}
 	return req, nil
+}
+
+// endUpstream lets go of the upstream context once the exchange is over,
+// unless a reader of what the server still sends (detached) holds it.
+func (x *exchange) endUpstream() {
+	if x.upStop != nil && !x.detached {
+		x.upStop()
+		x.upCancel()
+	}
 }
 
 // upstreamContext is the exchange's upstream context, made on first use.
@@ -361,8 +376,15 @@ func (x *exchange) closeUpstream() bool {
 
 // isEventStream says whether resp is an event stream.
 func isEventStream(resp *http.Response) bool {
-	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	return media == "text/event-stream"
+	return mediaType(resp.Header.Get("Content-Type")) == "text/event-stream"
+}
+
+// mediaType is a Content-Type's media type, lower case, without its
+// parameters: for the types the proxy tells apart, what mime.ParseMediaType
+// says, without the parameters it would parse and the proxy never reads.
+func mediaType(ct string) string {
+	media, _, _ := strings.Cut(ct, ";")
+	return strings.ToLower(strings.TrimSpace(media))
 }
 
 // relay passes an exchange other than a POST on (GET opens the server's
@@ -386,7 +408,7 @@ func (x *exchange) relay() {
 func (x *exchange) respond(resp *http.Response) {
 	p := x.p
 	ct := resp.Header.Get("Content-Type")
-	media, _, _ := mime.ParseMediaType(ct)
+	media := mediaType(ct)
 	head := wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: resp.StatusCode,
 		MCPSession: resp.Header.Get("Mcp-Session-Id"), Detail: "response: " + orNone(ct)}
 	if resp.StatusCode >= 400 && x.request != 0 {
@@ -466,7 +488,7 @@ func (x *exchange) relayJSON(resp *http.Response) {
 	raw, note := body, ""
 	var step *faults.Step
 	var o outcome
-	if !p.plan.Empty() && len(body) > 0 {
+	if p.weighs(wire.ToClient) && len(body) > 0 {
 		step = p.plan.Receive(wire.ToClient, &m)
 		o = x.apply(p.plan.Decide(faults.Before, step), wire.ToClient, seq, false)
 		if step.Rewritten != nil {
@@ -496,7 +518,7 @@ func (x *exchange) relayJSON(resp *http.Response) {
 	// Not flushed: the handler returns next and the server writes the
 	// head and the body in one go, unless a fault acts after it, which
 	// needs the client to have the answer first.
-	if err := x.send(raw, false); err != nil {
+	if err := x.send(nil, raw, false); err != nil {
 		x.recordRef(wire.EventDropped, wire.ToClient, seq, "writing to the client failed: "+err.Error())
 		return
 	}
@@ -508,7 +530,7 @@ func (x *exchange) relayJSON(resp *http.Response) {
 		return
 	}
 	if after := p.plan.Decide(faults.After, step); len(after) > 0 {
-		if err := x.send(nil, true); err != nil {
+		if err := x.send(nil, nil, true); err != nil {
 			x.recordRef(wire.EventDropped, wire.ToClient, seq, "writing to the client failed: "+err.Error())
 			return
 		}
@@ -517,13 +539,15 @@ func (x *exchange) relayJSON(resp *http.Response) {
 }
 
 // write writes to the client with a deadline, flushing.
-func (x *exchange) write(b []byte) error { return x.send(b, true) }
+func (x *exchange) write(b []byte) error { return x.send(nil, b, true) }
 
-// send writes to the client with a deadline, flushing when asked: the
-// relay of a stream leaves the flush to the moment it would wait on the
-// server (see flushBeforeRead), so a burst of events costs one.
-func (x *exchange) send(b []byte, flush bool) error {
-	rc := http.NewResponseController(x.w)
+// send writes the pieces, then b, to the client with a deadline, flushing
+// when asked: the relay of a stream leaves the flush to the moment it would
+// wait on the server (see relayStream), so a burst of events costs one.
+func (x *exchange) send(pieces [][]byte, b []byte, flush bool) error {
+	if x.rc == nil {
+		x.rc = http.NewResponseController(x.w)
+	}
 	// Setting a deadline reschedules a runtime timer: per event of a fast
 	// stream it cost more than the write. It is renewed once a tenth of
 	// it has passed, so a write still fails within WriteTimeout, and not
@@ -531,15 +555,22 @@ func (x *exchange) send(b []byte, flush bool) error {
 	timeout := x.p.cfg.WriteTimeout
 	if now := time.Now(); x.deadline.Sub(now) < timeout-timeout/10 {
 		x.deadline = now.Add(timeout)
-		_ = rc.SetWriteDeadline(x.deadline)
+		_ = x.rc.SetWriteDeadline(x.deadline)
 	}
-	if _, err := x.w.Write(b); err != nil {
-		return err
+	for _, piece := range pieces {
+		if _, err := x.w.Write(piece); err != nil {
+			return err
+		}
+	}
+	if len(b) > 0 {
+		if _, err := x.w.Write(b); err != nil {
+			return err
+		}
 	}
 	if !flush {
 		return nil
 	}
-	if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+	if err := x.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
 	return nil

@@ -262,6 +262,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, HTTP: x.line, MCPSession: x.session,
 		Detail: describeRequest(r), Standalone: x.standalone})
+	defer x.endUpstream()
 	defer func() {
 		// A fault that cuts the connection aborts the handler; anything
 		// else that panics is a bug of ours, recorded before it goes on.
@@ -291,6 +292,14 @@ func describeRequest(r *http.Request) string {
 		parts = append(parts, "Authorization: (passed on, not recorded)")
 	}
 	return strings.Join(parts, "; ")
+}
+
+// weighs says whether the plan has a say in the messages travelling in
+// dir: it has faults and watches dir. One that does not watch dir decides
+// the same without seeing them (faults.Plan.Watches), so they cost it
+// nothing: a plan on the client's requests leaves the server's events alone.
+func (p *Proxy) weighs(dir wire.Direction) bool {
+	return !p.plan.Empty() && p.plan.Watches(dir)
 }
 
 func (p *Proxy) record(e wire.Event) int64 {
@@ -336,6 +345,9 @@ func (p *Proxy) target(r *http.Request) *url.URL {
 
 // gate holds one direction until a time: a stall. The zero gate is open.
 type gate struct {
+	// armed says a stall was ever set: until then the gate is open
+	// without a look at the clock, which every event of a stream asks.
+	armed   atomic.Bool
 	mu      sync.Mutex
 	until   time.Time
 	forever bool
@@ -344,6 +356,7 @@ type gate struct {
 func (g *gate) set(d time.Duration) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.armed.Store(true)
 	if d == 0 {
 		g.forever = true
 		return
@@ -355,6 +368,9 @@ func (g *gate) set(d time.Duration) {
 
 // closed says the gate holds its direction now.
 func (g *gate) closed() bool {
+	if !g.armed.Load() {
+		return false
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.forever || time.Now().Before(g.until)
@@ -362,6 +378,9 @@ func (g *gate) closed() bool {
 
 // wait holds until the gate opens; false when ctx ended first.
 func (g *gate) wait(ctx context.Context) bool {
+	if !g.armed.Load() {
+		return true
+	}
 	g.mu.Lock()
 	forever, until := g.forever, g.until
 	g.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/faults"
@@ -23,6 +24,15 @@ type stream struct {
 	mu sync.Mutex
 	// broken is the error of the first failed write: nothing more goes.
 	broken error
+	// queued are the events the relay loop let go of and not yet written:
+	// events read together from the server, which lie side by side in the
+	// reader's buffer, are one piece, so that they leave in one write.
+	// They are written before anything else is, and before the reader
+	// reads again (NewSharedReader's beforeRead), which is when they stop
+	// being valid.
+	queued [][]byte
+	// unflushed says something was written and not flushed since.
+	unflushed bool
 	// lastID is the id of the latest event sent on with one; only the
 	// relay loop touches it.
 	lastID string
@@ -32,15 +42,30 @@ type stream struct {
 	cutBy string
 	keep  bool
 	reset bool
+	// cut is set once they are: the relay loop asks before every event.
+	cut atomic.Bool
 }
 
 // write writes b and flushes it, and what was queued before it, to the
 // client.
 func (s *stream) write(b []byte) error { return s.send(b, true) }
 
-// queue writes b without flushing: the relay loop flushes before it waits
-// on the server.
-func (s *stream) queue(b []byte) error { return s.send(b, false) }
+// queue queues b, which may be the reader's buffer, to be written when the
+// relay loop next flushes (before it reads from the server again) or
+// anything else is written: events that came together leave together.
+func (s *stream) queue(b []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.broken != nil {
+		return s.broken
+	}
+	if n := len(s.queued); n > 0 && sse.Adjacent(s.queued[n-1], b) {
+		s.queued[n-1] = s.queued[n-1][:len(s.queued[n-1])+len(b)]
+		return nil
+	}
+	s.queued = append(s.queued, b)
+	return nil
+}
 
 func (s *stream) flush() { _ = s.send(nil, true) }
 
@@ -64,7 +89,7 @@ func (s *stream) cutFrom(label string, reset, keep bool) bool {
 		s.mu.Unlock()
 		return false
 	}
-	_ = x.send(nil, true) // what went on before the cut reaches the client
+	_ = s.sendLocked(nil, true) // what went on before the cut reaches the client
 	s.broken, s.cutBy, s.reset = errCut, label, reset
 	how := "connection cut"
 	if keep {
@@ -72,6 +97,7 @@ func (s *stream) cutFrom(label string, reset, keep bool) bool {
 			s.keep, how = true, h
 		}
 	}
+	s.cut.Store(true)
 	s.mu.Unlock()
 	if s.keep {
 		x.p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Fault: label, Cut: wire.CutClient,
@@ -90,6 +116,9 @@ func (s *stream) cutFrom(label string, reset, keep bool) bool {
 // cutState is the fault that cut the stream from another exchange, if one
 // did, and how.
 func (s *stream) cutState() (label string, reset, keep bool) {
+	if !s.cut.Load() {
+		return "", false, false
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cutBy, s.reset, s.keep
@@ -104,31 +133,31 @@ func (s *stream) end(err error) {
 	}
 }
 
+// send writes what was queued, then b, and flushes when asked. s.mu is
+// held throughout, so that writes from other exchanges (injections) come
+// between events, never inside one.
 func (s *stream) send(b []byte, flush bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.sendLocked(b, flush)
+}
+
+func (s *stream) sendLocked(b []byte, flush bool) error {
 	if s.broken != nil {
+		s.queued = s.queued[:0]
 		return s.broken
 	}
-	if err := s.x.send(b, flush); err != nil {
-		s.broken = err
-		return err
+	if len(s.queued) == 0 && len(b) == 0 && (!flush || !s.unflushed) {
+		return nil
 	}
-	return nil
-}
-
-// flushBeforeRead flushes the stream whenever the relay is about to read
-// from the server, the one moment it may block: nothing it queued waits
-// on the server's next event, and events that came together leave
-// together.
-type flushBeforeRead struct {
-	r  io.Reader
-	st *stream
-}
-
-func (f flushBeforeRead) Read(p []byte) (int, error) {
-	f.st.flush()
-	return f.r.Read(p)
+	err := s.x.send(s.queued, b, flush)
+	clear(s.queued)
+	s.queued = s.queued[:0]
+	s.unflushed = !flush
+	if err != nil {
+		s.broken = err
+	}
+	return err
 }
 
 // relayStream relays an event stream event by event, never buffering it
@@ -137,10 +166,7 @@ func (x *exchange) relayStream(resp *http.Response) {
 	p := x.p
 	x.w.Header().Del("Content-Length")
 	x.w.WriteHeader(resp.StatusCode)
-	st := &stream{x: x}
-	if err := st.write(nil); err != nil {
-		return
-	}
+	st := &stream{x: x, unflushed: true}
 	// The stream's own wait ends when its server side closes, which a cut
 	// from another exchange does to wake it.
 	wait := x.upstreamContext()
@@ -156,14 +182,23 @@ func (x *exchange) relayStream(resp *http.Response) {
 		p.mu.Lock()
 		delete(p.streams, x.n)
 		p.mu.Unlock()
+		st.flush() // what was queued, unless the stream broke
 		// An injection that found the stream before it left the map must
 		// not write once the handler has returned.
 		st.end(errStreamEnded)
 	}()
+	// The head goes out once the stream can be found: a client that sees
+	// it open may at once send what triggers a fault aimed at it.
+	if err := st.write(nil); err != nil {
+		return
+	}
 	for _, l := range pending {
 		x.injectInto(st, l.label, l.inj, l.cause)
 	}
-	er := sse.NewReader(flushBeforeRead{resp.Body, st}, p.cfg.MaxBody)
+	// The stream is flushed whenever the relay is about to read from the
+	// server, the one moment it may block: nothing it queued waits on the
+	// server's next event, and events that came together leave together.
+	er := sse.NewSharedReader(resp.Body, p.cfg.MaxBody, st.flush)
 	for {
 		if p.gates[wire.ToClient].closed() || x.standalone && p.getGate.closed() {
 			st.flush() // a stall holds what comes after, not what came before
@@ -275,14 +310,22 @@ func (x *exchange) relayEvent(st *stream, er *sse.Reader, ev *sse.Event) error {
 	if ev.ID != "" {
 		defer func() { st.lastID = ev.ID }()
 	}
-	if p.plan.Empty() {
-		if err := st.queue(ev.Raw); err != nil {
-			x.recordRef(wire.EventDropped, wire.ToClient, seq, "writing to the client failed: "+err.Error())
-			return err
-		}
-		x.recordRef(wire.EventForwarded, wire.ToClient, seq, "")
-		return nil
+	if p.weighs(wire.ToClient) {
+		return x.relayPlanned(st, er, ev, m, seq)
 	}
+	if err := st.queue(ev.Raw); err != nil {
+		x.recordRef(wire.EventDropped, wire.ToClient, seq, "writing to the client failed: "+err.Error())
+		return err
+	}
+	x.recordRef(wire.EventForwarded, wire.ToClient, seq, "")
+	return nil
+}
+
+// relayPlanned relays the message m, of event seq, that ev carries, as
+// the plan decides. (m is a copy of its own: the plan may keep it, and
+// without a plan it stays off the heap.)
+func (x *exchange) relayPlanned(st *stream, er *sse.Reader, ev *sse.Event, m wire.Message, seq int64) error {
+	p := x.p
 	step := p.plan.Receive(wire.ToClient, &m)
 	o := x.apply(p.plan.Decide(faults.Before, step), wire.ToClient, seq, false)
 	raw, note, data := ev.Raw, "", ev.Data

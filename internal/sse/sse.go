@@ -1,7 +1,6 @@
 package sse
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -40,13 +39,51 @@ var ErrTooLong = errors.New("event longer than the size cap")
 // line too but is rare enough to be read as part of the line), a blank
 // line ends an event, ":" starts a comment.
 type Reader struct {
-	br  *bufio.Reader
-	max int
+	src io.Reader
+	buf []byte
+	// r and w bound the bytes read and not yet framed: buf[r:w]; start is
+	// where the event being framed begins, while it lies in buf whole.
+	r, w, start int
+	err         error // the source's, once buf[r:w] is framed
+	max         int
+	// shared, beforeRead: see NewSharedReader.
+	shared     bool
+	beforeRead func()
 }
 
-// NewReader reads events from r, none larger than max bytes.
+// readSize is the reader's buffer: an event that fits is framed where it
+// was read, and events that came in one read leave it together.
+const readSize = 64 << 10
+
+// NewReader reads events from r, none larger than max bytes. Each event
+// it returns owns its bytes.
 func NewReader(r io.Reader, max int) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 64<<10), max: max}
+	return newReaderSize(r, max, readSize)
+}
+
+func newReaderSize(r io.Reader, max, size int) *Reader {
+	return &Reader{src: r, buf: make([]byte, size), max: max}
+}
+
+// NewSharedReader is NewReader for a relay that passes events on as they
+// came: an event's Raw and Data may be the reader's own buffer, valid
+// until the reader next reads from r, which it announces by calling
+// beforeRead first. That is the moment the relay must be done with the
+// events it holds, and the one moment the reader may block: so what the
+// relay holds is never held waiting for the server. Raw then keeps the
+// buffer's capacity, so that events read together can be seen to lie
+// side by side (Adjacent); nothing may append to it.
+func NewSharedReader(r io.Reader, max int, beforeRead func()) *Reader {
+	rd := NewReader(r, max)
+	rd.shared, rd.beforeRead = true, beforeRead
+	return rd
+}
+
+// Adjacent says whether b begins where a ends, in one buffer: two events a
+// shared reader returned one after the other, which can go on as one
+// write.
+func Adjacent(a, b []byte) bool {
+	return len(a) > 0 && len(b) > 0 && cap(a)-len(a) >= len(b) && &a[:len(a)+1][len(a)] == &b[0]
 }
 
 // Next returns the next complete event. At the end of the stream it
@@ -54,28 +91,58 @@ func NewReader(r io.Reader, max int) *Reader {
 // with the error.
 func (r *Reader) Next() (Event, error) {
 	var e Event
-	// The value of the event's one data line, as offsets into e.Raw, which
-	// Data then shares; only a second data line needs a buffer of its own.
-	dataStart, dataEnd := 0, 0
+	// The event's bytes so far are buf[start:r] until they no longer fit
+	// in buf; then they are spill, a copy of their own.
+	r.start = r.r
+	var spill []byte
+	raw := func() []byte {
+		if spill != nil {
+			return spill
+		}
+		return r.buf[r.start:r.r]
+	}
+	// The value of the event's one data line, as offsets into its bytes,
+	// which Data then shares; only a second data line needs a buffer of
+	// its own.
+	line, dataStart, dataEnd := 0, 0, 0
 	var joined []byte
 	for {
-		line, err := r.readLine(len(e.Raw))
-		start := len(e.Raw)
-		if e.Raw == nil {
-			// Room for a typical event at once: an id, a data line, a
-			// blank line.
-			e.Raw = make([]byte, 0, max(256, 2*len(line)+16))
+		i := bytes.IndexByte(r.buf[r.r:r.w], '\n')
+		if i < 0 {
+			if spill != nil {
+				spill = append(spill, r.buf[r.r:r.w]...)
+			}
+			r.r = r.w
+			if b := raw(); len(b) > r.max {
+				e.Raw = r.own(b, spill)
+				return e, fmt.Errorf("%w (%d bytes)", ErrTooLong, r.max)
+			}
+			if r.err != nil {
+				e.Raw = r.own(raw(), spill)
+				return e, r.err
+			}
+			spill = r.fill(spill)
+			continue
 		}
-		e.Raw = append(e.Raw, line...)
-		if err != nil {
-			return e, err
+		if spill != nil {
+			spill = append(spill, r.buf[r.r:r.r+i+1]...)
 		}
-		text := bytes.TrimSuffix(bytes.TrimSuffix(e.Raw[start:], []byte("\n")), []byte("\r"))
+		r.r += i + 1
+		b := raw()
+		if len(b) > r.max {
+			e.Raw = r.own(b, spill)
+			return e, fmt.Errorf("%w (%d bytes)", ErrTooLong, r.max)
+		}
+		start := line
+		line = len(b)
+		text := bytes.TrimSuffix(bytes.TrimSuffix(b[start:], []byte("\n")), []byte("\r"))
 		if len(text) == 0 {
-			if len(bytes.TrimSpace(e.Raw)) == 0 {
+			if len(bytes.TrimSpace(b)) == 0 {
 				// Blank lines between events: pass them on as they came.
+				e.Raw = r.own(b, spill)
 				return e, nil
 			}
+			e.Raw = r.own(b, spill)
 			switch {
 			case joined != nil:
 				e.Data = joined
@@ -91,12 +158,12 @@ func (r *Reader) Next() (Event, error) {
 		value = bytes.TrimPrefix(value, []byte(" "))
 		switch string(field) {
 		case "data":
-			vs := start + (len(text) - len(value)) // value's offset in e.Raw
+			vs := start + (len(text) - len(value)) // value's offset in the event
 			switch {
 			case !e.HasData:
 				dataStart, dataEnd = vs, vs+len(value)
 			case joined == nil:
-				joined = append(append(append([]byte(nil), e.Raw[dataStart:dataEnd]...), '\n'), value...)
+				joined = append(append(append([]byte(nil), b[dataStart:dataEnd]...), '\n'), value...)
 			default:
 				joined = append(append(joined, '\n'), value...)
 			}
@@ -114,31 +181,50 @@ func (r *Reader) Next() (Event, error) {
 	}
 }
 
-// readLine returns the next line, newline included, or what there is at
-// the end of the stream. A line that fits the read buffer is returned as
-// the buffer's bytes, valid until the next read.
-func (r *Reader) readLine(have int) ([]byte, error) {
-	chunk, err := r.br.ReadSlice('\n')
-	if !errors.Is(err, bufio.ErrBufferFull) {
-		if have+len(chunk) > r.max {
-			return chunk, fmt.Errorf("%w (%d bytes)", ErrTooLong, r.max)
-		}
-		return chunk, err
+// own is an event's bytes, b, as Next returns them: the buffer's own
+// (shared), or a copy that owns them.
+func (r *Reader) own(b, spill []byte) []byte {
+	if spill != nil || r.shared {
+		return b
 	}
-	line := append([]byte(nil), chunk...)
-	for {
-		if have+len(line) > r.max {
-			return line, fmt.Errorf("%w (%d bytes)", ErrTooLong, r.max)
+	return append(make([]byte, 0, max(256, len(b))), b...)
+}
+
+// fill reads from the source once more, keeping the bytes of the event
+// being framed: in buf, moved to its front, or, when they fill buf, in
+// spill, which it returns.
+func (r *Reader) fill(spill []byte) []byte {
+	if r.beforeRead != nil {
+		r.beforeRead()
+	}
+	switch {
+	case spill != nil:
+		// Every byte read is in spill already.
+		r.start, r.r, r.w = 0, 0, 0
+	case r.start == 0 && r.w == len(r.buf):
+		// The event is larger than buf: it goes on in a copy of its own.
+		spill = append(make([]byte, 0, 2*len(r.buf)), r.buf[:r.w]...)
+		r.start, r.r, r.w = 0, 0, 0
+	default:
+		n := copy(r.buf, r.buf[r.start:r.w])
+		r.r -= r.start
+		r.start, r.w = 0, n
+	}
+	// A source that keeps returning nothing is broken: bufio gives up
+	// after as many reads.
+	for range 100 {
+		n, err := r.src.Read(r.buf[r.w:])
+		r.w += n
+		if err != nil {
+			r.err = err
+			return spill
 		}
-		chunk, err := r.br.ReadSlice('\n')
-		line = append(line, chunk...)
-		if have+len(line) > r.max {
-			return line, fmt.Errorf("%w (%d bytes)", ErrTooLong, r.max)
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return line, err
+		if n > 0 {
+			return spill
 		}
 	}
+	r.err = io.ErrNoProgress
+	return spill
 }
 
 // Format writes msg as an event with the given id, one data: line per line

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -89,22 +90,34 @@ func TestFormat(t *testing.T) {
 }
 
 // BenchmarkReader reads a stream of progress events as a server sends them:
-// id, data, blank line.
+// id, data, blank line; each event owning its bytes (copy), or in the
+// reader's buffer, as the proxy reads them (shared).
 func BenchmarkReader(b *testing.B) {
 	var stream strings.Builder
 	for i := range 1000 {
 		fmt.Fprintf(&stream, "id: %d\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":%d}}\n\n", i, i)
 	}
 	s := stream.String()
-	b.SetBytes(int64(len(s)))
-	b.ReportAllocs()
-	for b.Loop() {
-		r := sse.NewReader(strings.NewReader(s), 1<<20)
-		for {
-			if _, err := r.Next(); err != nil {
-				break
-			}
+	for _, shared := range []bool{false, true} {
+		name := "copy"
+		if shared {
+			name = "shared"
 		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			b.ReportAllocs()
+			for b.Loop() {
+				r := sse.NewReader(strings.NewReader(s), 1<<20)
+				if shared {
+					r = sse.NewSharedReader(strings.NewReader(s), 1<<20, func() {})
+				}
+				for {
+					if _, err := r.Next(); err != nil {
+						break
+					}
+				}
+			}
+		})
 	}
 }
 
@@ -170,7 +183,10 @@ func refEvents(in []byte) (events []refEvent, unfinished bool) {
 // proxy's promise and to the parsing rules: the events' bytes joined are
 // the stream's bytes exactly (nothing dropped, nothing added), and each
 // event says what refEvents reads in it. An event over the cap ends the
-// stream with ErrTooLong, having returned only bytes of the stream.
+// stream with ErrTooLong, having returned only bytes of the stream. It
+// reads through buffers smaller than the events and one byte at a time,
+// and, sharing its buffer, it keeps every event it returned intact until
+// it announces its next read.
 func FuzzReader(f *testing.F) {
 	for _, s := range []string{
 		"event: message\nid: 7\ndata: {\"a\":1}\n\n",
@@ -181,11 +197,31 @@ func FuzzReader(f *testing.F) {
 		"data\ndata:\ndata:  two spaces\n\ndata: {\"a\"",
 		"id: 1\r\ndata: x\r\r\n\r\n \n\n",
 	} {
-		f.Add([]byte(s), uint16(64))
+		f.Add([]byte(s), uint16(64), uint8(0), false, false)
+		f.Add([]byte(s), uint16(64), uint8(5), true, true)
 	}
-	f.Fuzz(func(t *testing.T, in []byte, limit uint16) {
+	f.Fuzz(func(t *testing.T, in []byte, limit uint16, size uint8, shared, oneByte bool) {
 		max := int(limit%512) + 1
-		r := sse.NewReader(bytes.NewReader(in), max)
+		var src io.Reader = bytes.NewReader(in)
+		if oneByte {
+			src = iotest.OneByteReader(src)
+		}
+		// held are the events returned since the last read, as returned
+		// and as copied then: a shared buffer must not move under them.
+		type held struct{ raw, data, rawCopy, dataCopy []byte }
+		var since []held
+		beforeRead := func() {
+			for _, h := range since {
+				if !bytes.Equal(h.raw, h.rawCopy) || !bytes.Equal(h.data, h.dataCopy) {
+					t.Fatalf("an event changed before the reader announced its read: %q, was %q", h.raw, h.rawCopy)
+				}
+			}
+			since = nil
+		}
+		r := sse.NewReader(src, max)
+		if size > 0 || shared {
+			r = sse.NewReaderSize(src, max, int(size%64)+1, shared, beforeRead)
+		}
 		var joined []byte
 		var got []refEvent
 		var err error
@@ -193,6 +229,7 @@ func FuzzReader(f *testing.F) {
 			var e sse.Event
 			e, err = r.Next()
 			joined = append(joined, e.Raw...)
+			since = append(since, held{e.Raw, e.Data, bytes.Clone(e.Raw), bytes.Clone(e.Data)})
 			if err != nil {
 				break
 			}
@@ -203,6 +240,7 @@ func FuzzReader(f *testing.F) {
 				got = append(got, ev)
 			}
 		}
+		beforeRead()
 		switch {
 		case errors.Is(err, sse.ErrTooLong):
 			if !bytes.HasPrefix(in, joined) {
