@@ -119,13 +119,20 @@ func (r *JSONLRecorder) RecordForwarded(dir wire.Direction, frames []byte, n int
 		r.OnEvent(e)
 		r.OnEvent(wire.Event{Seq: e.Seq + 1, T: t, Type: wire.EventForwarded, Dir: dir.String(), Of: e.Seq})
 	}
+	r.line = wire.AppendRelayedHead(r.line[:0], seq, t, dir, len(frames), n)
+	r.appendFramesUnlock(frames)
+	return seq
+}
+
+// appendFramesUnlock queues r.line and the frames that follow it, and lets
+// go of r.mu, writing out the buffer when it is full. r.mu is held.
+func (r *JSONLRecorder) appendFramesUnlock(frames []byte) {
 	if r.kick != nil && len(r.buf) == 0 {
 		select {
 		case r.kick <- struct{}{}:
 		default:
 		}
 	}
-	r.line = wire.AppendRelayedHead(r.line[:0], seq, t, dir, len(frames), n)
 	if len(frames) >= flushSize || len(r.buf)+len(r.line)+len(frames) > flushSize {
 		// Out with what came before, the line, and frames too long to
 		// copy from where they lie.
@@ -134,12 +141,53 @@ func (r *JSONLRecorder) RecordForwarded(dir wire.Direction, frames []byte, n int
 			full, frames = append(full, frames...), nil
 		}
 		r.writeUnlock(full, frames)
-		return seq
+		return
 	}
 	r.buf = append(r.buf, r.line...)
 	r.buf = append(r.buf, frames...)
 	r.mu.Unlock()
+}
+
+// RecordRelayedEvent records the message of one SSE event that the HTTP
+// proxy relayed untouched, in exchange, with the event's id, received at
+// at (or later, if an event recorded since was) and forwarded at once: the
+// message's bytes as they came, after a line that stands for both events
+// (wire.AppendRelayedEventHead), neither classified nor escaped, unless
+// OnEvent needs the events. It returns the received event's Seq. The
+// message must be non-empty, hold no newline, and eventID be at most
+// wire.MaxRelayedEventID long; the proxy records any other the long way.
+func (r *JSONLRecorder) RecordRelayedEvent(dir wire.Direction, exchange int64, eventID string, message []byte, at int64) int64 {
+	var received wire.Event
+	if r.OnEvent != nil {
+		received = relayedEvent(dir, exchange, eventID, message)
+	}
+	r.mu.Lock()
+	seq := r.seq + 1
+	r.seq += 2
+	r.last = max(r.last, at)
+	t := r.last
+	if r.OnEvent != nil {
+		received.Seq, received.T = seq, t
+		r.OnEvent(received)
+		r.OnEvent(forwardedEvent(received))
+	}
+	r.line = wire.AppendRelayedEventHead(r.line[:0], seq, t, dir, exchange, eventID, len(message))
+	r.appendFramesUnlock(message)
 	return seq
+}
+
+// relayedEvent is the received event of an SSE event's message that the
+// HTTP proxy relayed untouched, as the transcript reader makes it.
+func relayedEvent(dir wire.Direction, exchange int64, eventID string, message []byte) wire.Event {
+	m := wire.Classify(message)
+	e := wire.Event{Type: wire.EventReceived, Exchange: exchange, EventID: eventID}
+	e.SetMessage(dir, &m)
+	return e
+}
+
+// forwardedEvent is the forwarded event that follows received, stamped.
+func forwardedEvent(received wire.Event) wire.Event {
+	return wire.Event{Seq: received.Seq + 1, T: received.T, Type: wire.EventForwarded, Dir: received.Dir, Of: received.Seq, Exchange: received.Exchange}
 }
 
 // receivedEvents are the received events of the frames in frames, cut
@@ -346,6 +394,20 @@ func (r *MemoryRecorder) RecordForwarded(dir wire.Direction, frames []byte, n in
 		r.events = append(r.events, e, wire.Event{Seq: e.Seq + 1, T: e.T, Type: wire.EventForwarded, Dir: dir.String(), Of: e.Seq})
 	}
 	return first
+}
+
+// RecordRelayedEvent records as JSONLRecorder does, so that tests see the
+// HTTP proxy's paired path.
+func (r *MemoryRecorder) RecordRelayedEvent(dir wire.Direction, exchange int64, eventID string, message []byte, at int64) int64 {
+	e := relayedEvent(dir, exchange, eventID, message)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if k := len(r.events); k > 0 {
+		at = max(at, r.events[k-1].T)
+	}
+	e.Seq, e.T = int64(len(r.events)+1), at
+	r.events = append(r.events, e, forwardedEvent(e))
+	return e.Seq
 }
 
 // Now implements Recorder.

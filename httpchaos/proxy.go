@@ -24,6 +24,15 @@ type Recorder interface {
 	Now() int64
 }
 
+// eventRecorder is a Recorder that can record the message of an SSE event
+// relayed untouched, received and forwarded, as one pair, from its bytes
+// and without classifying it (chaos.JSONLRecorder, transcript format 3):
+// a stream's commonest events, and recording them the long way cost more
+// than all the rest of relaying them.
+type eventRecorder interface {
+	RecordRelayedEvent(dir wire.Direction, exchange int64, eventID string, message []byte, at int64) int64
+}
+
 // Defaults of Config.
 const (
 	DefaultMaxBody      = 128 << 20
@@ -65,6 +74,7 @@ type Proxy struct {
 	plan     *faults.Plan
 	upstream *http.Client
 	rec      Recorder
+	evrec    eventRecorder // rec, when it is one
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -155,6 +165,7 @@ func New(cfg Config) (*Proxy, error) {
 		p.plan.SetClock(func() time.Duration { return time.Duration(p.rec.Now()) * time.Microsecond })
 	}
 	p.recordStart()
+	p.evrec, _ = cfg.Recorder.(eventRecorder)
 	return p, nil
 }
 

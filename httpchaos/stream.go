@@ -1,6 +1,7 @@
 package httpchaos
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net"
@@ -305,6 +306,16 @@ func (x *exchange) relayEvent(st *stream, er *sse.Reader, ev *sse.Event) error {
 		}
 		return st.queue(raw)
 	}
+	if p.evrec != nil && !p.weighs(wire.ToClient) && recordableRaw(ev) {
+		if err := st.queue(ev.Raw); err == nil {
+			p.evrec.RecordRelayedEvent(wire.ToClient, x.n, ev.ID, ev.Data, p.rec.Now())
+			if ev.ID != "" {
+				st.lastID = ev.ID
+			}
+			return nil
+		}
+		// The long way records the message received, then dropped.
+	}
 	m := wire.Classify(ev.Data)
 	seq := x.recordMessage(wire.EventReceived, wire.ToClient, &m, ev.ID, "", 0)
 	if ev.ID != "" {
@@ -319,6 +330,14 @@ func (x *exchange) relayEvent(st *stream, er *sse.Reader, ev *sse.Event) error {
 	}
 	x.recordRef(wire.EventForwarded, wire.ToClient, seq, "")
 	return nil
+}
+
+// recordableRaw says whether the message of ev can be recorded from its
+// bytes as they came (eventRecorder): a transcript reader cuts such bytes
+// into frames at each newline, and an event's data holds one only when
+// the server split it over data lines.
+func recordableRaw(ev *sse.Event) bool {
+	return len(ev.Data) > 0 && len(ev.ID) <= wire.MaxRelayedEventID && bytes.IndexByte(ev.Data, '\n') < 0
 }
 
 // relayPlanned relays the message m, of event seq, that ev carries, as

@@ -154,6 +154,27 @@ func AppendRelayedHead(dst []byte, seq, t int64, dir Direction, size, frames int
 	return append(dst, `,"forwarded":true}`+"\n"...)
 }
 
+// AppendRelayedEventHead appends the line that stands, in transcript
+// format 3, for the message of one SSE event that the HTTP proxy relayed
+// untouched in exchange at time t: its received event (seq, with the
+// event's id) and its forwarded event (seq+1). The message's size bytes go
+// right after the line, as they came. They must hold no newline: the
+// reader cuts frames there, and the event's would be two.
+func AppendRelayedEventHead(dst []byte, seq, t int64, dir Direction, exchange int64, eventID string, size int) []byte {
+	dst = AppendHead(dst, seq, t)
+	dst = append(dst, `,"type":"received"`...)
+	dst = appendField(dst, "dir", dir.String())
+	dst = appendInt(dst, "exchange", exchange)
+	dst = appendField(dst, "event_id", eventID)
+	dst = appendIntMember(dst, "bytes", int64(size))
+	return append(dst, `,"frames":1,"forwarded":true}`+"\n"...)
+}
+
+// MaxRelayedEventID is the longest SSE event id AppendRelayedEventHead
+// may be given: its line must stay shorter than the longest a reader
+// takes for one that frames follow.
+const MaxRelayedEventID = 256
+
 // AppendForwardedLine appends the whole line of the forwarded event of
 // the frame of event of, travelling in dir: what AppendLine appends for
 // Event{Seq: seq, T: t, Type: EventForwarded, Dir: dir.String(), Of: of}.

@@ -86,7 +86,7 @@ func readFrames(br *bufio.Reader, head Event, ref frameRef, fn func(Event) error
 			return lines, err
 		}
 		if ref.Forwarded {
-			if err := fn(Event{Seq: e.Seq + 1, T: e.T, Type: EventForwarded, Dir: e.Dir, Of: e.Seq}); err != nil {
+			if err := fn(Event{Seq: e.Seq + 1, T: e.T, Type: EventForwarded, Dir: e.Dir, Of: e.Seq, Exchange: e.Exchange}); err != nil {
 				return lines, err
 			}
 		}
@@ -159,8 +159,10 @@ func CountEvents(r io.Reader) (int, error) {
 }
 
 // maxFrameHead is longer than any line a frame follows: AppendRelayedHead
-// writes five numbers and three short names.
-const maxFrameHead = 512
+// writes five numbers and three short names, AppendRelayedEventHead six and
+// an event id of at most MaxRelayedEventID bytes, escaped (at most six
+// bytes each, \u0000).
+const maxFrameHead = 512 + 6*MaxRelayedEventID
 
 func orUnknown(tool string) string {
 	if tool == "" {
