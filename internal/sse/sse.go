@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"time"
+	"unsafe"
 )
 
 // Event is one server-sent event as it travelled: its bytes, blank line
@@ -49,6 +50,10 @@ type Reader struct {
 	// shared, beforeRead: see NewSharedReader.
 	shared     bool
 	beforeRead func()
+	// names holds the ids and names of the events read, one after the
+	// other: a string of its own for each event's id cost the relay a
+	// fifth of its time on a burst of events.
+	names []byte
 }
 
 // readSize is the reader's buffer: an event that fits is framed where it
@@ -84,6 +89,24 @@ func NewSharedReader(r io.Reader, max int, beforeRead func()) *Reader {
 // write.
 func Adjacent(a, b []byte) bool {
 	return len(a) > 0 && len(b) > 0 && cap(a)-len(a) >= len(b) && &a[:len(a)+1][len(a)] == &b[0]
+}
+
+// str returns b as a string kept in r.names. Bytes appended there are
+// never written again (a full block is left to the strings that point
+// into it, and a new one started), so the strings stay as they were made.
+func (r *Reader) str(b []byte) string {
+	const block, longest = 4 << 10, 256
+	switch {
+	case len(b) == 0:
+		return ""
+	case len(b) > longest:
+		return string(b)
+	case cap(r.names)-len(r.names) < len(b):
+		r.names = make([]byte, 0, block)
+	}
+	start := len(r.names)
+	r.names = append(r.names, b...)
+	return unsafe.String(&r.names[start], len(b))
 }
 
 // Next returns the next complete event. At the end of the stream it
@@ -135,7 +158,15 @@ func (r *Reader) Next() (Event, error) {
 		}
 		start := line
 		line = len(b)
-		text := bytes.TrimSuffix(bytes.TrimSuffix(b[start:], []byte("\n")), []byte("\r"))
+		// Byte by byte rather than with bytes.TrimSuffix and bytes.Cut:
+		// their calls were a third of the time framing an event took.
+		text := b[start:]
+		if n := len(text); n > 0 && text[n-1] == '\n' {
+			text = text[:n-1]
+		}
+		if n := len(text); n > 0 && text[n-1] == '\r' {
+			text = text[:n-1]
+		}
 		if len(text) == 0 {
 			if len(bytes.TrimSpace(b)) == 0 {
 				// Blank lines between events: pass them on as they came.
@@ -154,8 +185,13 @@ func (r *Reader) Next() (Event, error) {
 		if text[0] == ':' {
 			continue
 		}
-		field, value, _ := bytes.Cut(text, []byte(":"))
-		value = bytes.TrimPrefix(value, []byte(" "))
+		field, value := text, text[len(text):]
+		if c := bytes.IndexByte(text, ':'); c >= 0 {
+			field, value = text[:c], text[c+1:]
+		}
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
 		switch string(field) {
 		case "data":
 			vs := start + (len(text) - len(value)) // value's offset in the event
@@ -169,9 +205,9 @@ func (r *Reader) Next() (Event, error) {
 			}
 			e.HasData = true
 		case "id":
-			e.ID = string(value)
+			e.ID = r.str(value)
 		case "event":
-			e.Name = string(value)
+			e.Name = r.str(value)
 		case "retry":
 			// EventSource ignores a value that is not all digits.
 			if ms, err := strconv.ParseUint(string(value), 10, 31); err == nil {
