@@ -8,9 +8,13 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mcpchaos/mcpchaos/chaos/probe"
 	"github.com/mcpchaos/mcpchaos/faults"
@@ -204,6 +208,8 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 				Probe:     probe.Config{SkipTools: tc.skip, Calls: tc.calls},
 				Header:    tc.header,
 				Repro:     func(sc string, seed uint64) string { return fmt.Sprintf("--scenario %s --seed %d", sc, seed) },
+				// Kept, to be judged again as mcpchaos judge does.
+				TranscriptDir: t.TempDir(),
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -222,7 +228,67 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 				}
 			}
 			wantUnknownSession400(t, report, summary)
+			wantJudgedAgain(t, report)
 		})
+	}
+}
+
+// wantJudgedAgain judges the run's stored transcripts again, offline, as
+// mcpchaos judge does, and wants every scenario's live verdict: what the
+// proxy stored of the server's events, most of them as they came after a
+// line (transcript format 3), reads back as what it saw.
+func wantJudgedAgain(t *testing.T, report *reports.Report) {
+	t.Helper()
+	type verdict struct {
+		Outcome  string
+		Findings []reports.Finding
+		Notes    []string
+	}
+	verdicts := func(r *reports.Report) map[string]verdict {
+		out := map[string]verdict{}
+		results := r.Scenarios
+		if r.Baseline != nil {
+			results = append([]reports.ScenarioResult{*r.Baseline}, results...)
+		}
+		for _, sc := range results {
+			v := verdict{Outcome: sc.Outcome, Notes: sc.Notes}
+			for _, f := range r.Findings {
+				if f.Scenario == sc.Name {
+					v.Findings = append(v.Findings, f)
+				}
+			}
+			out[sc.Name] = v
+		}
+		return out
+	}
+	var paths []string
+	if report.Baseline != nil {
+		paths = append(paths, report.Baseline.Transcript)
+	}
+	for _, sc := range report.Scenarios {
+		paths = append(paths, sc.Transcript)
+	}
+	again, err := suite.Rejudge(paths, report.Tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, offline := verdicts(report), verdicts(again)
+	// The baseline's notes add what the probe itself saw (tools it did
+	// not call, tools that answered its arguments with an error), which
+	// no transcript holds: the judge's notes must be among them.
+	if b, ok := live[faults.Baseline.Name]; ok {
+		for _, n := range offline[faults.Baseline.Name].Notes {
+			if !slices.Contains(b.Notes, n) {
+				t.Errorf("the baseline judged again notes %q, which the live run did not", n)
+			}
+		}
+		b.Notes = offline[faults.Baseline.Name].Notes
+		live[faults.Baseline.Name] = b
+	}
+	// The repro line is the live run's own; the rest must be the same.
+	ignoreRepro := cmpopts.IgnoreFields(reports.Finding{}, "Repro")
+	if diff := cmp.Diff(live, offline, ignoreRepro, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("judged again (-live +offline):\n%s", diff)
 	}
 }
 

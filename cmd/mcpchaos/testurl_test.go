@@ -10,8 +10,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/reports"
 )
 
 // freeAddr is a loopback address nothing listens on (for a moment).
@@ -67,13 +69,68 @@ func TestTestURLStartsTheServer(t *testing.T) {
 		if sc.Outcome != "pass" {
 			t.Errorf("%s: %s (%v)", sc.Name, sc.Outcome, sc.Indeterminate)
 		}
-		var out, errb bytes.Buffer
-		if code := run([]string{"judge", sc.Transcript}, nil, &out, &errb); code != exitOK {
-			t.Errorf("judge %s: exit %d\n%s%s", sc.Name, code, out.String(), errb.String())
-		}
+	}
+	if checkJudgedAgain(t, rep, dir) == 0 {
+		t.Error("no transcript stores a server's event as it came: the judging again did not read that format")
 	}
 	if want := []string{os.Args[0], "serve", "--http", addr}; !cmp.Equal(want, rep.Target.Command) {
 		t.Errorf("target command %q, want %q", rep.Target.Command, want)
+	}
+}
+
+// checkJudgedAgain judges each scenario's transcript of rep again with
+// mcpchaos judge, and wants the live verdict. It says how many of the
+// server's events the transcripts store as they came after a line (format
+// 3), as the proxy stores those no fault could touch.
+func checkJudgedAgain(t *testing.T, rep *reports.Report, dir string) (asWritten int) {
+	t.Helper()
+	for _, sc := range rep.Scenarios {
+		data, err := os.ReadFile(sc.Transcript)
+		if err != nil {
+			t.Fatal(err)
+		}
+		asWritten += bytes.Count(data, []byte(`"frames":1,"forwarded":true`))
+		out := filepath.Join(dir, sc.Name+".offline.json")
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"judge", "--report", out, sc.Transcript}, nil, &stdout, &stderr); code != exitOK && code != exitFindings {
+			t.Errorf("judge %s: exit %d\n%s%s", sc.Name, code, stdout.String(), stderr.String())
+			continue
+		}
+		var findings []reports.Finding
+		for _, f := range rep.Findings {
+			if f.Scenario == sc.Name {
+				findings = append(findings, f)
+			}
+		}
+		live := verdict{Outcome: sc.Outcome, Findings: findings, Notes: sc.Notes}
+		if diff := cmp.Diff(live, verdictOf(t, readReportFile(t, out)), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s judged again (-live +offline):\n%s", sc.Name, diff)
+		}
+	}
+	return asWritten
+}
+
+// A run with findings over HTTP judges the same offline: cancel-panic's
+// crash under cancel-race, and closed-session's under
+// end-session-inflight (examples/httpservers).
+func TestTestURLFindingsJudgeTheSameOffline(t *testing.T) {
+	for _, tc := range []struct{ server, scenario string }{
+		{"cancel-panic", "cancel-race"},
+		{"closed-session", "end-session-inflight"},
+	} {
+		t.Run(tc.server, func(t *testing.T) {
+			bin := exampleBin(t, "httpservers/"+tc.server)
+			addr := freeAddr(t)
+			dir := t.TempDir()
+			reportPath := filepath.Join(dir, "report.json")
+			var stdout, stderr bytes.Buffer
+			args := []string{"test", "--url", "http://" + addr + "/mcp", "--scenario", tc.scenario, "--seed", "1", "--deadline", "3s",
+				"--report", reportPath, "--transcript-dir", dir, "--", bin, "--addr", addr}
+			if code := run(args, nil, &stdout, &stderr); code != exitFindings {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitFindings, stdout.String(), stderr.String())
+			}
+			checkJudgedAgain(t, readReportFile(t, reportPath), dir)
+		})
 	}
 }
 
