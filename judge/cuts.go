@@ -155,9 +155,17 @@ func (c *cutTracker) received(e *wire.Event) {
 
 // inFlightAt returns the cut of the legacy session a POST on exchange went
 // to, when the POST began before that cut and its message was read after
-// it: in flight at the cut, as the session's open requests were.
+// it, or began within raceWindow after it: in flight at the cut, as the
+// session's open requests were, or racing the server's noticing it. A
+// server that answers such a POST with an error status has answered it
+// all the same; one that dies of the cut (server-everything 0.6.2 exits
+// when its session's stream closes) never answers it, as it could answer
+// none of the others.
 func (c *cutTracker) inFlightAt(exchange int64) *cutEvent {
-	if _, after := c.posts[exchange]; after {
+	if p, after := c.posts[exchange]; after {
+		if p.raced {
+			return p.cut
+		}
 		return nil // judged by what the server answered the POST
 	}
 	target, ok := c.postTarget[exchange]

@@ -145,6 +145,23 @@ func TestCutsAreTheFaultsDoing(t *testing.T) {
 			b.add(wire.Event{Type: wire.EventForwarded, Dir: "c2s", Of: seq, Exchange: 2})
 			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, Status: 202})
 		}, nil, "cut the legacy transport's session stream"},
+		{"one sent as the stream closed to a server that then exits is the cut's too", func(b *tb) {
+			// server-everything 0.6.2 under get-stream-dropped, in CI: it
+			// exits when its session's stream closes, 9 ms after the probe
+			// POSTed a call to the session, which it never answered (no
+			// status either).
+			b.add(wire.Event{Type: wire.EventProcessStarted, PID: 7})
+			b.legacyStream(1, "/message?sessionId=a")
+			b.at(5).cut(1, wire.CutBoth)
+			b.at(6).add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "POST /message?sessionId=a"})
+			m := wire.Classify([]byte(call(1)))
+			e := wire.Event{Type: wire.EventReceived, Exchange: 2}
+			e.SetMessage(wire.ToServer, &m)
+			seq := b.at(7).add(e)
+			b.add(wire.Event{Type: wire.EventForwarded, Dir: "c2s", Of: seq, Exchange: 2})
+			code := 0
+			b.at(15).add(wire.Event{Type: wire.EventProcessExited, PID: 7, ExitCode: &code})
+		}, nil, "cut the legacy transport's session stream"},
 		{"one sent to another session is owed as any", func(b *tb) {
 			b.legacyStream(1, "/message?sessionId=a")
 			b.at(5).cut(1, wire.CutBoth)
