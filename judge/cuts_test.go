@@ -30,16 +30,23 @@ func (b *tb) legacyStream(x int64, endpoint string) {
 // x, and records the server's status for it.
 func (b *tb) legacyPost(x int64, target, raw string, status int) int64 {
 	b.add(wire.Event{Type: wire.EventHTTP, Exchange: x, HTTP: "POST " + target})
-	m := wire.Classify([]byte(raw))
-	e := wire.Event{Type: wire.EventReceived, Exchange: x}
-	e.SetMessage(wire.ToServer, &m)
-	seq := b.add(e)
-	b.add(wire.Event{Type: wire.EventForwarded, Dir: "c2s", Of: seq, Exchange: x})
+	seq := b.legacyBody(x, raw)
 	st := wire.Event{Type: wire.EventHTTP, Exchange: x, Status: status}
 	if status >= 400 {
 		st.Of = seq
 	}
 	b.add(st)
+	return seq
+}
+
+// legacyBody records raw, the body of the POST on exchange x, read and
+// forwarded to the server.
+func (b *tb) legacyBody(x int64, raw string) int64 {
+	m := wire.Classify([]byte(raw))
+	e := wire.Event{Type: wire.EventReceived, Exchange: x}
+	e.SetMessage(wire.ToServer, &m)
+	seq := b.add(e)
+	b.add(wire.Event{Type: wire.EventForwarded, Dir: "c2s", Of: seq, Exchange: x})
 	return seq
 }
 
@@ -138,11 +145,7 @@ func TestCutsAreTheFaultsDoing(t *testing.T) {
 			b.legacyStream(1, "/message?sessionId=a")
 			b.at(3).add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "POST /message?sessionId=a"})
 			b.at(5).cut(1, wire.CutBoth)
-			m := wire.Classify([]byte(call(1)))
-			e := wire.Event{Type: wire.EventReceived, Exchange: 2}
-			e.SetMessage(wire.ToServer, &m)
-			seq := b.at(7).add(e)
-			b.add(wire.Event{Type: wire.EventForwarded, Dir: "c2s", Of: seq, Exchange: 2})
+			b.at(7).legacyBody(2, call(1))
 			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, Status: 202})
 		}, nil, "cut the legacy transport's session stream"},
 		{"one sent as the stream closed to a server that then exits is the cut's too", func(b *tb) {
@@ -154,11 +157,7 @@ func TestCutsAreTheFaultsDoing(t *testing.T) {
 			b.legacyStream(1, "/message?sessionId=a")
 			b.at(5).cut(1, wire.CutBoth)
 			b.at(6).add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "POST /message?sessionId=a"})
-			m := wire.Classify([]byte(call(1)))
-			e := wire.Event{Type: wire.EventReceived, Exchange: 2}
-			e.SetMessage(wire.ToServer, &m)
-			seq := b.at(7).add(e)
-			b.add(wire.Event{Type: wire.EventForwarded, Dir: "c2s", Of: seq, Exchange: 2})
+			b.at(7).legacyBody(2, call(1))
 			code := 0
 			b.at(15).add(wire.Event{Type: wire.EventProcessExited, PID: 7, ExitCode: &code})
 		}, nil, "cut the legacy transport's session stream"},
@@ -174,10 +173,7 @@ func TestCutsAreTheFaultsDoing(t *testing.T) {
 			tc.build(b)
 			b.at(10000).end("the proxy got interrupt")
 			v := Session(b.evs)
-			var got []string
-			for _, f := range v.Findings {
-				got = append(got, f.Rule)
-			}
+			got := rulesOf(v)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("rules (-want +got):\n%s\nverdict %+v", diff, v)
 			}

@@ -276,3 +276,12 @@ func checkRule(t *testing.T, f reports.Finding) {
 		t.Errorf("finding %s/%s cites rule %s, which is %s/%s", f.Kind, f.Severity, r.ID, r.Kind, r.Severity)
 	}
 }
+
+// rulesOf lists the rule of each finding of v, in order.
+func rulesOf(v Verdict) []string {
+	var rules []string
+	for _, f := range v.Findings {
+		rules = append(rules, f.Rule)
+	}
+	return rules
+}

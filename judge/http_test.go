@@ -233,10 +233,7 @@ func TestJudgeHTTPSessions(t *testing.T) {
 			tc.build(b)
 			b.at(10000).end("the proxy got interrupt")
 			v := Session(b.evs)
-			var got []string
-			for _, f := range v.Findings {
-				got = append(got, f.Rule)
-			}
+			got := rulesOf(v)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("rules (-want +got):\n%s\nverdict %+v", diff, v)
 			}
