@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/internal/sse"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -174,6 +175,46 @@ func (r *JSONLRecorder) RecordRelayedEvent(dir wire.Direction, exchange int64, e
 	r.line = wire.AppendRelayedEventHead(r.line[:0], seq, t, dir, exchange, eventID, len(message))
 	r.appendFramesUnlock(message)
 	return seq
+}
+
+// RecordRelayedEvents records a run of n SSE events (sse.PeekRun) that the
+// HTTP proxy read together in exchange and relayed untouched, received at
+// at (or later, if an event recorded since was) and forwarded at once:
+// the run's bytes as the server sent them, after a line that stands for
+// the received and forwarded events of their messages
+// (wire.AppendRelayedEventsHead), neither framed nor classified here
+// unless OnEvent needs the events. It returns the first received event's
+// Seq; the others follow two apart.
+func (r *JSONLRecorder) RecordRelayedEvents(dir wire.Direction, exchange int64, run []byte, n int, at int64) int64 {
+	var events []wire.Event
+	if r.OnEvent != nil {
+		events = relayedEvents(dir, exchange, run)
+	}
+	r.mu.Lock()
+	seq := r.seq + 1
+	r.seq += 2 * int64(n)
+	r.last = max(r.last, at)
+	t := r.last
+	for i, e := range events {
+		e.Seq, e.T = seq+2*int64(i), t
+		r.OnEvent(e)
+		r.OnEvent(forwardedEvent(e))
+	}
+	r.line = wire.AppendRelayedEventsHead(r.line[:0], seq, t, dir, exchange, len(run), n)
+	r.appendFramesUnlock(run)
+	return seq
+}
+
+// relayedEvents are the received events of the messages of a run of SSE
+// events, as the transcript reader makes them.
+func relayedEvents(dir wire.Direction, exchange int64, run []byte) []wire.Event {
+	var events []wire.Event
+	// The run came from sse.PeekRun: it splits.
+	_, _ = sse.SplitRun(run, func(id, data []byte) error {
+		events = append(events, relayedEvent(dir, exchange, string(id), data))
+		return nil
+	})
+	return events
 }
 
 // relayedEvent is the received event of an SSE event's message that the
@@ -408,6 +449,23 @@ func (r *MemoryRecorder) RecordRelayedEvent(dir wire.Direction, exchange int64, 
 	e.Seq, e.T = int64(len(r.events)+1), at
 	r.events = append(r.events, e, forwardedEvent(e))
 	return e.Seq
+}
+
+// RecordRelayedEvents records as JSONLRecorder does, so that tests see
+// the HTTP proxy's runs.
+func (r *MemoryRecorder) RecordRelayedEvents(dir wire.Direction, exchange int64, run []byte, n int, at int64) int64 {
+	events := relayedEvents(dir, exchange, run)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if k := len(r.events); k > 0 {
+		at = max(at, r.events[k-1].T)
+	}
+	first := int64(len(r.events) + 1)
+	for _, e := range events {
+		e.Seq, e.T = int64(len(r.events)+1), at
+		r.events = append(r.events, e, forwardedEvent(e))
+	}
+	return first
 }
 
 // Now implements Recorder.

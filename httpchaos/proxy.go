@@ -28,9 +28,12 @@ type Recorder interface {
 // relayed untouched, received and forwarded, as one pair, from its bytes
 // and without classifying it (chaos.JSONLRecorder, transcript format 3):
 // a stream's commonest events, and recording them the long way cost more
-// than all the rest of relaying them.
+// than all the rest of relaying them. It records a run of such events read
+// together (sse.Reader.PeekRun) as one piece too, as they came, framed only
+// when read back (transcript format 4).
 type eventRecorder interface {
 	RecordRelayedEvent(dir wire.Direction, exchange int64, eventID string, message []byte, at int64) int64
+	RecordRelayedEvents(dir wire.Direction, exchange int64, run []byte, n int, at int64) int64
 }
 
 // Defaults of Config.

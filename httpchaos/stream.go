@@ -200,6 +200,9 @@ func (x *exchange) relayStream(resp *http.Response) {
 	// server, the one moment it may block: nothing it queued waits on the
 	// server's next event, and events that came together leave together.
 	er := sse.NewSharedReader(resp.Body, p.cfg.MaxBody, st.flush)
+	// Events no fault can touch go on as runs when they can. A GET
+	// stream's go one by one: each id is kept, to know the stream again.
+	runs := p.evrec != nil && !p.weighs(wire.ToClient) && !x.standalone
 	for {
 		if p.gates[wire.ToClient].closed() || x.standalone && p.getGate.closed() {
 			st.flush() // a stall holds what comes after, not what came before
@@ -210,6 +213,9 @@ func (x *exchange) relayStream(resp *http.Response) {
 			}
 			p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "stream ended: the session ended while this direction was stalled"})
 			return
+		}
+		if runs && x.relayRun(st, er) {
+			continue
 		}
 		ev, err := er.Next()
 		var got *sse.Event
@@ -248,6 +254,32 @@ func (x *exchange) relayStream(resp *http.Response) {
 			return
 		}
 	}
+}
+
+// relayRun relays the events the reader holds, or reads if it holds none,
+// that can go on as one run (sse.Reader.PeekRun), and says whether there
+// were any: the rest goes event by event. A run is passed on as it came
+// and recorded as it came, framed only when the record is read; nothing
+// looks inside it, as nothing would inside each of its events. A stream
+// cut from another exchange is left to the event-by-event relay, which
+// records what the server sent after the cut, event by event.
+func (x *exchange) relayRun(st *stream, er *sse.Reader) bool {
+	if st.cut.Load() {
+		return false
+	}
+	run, n, last := er.PeekRun()
+	if n == 0 && er.Fill() {
+		run, n, last = er.PeekRun()
+	}
+	if n == 0 || st.queue(run) != nil {
+		return false
+	}
+	er.Skip(len(run))
+	x.p.evrec.RecordRelayedEvents(wire.ToClient, x.n, run, n, x.p.rec.Now())
+	if last != "" {
+		st.lastID = last
+	}
+	return true
 }
 
 // endCutFrom ends the relay of a stream a fault cut from another exchange,

@@ -58,14 +58,17 @@ const (
 )
 
 // TranscriptFormat numbers the ways of writing a transcript that a reader
-// must know of to get every frame back. Format 3 may store received frames
+// must know of to get every frame back. Format 4 may store a run of SSE
+// events the HTTP proxy relayed untouched as the server sent them, after
+// a line that stands for their messages' events (AppendRelayedEventsHead):
+// the reader frames them. Format 3 may store received frames
 // as their bytes, unescaped and unread, after a line that stands for their
 // events (AppendRelayedHead): the reader cuts and classifies them. Format 2
 // stores a frame that is one line of well-formed JSON-RPC as the message
 // member; format 1, which has no number in its session event, stored every
 // frame in raw or raw_b64. A reader refuses a transcript in a format newer
 // than it knows rather than judge frames it cannot see.
-const TranscriptFormat = 3
+const TranscriptFormat = 4
 
 // GroupCleanupDetail is the detail of the SIGKILL mcpchaos sends the
 // server's process group once the server has exited, so that nothing it left
@@ -265,6 +268,9 @@ type frameRef struct {
 	Bytes     *int `json:"bytes"`
 	Frames    int  `json:"frames"`
 	Forwarded bool `json:"forwarded"`
+	// SSE says the bytes are SSE events as a server sent them, a frame
+	// being each event's data (format 4, AppendRelayedEventsHead).
+	SSE bool `json:"sse"`
 }
 
 // decodeLine reads an event's line into e, and what it says of a frame

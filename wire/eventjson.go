@@ -170,6 +170,23 @@ func AppendRelayedEventHead(dst []byte, seq, t int64, dir Direction, exchange in
 	return append(dst, `,"frames":1,"forwarded":true}`+"\n"...)
 }
 
+// AppendRelayedEventsHead appends the line that stands, in transcript
+// format 4, for a run of SSE events that the HTTP proxy read together in
+// exchange and relayed untouched at time t: the received event of each
+// one's message (seq, seq+2...; with the event's id) and its forwarded
+// event (seq+1, seq+3...). The run's size bytes go right after the line,
+// as the server sent them: n message events, each of one data line,
+// which the reader frames (sse.SplitRun) and classifies.
+func AppendRelayedEventsHead(dst []byte, seq, t int64, dir Direction, exchange int64, size, n int) []byte {
+	dst = AppendHead(dst, seq, t)
+	dst = append(dst, `,"type":"received"`...)
+	dst = appendField(dst, "dir", dir.String())
+	dst = appendInt(dst, "exchange", exchange)
+	dst = appendIntMember(dst, "bytes", int64(size))
+	dst = appendIntMember(dst, "frames", int64(n))
+	return append(dst, `,"forwarded":true,"sse":true}`+"\n"...)
+}
+
 // MaxRelayedEventID is the longest SSE event id AppendRelayedEventHead
 // may be given: its line must stay shorter than the longest a reader
 // takes for one that frames follow.

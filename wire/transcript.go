@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+
+	"github.com/mcpchaos/mcpchaos/internal/sse"
 )
 
 // ReadTranscript decodes a transcript, calling fn for each event in order.
@@ -69,6 +71,9 @@ func readFrames(br *bufio.Reader, head Event, ref frameRef, fn func(Event) error
 	if _, err := io.ReadFull(br, raw); err != nil {
 		return 0, fmt.Errorf("its %d bytes of frames are cut short (%v)", n, err)
 	}
+	if ref.SSE {
+		return readEvents(raw, head, dir, ref, fn)
+	}
 	frames := 0
 	for rest := raw; len(rest) > 0; frames++ {
 		end := bytes.IndexByte(rest, '\n') + 1
@@ -94,6 +99,36 @@ func readFrames(br *bufio.Reader, head Event, ref frameRef, fn func(Event) error
 	}
 	if frames != ref.Frames {
 		return lines, fmt.Errorf("%d frames in its bytes; the line says %d", frames, ref.Frames)
+	}
+	return lines, nil
+}
+
+// readEvents calls fn with the events a run of SSE events stands for
+// (AppendRelayedEventsHead): for each, its message's received event, with
+// the event's id, and its forwarded event. It says how many line ends the
+// run held.
+func readEvents(raw []byte, head Event, dir Direction, ref frameRef, fn func(Event) error) (lines int, err error) {
+	if head.Exchange == 0 || !ref.Forwarded {
+		return 0, fmt.Errorf("a run of SSE events outside an HTTP exchange, or not forwarded: only the HTTP proxy records runs, of events it passed on")
+	}
+	lines = bytes.Count(raw, []byte("\n"))
+	seq := head.Seq
+	n, err := sse.SplitRun(raw, func(id, data []byte) error {
+		e := head
+		e.Seq, e.EventID = seq, string(id)
+		m := Classify(data[:len(data):len(data)])
+		e.SetMessage(dir, &m)
+		if err := fn(e); err != nil {
+			return err
+		}
+		seq += 2
+		return fn(Event{Seq: e.Seq + 1, T: e.T, Type: EventForwarded, Dir: e.Dir, Of: e.Seq, Exchange: e.Exchange})
+	})
+	if err != nil {
+		return lines, err
+	}
+	if n != ref.Frames {
+		return lines, fmt.Errorf("%d events in its bytes; the line says %d", n, ref.Frames)
 	}
 	return lines, nil
 }

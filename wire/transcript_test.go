@@ -129,3 +129,66 @@ func TestBrokenRelayedFramesAreRefused(t *testing.T) {
 		})
 	}
 }
+
+// A run of SSE events the HTTP proxy relayed untouched (format 4) reads
+// back as each message's received event, with its event id and exchange,
+// and its forwarded event: what the proxy records event by event.
+func TestRelayedEventRunsReadAsTheirEvents(t *testing.T) {
+	session := Event{Seq: 1, Type: EventSession, Format: TranscriptFormat}
+	messages := []struct{ id, data string }{
+		{"1", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}`},
+		{"", "not json"},
+		{`q"\é`, "{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":{\"t\":\"\xff\"}}"},
+		{"4", `{"jsonrpc":"2.0","id":1,"result":{}}`},
+	}
+	want := []Event{session}
+	var run strings.Builder
+	for i, msg := range messages {
+		m := Classify([]byte(msg.data))
+		e := Event{Seq: 2 + 2*int64(i), T: 10, Type: EventReceived, Exchange: 3, EventID: msg.id}
+		e.SetMessage(ToClient, &m)
+		want = append(want, e, Event{Seq: e.Seq + 1, T: 10, Type: EventForwarded, Dir: "s2c", Of: e.Seq, Exchange: 3})
+		if msg.id != "" {
+			run.WriteString("id: " + msg.id + "\n")
+		}
+		if i == 3 {
+			run.WriteString("event: message\n")
+		}
+		run.WriteString("data: " + msg.data + "\n\n")
+	}
+	b := session.AppendLine(nil)
+	b = AppendRelayedEventsHead(b, 2, 10, ToClient, 3, run.Len(), len(messages))
+	b = append(b, run.String()...)
+	b = (&Event{Seq: 10, T: 11, Type: EventHTTP, Exchange: 3, Detail: "stream ended: the server closed it"}).AppendLine(b)
+	want = append(want, Event{Seq: 10, T: 11, Type: EventHTTP, Exchange: 3, Detail: "stream ended: the server closed it"})
+	if diff := cmp.Diff(want, readAllEvents(t, b)); diff != "" {
+		t.Errorf("a run of events (-want +read):\n%s", diff)
+	}
+	if n, err := CountEvents(bytes.NewReader(b)); err != nil || n != len(want) {
+		t.Errorf("CountEvents = %d, %v; want %d", n, err, len(want))
+	}
+}
+
+// A run that is not what the proxy records as one is refused, naming the
+// line, rather than read as events it did not relay.
+func TestBrokenEventRunsAreRefused(t *testing.T) {
+	head := func(exchange int64, run string, n int) string {
+		return string(AppendRelayedEventsHead(nil, 2, 1, ToClient, exchange, len(run), n)) + run
+	}
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"more events than said", head(3, "data: {}\n\ndata: {}\n\n", 1), "2 events in its bytes; the line says 1"},
+		{"a comment", head(3, ": c\n\n", 1), "not a message event"},
+		{"unfinished", head(3, "data: {}\n", 1), "not a message event"},
+		{"no exchange", head(0, "data: {}\n\n", 1), "outside an HTTP exchange"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := `{"seq":1,"t_us":0,"type":"session"}` + "\n" + tc.in
+			err := ReadTranscript(strings.NewReader(in), func(Event) error { return nil })
+			if err == nil || !strings.Contains(err.Error(), "transcript line 2") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v; want one naming line 2 and saying %q", err, tc.want)
+			}
+		})
+	}
+}
