@@ -3,6 +3,7 @@ package sse_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -196,4 +197,32 @@ func FuzzPeekRun(f *testing.F) {
 			t.Fatalf("events of %q (-Next alone +runs and Next):\n%s", in, diff)
 		}
 	})
+}
+
+// BenchmarkPeekRun is BenchmarkReader's stream taken as the relay takes a
+// burst: runs, and Next for what no run holds.
+func BenchmarkPeekRun(b *testing.B) {
+	var stream strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&stream, "id: %d\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":%d}}\n\n", i, i)
+	}
+	s := stream.String()
+	b.SetBytes(int64(len(s)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := sse.NewSharedReader(strings.NewReader(s), 1<<20, func() {})
+		for {
+			run, n, _ := r.PeekRun()
+			if n == 0 && r.Fill() {
+				run, n, _ = r.PeekRun()
+			}
+			if n > 0 {
+				r.Skip(len(run))
+				continue
+			}
+			if _, err := r.Next(); err != nil {
+				break
+			}
+		}
+	}
 }
