@@ -126,6 +126,7 @@ func TestPeekRun(t *testing.T) {
 		{"endpoint", "event: endpoint\ndata: /messages?sessionId=x\n\ndata: " + msg("2") + "\n\n", 1},
 		{"retry", "retry: 1000\ndata: " + msg("1") + "\n\n", 0},
 		{"unfinished", "data: " + msg("1") + "\n\ndata: " + msg("2"), 1},
+		{"white space data", "data: \u00a0\n\ndata: \t\n\ndata: " + msg("2") + "\n\n", 1},
 		{"blank lines between", "data: " + msg("1") + "\n\n\n\ndata: " + msg("2") + "\n\n", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
