@@ -13,25 +13,32 @@ import (
 // to copy it; as a run, it costs a scan for line ends.
 
 // plainEvent reads the event at the start of b if it is one a run may hold:
-// lines that end in "\n" alone, an id field, an event field naming the
+// lines that end in "\n" or "\r\n" (the Python SDK's servers end theirs
+// so), an id field, an event field naming the
 // default type ("" or "message") and exactly one data line whose value is
 // a message (IsMessage), in any order, then the blank line. It returns the
 // event's length, with its id (the last id field's value, or nil when it
 // has none) and its data; n is 0 when b does not start with such an event
 // whole: a comment, a retry or other field, another event type, several
-// data lines, a "\r" line end, an event without a message, or one not all
+// data lines, a lone "\r" line end, an event without a message, or one not all
 // read yet. Next reads all of these; a relay passes them on one by one.
 func plainEvent(b []byte) (n int, id, data []byte) {
 	hasData := false
 	for {
-		if n < len(b) && b[n] == '\n' {
-			// The blank line, found without a search: a run's events
-			// are short, and a search for each line end was half the
-			// time taken.
+		// The blank line, found without a search: a run's events are
+		// short, and a search for each line end was half the time taken.
+		blank := 0
+		switch {
+		case n < len(b) && b[n] == '\n':
+			blank = 1
+		case n+1 < len(b) && b[n] == '\r' && b[n+1] == '\n':
+			blank = 2
+		}
+		if blank > 0 {
 			if !hasData || !isMessage(data) {
 				return 0, nil, nil
 			}
-			return n + 1, id, data
+			return n + blank, id, data
 		}
 		i := bytes.IndexByte(b[n:], '\n')
 		if i < 0 {
@@ -39,7 +46,12 @@ func plainEvent(b []byte) (n int, id, data []byte) {
 		}
 		line := b[n : n+i]
 		n += i + 1
-		if len(line) == 0 || line[len(line)-1] == '\r' {
+		// "\r\n" ends a line as "\n" does; any other "\r" is part of
+		// its line, as Next reads it.
+		if len(line) > 0 && line[len(line)-1] == '\r' {
+			line = line[:len(line)-1]
+		}
+		if len(line) == 0 {
 			return 0, nil, nil
 		}
 		switch {

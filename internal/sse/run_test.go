@@ -122,7 +122,9 @@ func TestPeekRun(t *testing.T) {
 		{"priming event first", "id: 0\ndata: \n\nid: 1\ndata: " + msg("1") + "\n\n", 1},
 		{"comment between", "data: " + msg("1") + "\n\n: keep-alive\n\ndata: " + msg("2") + "\n\n", 2},
 		{"two data lines", "data: {\"a\":\ndata: 1}\n\ndata: " + msg("2") + "\n\n", 1},
-		{"crlf", "data: " + msg("1") + "\r\n\r\ndata: " + msg("2") + "\n\n", 1},
+		{"crlf", "data: " + msg("1") + "\r\n\r\nevent: message\r\nid: 2\r\ndata: " + msg("2") + "\r\n\r\ndata: " + msg("3") + "\n\n", 3},
+		// A lone "\r" is part of its line: data, here, as Next reads it.
+		{"lone cr", "data: " + msg("1") + "\r\rid: 2\n\ndata: " + msg("2") + "\r\r\n\r\n", 2},
 		{"endpoint", "event: endpoint\ndata: /messages?sessionId=x\n\ndata: " + msg("2") + "\n\n", 1},
 		{"retry", "retry: 1000\ndata: " + msg("1") + "\n\n", 0},
 		{"unfinished", "data: " + msg("1") + "\n\ndata: " + msg("2"), 1},
@@ -148,7 +150,7 @@ func TestPeekRun(t *testing.T) {
 // TestSplitRunRefusesWhatNoRunHolds: a transcript whose run was altered is
 // an error, not events made up.
 func TestSplitRunRefusesWhatNoRunHolds(t *testing.T) {
-	for _, run := range []string{"data: {}\n", ": c\n\n", "data: {}\r\n\r\n", "event: x\ndata: {}\n\n", "data:  \n\n"} {
+	for _, run := range []string{"data: {}\n", ": c\n\n", "data: {}\r\n\r", "event: x\ndata: {}\n\n", "data:  \n\n"} {
 		if _, err := sse.SplitRun([]byte(run), func(id, data []byte) error { return nil }); err == nil {
 			t.Errorf("SplitRun(%q) took it", run)
 		}
