@@ -111,18 +111,28 @@ func (r *JSONLRecorder) RecordForwarded(dir wire.Direction, frames []byte, n int
 		events = receivedEvents(dir, frames)
 	}
 	r.mu.Lock()
-	seq := r.seq + 1
-	r.seq += 2 * int64(n)
-	r.last = max(r.last, at)
-	t := r.last
-	for i, e := range events {
-		e.Seq, e.T = seq+2*int64(i), t
-		r.OnEvent(e)
-		r.OnEvent(wire.Event{Seq: e.Seq + 1, T: t, Type: wire.EventForwarded, Dir: dir.String(), Of: e.Seq})
-	}
+	seq, t := r.stampPairsLocked(events, n, at)
 	r.line = wire.AppendRelayedHead(r.line[:0], seq, t, dir, len(frames), n)
 	r.appendFramesUnlock(frames)
 	return seq
+}
+
+// stampPairsLocked takes the seqs of n received events read at at (or
+// later, if an event recorded since was), each followed by its forwarded
+// event, and returns the first and their time. It hands OnEvent events,
+// the received ones (built when it is set), stamped, each with its
+// forwarded event. r.mu is held.
+func (r *JSONLRecorder) stampPairsLocked(events []wire.Event, n int, at int64) (seq, t int64) {
+	seq = r.seq + 1
+	r.seq += 2 * int64(n)
+	r.last = max(r.last, at)
+	t = r.last
+	for i, e := range events {
+		e.Seq, e.T = seq+2*int64(i), t
+		r.OnEvent(e)
+		r.OnEvent(forwardedEvent(e))
+	}
+	return seq, t
 }
 
 // appendFramesUnlock queues r.line and the frames that follow it, and lets
@@ -158,20 +168,12 @@ func (r *JSONLRecorder) appendFramesUnlock(frames []byte) {
 // message must be non-empty, hold no newline, and eventID be at most
 // wire.MaxRelayedEventID long; the proxy records any other the long way.
 func (r *JSONLRecorder) RecordRelayedEvent(dir wire.Direction, exchange int64, eventID string, message []byte, at int64) int64 {
-	var received wire.Event
+	var events []wire.Event
 	if r.OnEvent != nil {
-		received = relayedEvent(dir, exchange, eventID, message)
+		events = []wire.Event{relayedEvent(dir, exchange, eventID, message)}
 	}
 	r.mu.Lock()
-	seq := r.seq + 1
-	r.seq += 2
-	r.last = max(r.last, at)
-	t := r.last
-	if r.OnEvent != nil {
-		received.Seq, received.T = seq, t
-		r.OnEvent(received)
-		r.OnEvent(forwardedEvent(received))
-	}
+	seq, t := r.stampPairsLocked(events, 1, at)
 	r.line = wire.AppendRelayedEventHead(r.line[:0], seq, t, dir, exchange, eventID, len(message))
 	r.appendFramesUnlock(message)
 	return seq
@@ -191,15 +193,7 @@ func (r *JSONLRecorder) RecordRelayedEvents(dir wire.Direction, exchange int64, 
 		events = relayedEvents(dir, exchange, run)
 	}
 	r.mu.Lock()
-	seq := r.seq + 1
-	r.seq += 2 * int64(n)
-	r.last = max(r.last, at)
-	t := r.last
-	for i, e := range events {
-		e.Seq, e.T = seq+2*int64(i), t
-		r.OnEvent(e)
-		r.OnEvent(forwardedEvent(e))
-	}
+	seq, t := r.stampPairsLocked(events, n, at)
 	r.line = wire.AppendRelayedEventsHead(r.line[:0], seq, t, dir, exchange, len(run), n)
 	r.appendFramesUnlock(run)
 	return seq
@@ -423,38 +417,13 @@ func (r *MemoryRecorder) Record(e wire.Event) int64 {
 // RecordForwarded records as JSONLRecorder does, so that tests see the
 // relay's paired path.
 func (r *MemoryRecorder) RecordForwarded(dir wire.Direction, frames []byte, n int, at int64) int64 {
-	events := receivedEvents(dir, frames)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if k := len(r.events); k > 0 {
-		at = max(at, r.events[k-1].T)
-	}
-	first := int64(len(r.events) + 1)
-	for _, e := range events {
-		e.Seq, e.T = int64(len(r.events)+1), at
-		r.events = append(r.events, e, wire.Event{Seq: e.Seq + 1, T: e.T, Type: wire.EventForwarded, Dir: dir.String(), Of: e.Seq})
-	}
-	return first
+	return r.appendPairs(receivedEvents(dir, frames), at)
 }
 
-// RecordRelayedEvent records as JSONLRecorder does, so that tests see the
-// HTTP proxy's paired path.
-func (r *MemoryRecorder) RecordRelayedEvent(dir wire.Direction, exchange int64, eventID string, message []byte, at int64) int64 {
-	e := relayedEvent(dir, exchange, eventID, message)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if k := len(r.events); k > 0 {
-		at = max(at, r.events[k-1].T)
-	}
-	e.Seq, e.T = int64(len(r.events)+1), at
-	r.events = append(r.events, e, forwardedEvent(e))
-	return e.Seq
-}
-
-// RecordRelayedEvents records as JSONLRecorder does, so that tests see
-// the HTTP proxy's runs.
-func (r *MemoryRecorder) RecordRelayedEvents(dir wire.Direction, exchange int64, run []byte, n int, at int64) int64 {
-	events := relayedEvents(dir, exchange, run)
+// appendPairs appends the received events of frames read at at (or later,
+// if an event recorded since was), each followed by its forwarded event,
+// and returns the first one's Seq.
+func (r *MemoryRecorder) appendPairs(events []wire.Event, at int64) int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if k := len(r.events); k > 0 {
@@ -466,6 +435,18 @@ func (r *MemoryRecorder) RecordRelayedEvents(dir wire.Direction, exchange int64,
 		r.events = append(r.events, e, forwardedEvent(e))
 	}
 	return first
+}
+
+// RecordRelayedEvent records as JSONLRecorder does, so that tests see the
+// HTTP proxy's paired path.
+func (r *MemoryRecorder) RecordRelayedEvent(dir wire.Direction, exchange int64, eventID string, message []byte, at int64) int64 {
+	return r.appendPairs([]wire.Event{relayedEvent(dir, exchange, eventID, message)}, at)
+}
+
+// RecordRelayedEvents records as JSONLRecorder does, so that tests see
+// the HTTP proxy's runs.
+func (r *MemoryRecorder) RecordRelayedEvents(dir wire.Direction, exchange int64, run []byte, n int, at int64) int64 {
+	return r.appendPairs(relayedEvents(dir, exchange, run), at)
 }
 
 // Now implements Recorder.
