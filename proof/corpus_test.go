@@ -244,6 +244,13 @@ var corpus = []corpusServer{
 		name:    "brave-search-mcp-server",
 		command: registryServer("@brave/brave-search-mcp-server/dist/index.js", "BRAVE_API_KEY=mcpchaos-no-key"),
 		want:    diesOfEPIPE(nil),
+		// Under eof-inflight its call in flight waits on a fetch to
+		// Brave's API, which keeps Node's event loop, and the server,
+		// alive until the fetch fails. Where the name lookup fails at
+		// once the server exits within the grace; on a loaded machine
+		// (one CI run of this stop) the lookup outlived the 3 s grace
+		// and SIGTERM ended it: the warning is then true of that run.
+		alt: map[string][]verdict{"eof-inflight": {pass(reports.RuleShutdownSIGTERM)}},
 	},
 	{
 		name:    "notion-mcp-server",
