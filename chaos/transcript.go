@@ -130,7 +130,7 @@ func (r *JSONLRecorder) stampPairsLocked(events []wire.Event, n int, at int64) (
 	for i, e := range events {
 		e.Seq, e.T = seq+2*int64(i), t
 		r.OnEvent(e)
-		r.OnEvent(forwardedEvent(e))
+		r.OnEvent(wire.ForwardedPair(e))
 	}
 	return seq, t
 }
@@ -218,11 +218,6 @@ func relayedEvent(dir wire.Direction, exchange int64, eventID string, message []
 	e := wire.Event{Type: wire.EventReceived, Exchange: exchange, EventID: eventID}
 	e.SetMessage(dir, &m)
 	return e
-}
-
-// forwardedEvent is the forwarded event that follows received, stamped.
-func forwardedEvent(received wire.Event) wire.Event {
-	return wire.Event{Seq: received.Seq + 1, T: received.T, Type: wire.EventForwarded, Dir: received.Dir, Of: received.Seq, Exchange: received.Exchange}
 }
 
 // receivedEvents are the received events of the frames in frames, cut
@@ -432,7 +427,7 @@ func (r *MemoryRecorder) appendPairs(events []wire.Event, at int64) int64 {
 	first := int64(len(r.events) + 1)
 	for _, e := range events {
 		e.Seq, e.T = int64(len(r.events)+1), at
-		r.events = append(r.events, e, forwardedEvent(e))
+		r.events = append(r.events, e, wire.ForwardedPair(e))
 	}
 	return first
 }

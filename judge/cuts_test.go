@@ -30,23 +30,12 @@ func (b *tb) legacyStream(x int64, endpoint string) {
 // x, and records the server's status for it.
 func (b *tb) legacyPost(x int64, target, raw string, status int) int64 {
 	b.add(wire.Event{Type: wire.EventHTTP, Exchange: x, HTTP: "POST " + target})
-	seq := b.legacyBody(x, raw)
+	seq := b.body(x, raw)
 	st := wire.Event{Type: wire.EventHTTP, Exchange: x, Status: status}
 	if status >= 400 {
 		st.Of = seq
 	}
 	b.add(st)
-	return seq
-}
-
-// legacyBody records raw, the body of the POST on exchange x, read and
-// forwarded to the server.
-func (b *tb) legacyBody(x int64, raw string) int64 {
-	m := wire.Classify([]byte(raw))
-	e := wire.Event{Type: wire.EventReceived, Exchange: x}
-	e.SetMessage(wire.ToServer, &m)
-	seq := b.add(e)
-	b.add(wire.Event{Type: wire.EventForwarded, Dir: "c2s", Of: seq, Exchange: x})
 	return seq
 }
 
@@ -145,7 +134,7 @@ func TestCutsAreTheFaultsDoing(t *testing.T) {
 			b.legacyStream(1, "/message?sessionId=a")
 			b.at(3).add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "POST /message?sessionId=a"})
 			b.at(5).cut(1, wire.CutBoth)
-			b.at(7).legacyBody(2, call(1))
+			b.at(7).body(2, call(1))
 			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 2, Status: 202})
 		}, nil, "cut the legacy transport's session stream"},
 		{"one sent as the stream closed to a server that then exits is the cut's too", func(b *tb) {
@@ -157,7 +146,7 @@ func TestCutsAreTheFaultsDoing(t *testing.T) {
 			b.legacyStream(1, "/message?sessionId=a")
 			b.at(5).cut(1, wire.CutBoth)
 			b.at(6).add(wire.Event{Type: wire.EventHTTP, Exchange: 2, HTTP: "POST /message?sessionId=a"})
-			b.at(7).legacyBody(2, call(1))
+			b.at(7).body(2, call(1))
 			code := 0
 			b.at(15).add(wire.Event{Type: wire.EventProcessExited, PID: 7, ExitCode: &code})
 		}, nil, "cut the legacy transport's session stream"},

@@ -22,11 +22,17 @@ func httpSession() *tb {
 
 func (b *tb) post(exchange int64, raw string) int64 {
 	b.add(wire.Event{Type: wire.EventHTTP, Exchange: exchange, HTTP: "POST /mcp"})
+	return b.body(exchange, raw)
+}
+
+// body records raw, the body of the POST on exchange x, read and
+// forwarded to the server.
+func (b *tb) body(x int64, raw string) int64 {
 	m := wire.Classify([]byte(raw))
-	e := wire.Event{Type: wire.EventReceived, Exchange: exchange}
+	e := wire.Event{Type: wire.EventReceived, Exchange: x}
 	e.SetMessage(wire.ToServer, &m)
 	seq := b.add(e)
-	b.add(wire.Event{Type: wire.EventForwarded, Dir: "c2s", Of: seq, Exchange: exchange})
+	b.add(wire.Event{Type: wire.EventForwarded, Dir: "c2s", Of: seq, Exchange: x})
 	return seq
 }
 

@@ -1,12 +1,14 @@
 package proof
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -56,6 +58,9 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 		header http.Header
 		// notes are what a scenario's notes must say, by scenario.
 		notes map[string]string
+		// lineEnd, when set, is how the server ends its event streams'
+		// lines: its baseline's events must go as runs, stored so.
+		lineEnd string
 	}{
 		{
 			// Stateful only (2025-11-25), with an event store for
@@ -86,6 +91,8 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 					filepath.Join(dir, "py/bin/python"), "-m", "mcp_everything_server", "--port", fmt.Sprint(port)}
 			},
 			want: []found{},
+			// sse-starlette's separator.
+			lineEnd: "\r\n",
 		},
 		{
 			// Its elicit (form) tool panics on a declined elicitation
@@ -130,8 +137,9 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			command: func(port int) []string {
 				return []string{"env", fmt.Sprintf("MCP_PORT=%d", port), "node", tsServerExample(dir, "simpleStreamableHttp.js")}
 			},
-			want: []found{},
-			note: `2 tools not called: the server says they may only be called as tasks (execution.taskSupport "required")`,
+			want:    []found{},
+			lineEnd: "\n",
+			note:    `2 tools not called: the server says they may only be called as tasks (execution.taskSupport "required")`,
 		},
 		{
 			// No sessions: a transport per request, so there is no
@@ -229,7 +237,31 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			}
 			wantUnknownSession400(t, report, summary)
 			wantJudgedAgain(t, report)
+			if tc.lineEnd != "" {
+				wantRuns(t, report.Baseline.Transcript, tc.lineEnd)
+			}
 		})
+	}
+}
+
+// wantRuns wants the transcript at path to hold the server's events as
+// runs (transcript format 4), stored as they came, with their line ends:
+// what the proxy passes on without framing each event, on a real server.
+func wantRuns(t *testing.T, path, lineEnd string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := []byte(`,"sse":true}` + "\n")
+	i := bytes.Index(b, head)
+	if i < 0 {
+		t.Errorf("%s holds no run of events: the server's events went one by one", path)
+		return
+	}
+	rest := b[i+len(head):]
+	if j := bytes.Index(rest, []byte(lineEnd+lineEnd)); j < 0 || bytes.IndexByte(rest[:j], '{') < 0 {
+		t.Errorf("%s: the first run does not hold an event ending in %q: %.200q", path, lineEnd+lineEnd, rest)
 	}
 }
 

@@ -91,7 +91,7 @@ func readFrames(br *bufio.Reader, head Event, ref frameRef, fn func(Event) error
 			return lines, err
 		}
 		if ref.Forwarded {
-			if err := fn(Event{Seq: e.Seq + 1, T: e.T, Type: EventForwarded, Dir: e.Dir, Of: e.Seq, Exchange: e.Exchange}); err != nil {
+			if err := fn(ForwardedPair(e)); err != nil {
 				return lines, err
 			}
 		}
@@ -122,7 +122,7 @@ func readEvents(raw []byte, head Event, dir Direction, ref frameRef, fn func(Eve
 			return err
 		}
 		seq += 2
-		return fn(Event{Seq: e.Seq + 1, T: e.T, Type: EventForwarded, Dir: e.Dir, Of: e.Seq, Exchange: e.Exchange})
+		return fn(ForwardedPair(e))
 	})
 	if err != nil {
 		return lines, err
@@ -131,6 +131,13 @@ func readEvents(raw []byte, head Event, dir Direction, ref frameRef, fn func(Eve
 		return lines, fmt.Errorf("%d events in its bytes; the line says %d", n, ref.Frames)
 	}
 	return lines, nil
+}
+
+// ForwardedPair is the forwarded event of received, a frame relayed
+// untouched: the next seq, at the same time, in the same direction and
+// exchange. A line that frames follow (format 3 and 4) stands for both.
+func ForwardedPair(received Event) Event {
+	return Event{Seq: received.Seq + 1, T: received.T, Type: EventForwarded, Dir: received.Dir, Of: received.Seq, Exchange: received.Exchange}
 }
 
 // step is how far apart the seqs of the received events of a line's
