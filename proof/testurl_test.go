@@ -268,7 +268,7 @@ func wantRuns(t *testing.T, path, lineEnd string) {
 // wantJudgedAgain judges the run's stored transcripts again, offline, as
 // mcpchaos judge does, and wants every scenario's live verdict: what the
 // proxy stored of the server's events, most of them as they came after a
-// line (transcript format 3), reads back as what it saw.
+// line (transcript formats 3 and 4), reads back as what it saw.
 func wantJudgedAgain(t *testing.T, report *reports.Report) {
 	t.Helper()
 	type verdict struct {
