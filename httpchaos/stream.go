@@ -168,6 +168,7 @@ func (x *exchange) relayStream(resp *http.Response) {
 	x.w.Header().Del("Content-Length")
 	x.w.WriteHeader(resp.StatusCode)
 	st := &stream{x: x, unflushed: true}
+	var er *sse.Reader
 	// The stream's own wait ends when its server side closes, which a cut
 	// from another exchange does to wake it.
 	wait := x.upstreamContext()
@@ -187,6 +188,13 @@ func (x *exchange) relayStream(resp *http.Response) {
 		// An injection that found the stream before it left the map must
 		// not write once the handler has returned.
 		st.end(errStreamEnded)
+		// Nothing queued is written now, so the reader's buffer can go
+		// to another stream, unless a cut handed the reader to a
+		// goroutine that reads the rest of the stream into the record
+		// (detached): it keeps the buffer.
+		if er != nil && !x.detached {
+			er.Release()
+		}
 	}()
 	// The head goes out once the stream can be found: a client that sees
 	// it open may at once send what triggers a fault aimed at it.
@@ -199,7 +207,7 @@ func (x *exchange) relayStream(resp *http.Response) {
 	// The stream is flushed whenever the relay is about to read from the
 	// server, the one moment it may block: nothing it queued waits on the
 	// server's next event, and events that came together leave together.
-	er := sse.NewSharedReader(resp.Body, p.cfg.MaxBody, st.flush)
+	er = sse.NewSharedReader(resp.Body, p.cfg.MaxBody, st.flush)
 	// Events no fault can touch go on as runs when they can. A GET
 	// stream's go one by one: each id is kept, to know the stream again.
 	runs := p.evrec != nil && !p.weighs(wire.ToClient) && !x.standalone

@@ -2,14 +2,17 @@ package httpchaos_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -208,4 +211,100 @@ func TestAnEventLargerThanTheReadBuffer(t *testing.T) {
 	if !slices.Equal(sizes, want) {
 		t.Errorf("recorded messages of %v bytes, want %v", sizes, want)
 	}
+}
+
+// Each stream's reader gives its buffer to the next stream once the relay
+// is done with it (sse.Reader.Release). Streams one after another and side
+// by side must still each reach their client, and the record, exactly as
+// their server sent them: in runs, and event by event when a plan watches
+// the server's events.
+func TestStreamsKeepTheirOwnBytes(t *testing.T) {
+	const clients, rounds = 6, 8
+	streamOf := func(name string, n int) string {
+		var b strings.Builder
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(&b, "id: %s-%d\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%q,\"progress\":%d}}\n\n", name, i, name, i)
+		}
+		return b.String()
+	}
+	// Streams of different lengths, in two writes: what one stream left in
+	// a buffer would show past the end of a shorter one.
+	sizeOf := func(c, r int) int { return 1 + (c*rounds+r)*7%40 }
+	upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var call struct {
+			Params struct{ Name string } `json:"params"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&call); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var c, round int
+		fmt.Sscanf(call.Params.Name, "c%dr%d", &c, &round)
+		stream := streamOf(call.Params.Name, sizeOf(c, round))
+		w.Header().Set("Content-Type", "text/event-stream")
+		half := strings.Index(stream[len(stream)/2:], "\n\n") + len(stream)/2 + 2
+		_, _ = io.WriteString(w, stream[:half])
+		w.(http.Flusher).Flush()
+		_, _ = io.WriteString(w, stream[half:])
+	})
+	for _, tc := range []struct{ name, spec string }{
+		{"runs", ""},
+		{"event by event", "drop:on=s2c:notification:never/this"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var specs []string
+			if tc.spec != "" {
+				specs = append(specs, tc.spec)
+			}
+			front, _, rec := proxyTo(t, upstream, "/mcp", specs...)
+			var wg sync.WaitGroup
+			errs := make(chan error, clients*rounds)
+			for c := range clients {
+				wg.Go(func() {
+					for r := range rounds {
+						name := fmt.Sprintf("c%dr%d", c, r)
+						got, err := postCall(front, name)
+						if want := streamOf(name, sizeOf(c, r)); err != nil || got != want {
+							errs <- fmt.Errorf("%s: the client got\n%s(%v)\nwant\n%s", name, got, err, want)
+						}
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+			got := map[string]int{}
+			for _, e := range rec.Events() {
+				if e.Type == wire.EventReceived && e.Dir == wire.ToClient.String() {
+					got[e.ProgressToken]++
+				}
+			}
+			want := map[string]int{}
+			for c := range clients {
+				for r := range rounds {
+					want[fmt.Sprintf(`"c%dr%d"`, c, r)] = sizeOf(c, r)
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("messages recorded from the server by progress token (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// postCall POSTs a tools/call of the tool name through the proxy at front
+// and returns the whole answer.
+func postCall(front, name string) (string, error) {
+	req, _ := http.NewRequest(http.MethodPost, front, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+name+`"}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return string(body), err
 }

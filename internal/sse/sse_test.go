@@ -267,3 +267,30 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// A released shared reader reads nothing more: its buffer may be another
+// stream's by then. Releasing twice, or a reader NewReader made, is
+// harmless.
+func TestRelease(t *testing.T) {
+	const two = "data: 1\n\ndata: 2\n\n"
+	shared := sse.NewSharedReader(strings.NewReader(two), 1<<20, nil)
+	if ev, err := shared.Next(); err != nil || string(ev.Data) != "1" {
+		t.Fatalf("first event: %q, %v", ev.Data, err)
+	}
+	shared.Release()
+	shared.Release()
+	if ev, err := shared.Next(); !errors.Is(err, sse.ErrReleased) || len(ev.Raw) != 0 {
+		t.Errorf("after Release: %q, %v; want nothing and ErrReleased", ev.Raw, err)
+	}
+	if run, n, _ := shared.PeekRun(); n != 0 || len(run) != 0 || shared.Fill() {
+		t.Errorf("after Release: PeekRun gave %d events (%q), or Fill read", n, run)
+	}
+
+	own := sse.NewReader(strings.NewReader(two), 1<<20)
+	own.Release()
+	for _, want := range []string{"1", "2"} {
+		if ev, err := own.Next(); err != nil || string(ev.Data) != want {
+			t.Errorf("a NewReader reader after Release: %q, %v; want %q", ev.Data, err, want)
+		}
+	}
+}
