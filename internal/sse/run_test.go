@@ -225,5 +225,6 @@ func BenchmarkPeekRun(b *testing.B) {
 				break
 			}
 		}
+		r.Release()
 	}
 }
