@@ -121,15 +121,18 @@ func Adjacent(a, b []byte) bool {
 // str returns b as a string kept in r.names. Bytes appended there are
 // never written again (a full block is left to the strings that point
 // into it, and a new one started), so the strings stay as they were made.
+// The blocks start small and double: most streams the proxy relays are one
+// answer, whose id or the id of a run's last event is the only string, and
+// a first block of 4 KiB was a sixth of what the proxy allocated a request.
 func (r *Reader) str(b []byte) string {
-	const block, longest = 4 << 10, 256
+	const firstBlock, block, longest = 64, 4 << 10, 256
 	switch {
 	case len(b) == 0:
 		return ""
 	case len(b) > longest:
 		return string(b)
 	case cap(r.names)-len(r.names) < len(b):
-		r.names = make([]byte, 0, block)
+		r.names = make([]byte, 0, max(min(2*cap(r.names), block), firstBlock, len(b)))
 	}
 	start := len(r.names)
 	r.names = append(r.names, b...)
