@@ -16,13 +16,7 @@ import (
 // answered the arguments generated from its schema with a tool error was
 // barely exercised (--call).
 func workloadHints(base *scenarioRun, deadline time.Duration) {
-	for i := range base.verdict.Findings {
-		f := &base.verdict.Findings[i]
-		if f.Kind == reports.KindHang && f.Request != nil && f.Request.Tool != "" {
-			f.Message += fmt.Sprintf("; if %s is merely slow and sends no progress, give it a --deadline longer than %s, or leave it out with --skip-tool %s",
-				f.Request.Tool, deadline, f.Request.Tool)
-		}
-	}
+	slowToolHints(base.verdict.Findings, deadline)
 	if base.probe == nil {
 		return
 	}
@@ -66,4 +60,35 @@ func noteTool(failed []string, tool, why string) []string {
 		return failed
 	}
 	return append(failed, tool+" ("+words.Cut(why, 120)+")")
+}
+
+// slowToolHints adds to each hang of a tool call what to pass if the tool
+// is merely slow.
+func slowToolHints(fs []reports.Finding, deadline time.Duration) {
+	for i := range fs {
+		f := &fs[i]
+		if f.Kind == reports.KindHang && f.Request != nil && f.Request.Tool != "" {
+			f.Message += fmt.Sprintf("; if %s is merely slow and sends no progress, give it a --deadline longer than %s, or leave it out with --skip-tool %s",
+				f.Request.Tool, deadline, f.Request.Tool)
+		}
+	}
+}
+
+// scenarioHints is workloadHints for a fault scenario whose fault never
+// fired: it ran as the baseline does, so a tool that hung in it may be as
+// merely slow as one that hangs in the baseline. brave-search-mcp-server's
+// summarizer, which polls its API 20 times, passed the baseline in a second
+// and outran the deadline in a scenario that never fired on a loaded
+// machine, and was called stuck with no word of --deadline. Where a fault
+// fired, a hang is what the scenario looks for, and no hint excuses it.
+func scenarioHints(r *scenarioRun, deadline time.Duration) {
+	if !faultFired(r.result.Indeterminate) {
+		slowToolHints(r.verdict.Findings, deadline)
+	}
+}
+
+// faultFired says whether a scenario's fault fired, from its indeterminate
+// notes: the judge notes it when none did.
+func faultFired(indeterminate []string) bool {
+	return !slices.ContainsFunc(indeterminate, func(n string) bool { return strings.HasPrefix(n, "no fault fired") })
 }

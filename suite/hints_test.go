@@ -31,6 +31,35 @@ func TestBaselineHangOfAToolSaysWhatToPass(t *testing.T) {
 	}
 }
 
+// A fault scenario whose fault never fired ran as the baseline does: a
+// tool that hung in it gets the baseline's hint, as
+// brave-search-mcp-server's summarizer should have when it outran the
+// deadline on a loaded machine under eof-server-request, which never
+// fires on a server that sends no request. Where the fault fired, the hang
+// is the scenario's finding and gets none.
+func TestScenarioThatNeverFiredHintsAtASlowTool(t *testing.T) {
+	const stuck = "tools/call (id 8) unanswered after 5s; the server answered a liveness ping, so its receive loop runs but the handler is stuck"
+	const hint = "; if brave_summarizer is merely slow and sends no progress, give it a --deadline longer than 5s, or leave it out with --skip-tool brave_summarizer"
+	for _, tc := range []struct {
+		name          string
+		indeterminate []string
+		want          string
+	}{
+		{"never fired", []string{"no fault fired: the moment this scenario waits for never came (eof:on=s2c:request)"}, stuck + hint},
+		{"fired", nil, stuck},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &scenarioRun{verdict: judge.Verdict{Findings: []reports.Finding{{Kind: reports.KindHang, Message: stuck,
+				Request: &reports.Request{ID: "8", Method: "tools/call", Tool: "brave_summarizer"}}}}}
+			r.result.Indeterminate = tc.indeterminate
+			scenarioHints(r, 5*time.Second)
+			if diff := cmp.Diff(tc.want, r.verdict.Findings[0].Message); diff != "" {
+				t.Errorf("the hang's message (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // A tool that answers the generated arguments with a tool error is noted on
 // the baseline with what to pass (issue 9, bad input: a tool that needs
 // arguments the schema does not describe). The bundled server's ping_client

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -172,7 +171,13 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 	}
 	workloadHints(base, o.Deadline)
 	return completeMatrix(report, base, o.Parallel, o.Scenarios, func(sc faults.Scenario) (*scenarioRun, error) {
-		return withProgress(o.Progress, sc.Name, base, func() (*scenarioRun, error) { return o.runScenario(ctx, sc) })
+		return withProgress(o.Progress, sc.Name, base, func() (*scenarioRun, error) {
+			r, err := o.runScenario(ctx, sc)
+			if err == nil {
+				scenarioHints(r, o.Deadline)
+			}
+			return r, err
+		})
 	})
 }
 
@@ -253,8 +258,7 @@ func nothingFired(scenarios []reports.ScenarioResult) string {
 		return ""
 	}
 	for _, s := range scenarios {
-		fired := !slices.ContainsFunc(s.Indeterminate, func(n string) bool { return strings.HasPrefix(n, "no fault fired") })
-		if s.Outcome != reports.OutcomeIndeterminate || fired {
+		if s.Outcome != reports.OutcomeIndeterminate || faultFired(s.Indeterminate) {
 			return ""
 		}
 	}
