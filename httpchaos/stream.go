@@ -168,7 +168,10 @@ func (x *exchange) relayStream(resp *http.Response) {
 	x.w.Header().Del("Content-Length")
 	x.w.WriteHeader(resp.StatusCode)
 	st := &stream{x: x, unflushed: true}
-	var er *sse.Reader
+	// The stream is flushed whenever the relay is about to read from the
+	// server, the one moment it may block: nothing it queued waits on the
+	// server's next event, and events that came together leave together.
+	er := sse.NewSharedReader(resp.Body, p.cfg.MaxBody, st.flush)
 	// The stream's own wait ends when its server side closes, which a cut
 	// from another exchange does to wake it.
 	wait := x.upstreamContext()
@@ -192,7 +195,7 @@ func (x *exchange) relayStream(resp *http.Response) {
 		// to another stream, unless a cut handed the reader to a
 		// goroutine that reads the rest of the stream into the record
 		// (detached): it keeps the buffer.
-		if er != nil && !x.detached {
+		if !x.detached {
 			er.Release()
 		}
 	}()
@@ -204,10 +207,6 @@ func (x *exchange) relayStream(resp *http.Response) {
 	for _, l := range pending {
 		x.injectInto(st, l.label, l.inj, l.cause)
 	}
-	// The stream is flushed whenever the relay is about to read from the
-	// server, the one moment it may block: nothing it queued waits on the
-	// server's next event, and events that came together leave together.
-	er = sse.NewSharedReader(resp.Body, p.cfg.MaxBody, st.flush)
 	// Events no fault can touch go on as runs when they can. A GET
 	// stream's go one by one: each id is kept, to know the stream again.
 	runs := p.evrec != nil && !p.weighs(wire.ToClient) && !x.standalone

@@ -26,15 +26,24 @@ func progressEvent(i int) string {
 // answer's body.
 func postStream(t *testing.T, front string) io.ReadCloser {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, front, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := postToolCall(front, "x")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { resp.Body.Close() })
 	return resp.Body
+}
+
+// postToolCall POSTs a tools/call of the tool name through the proxy at front, as
+// a client that takes a JSON answer or a stream.
+func postToolCall(front, name string) (*http.Response, error) {
+	req, err := http.NewRequest(http.MethodPost, front, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+name+`"}}`))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	return http.DefaultClient.Do(req)
 }
 
 // readEvent reads one event's bytes, blank line included.
@@ -231,16 +240,19 @@ func TestStreamsKeepTheirOwnBytes(t *testing.T) {
 	// a buffer would show past the end of a shorter one.
 	sizeOf := func(c, r int) int { return 1 + (c*rounds+r)*7%40 }
 	upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var call struct {
+		var sent struct {
 			Params struct{ Name string } `json:"params"`
 		}
-		if err := json.NewDecoder(r.Body).Decode(&call); err != nil {
+		if err := json.NewDecoder(r.Body).Decode(&sent); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
 		var c, round int
-		fmt.Sscanf(call.Params.Name, "c%dr%d", &c, &round)
-		stream := streamOf(call.Params.Name, sizeOf(c, round))
+		if _, err := fmt.Sscanf(sent.Params.Name, "c%dr%d", &c, &round); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		stream := streamOf(sent.Params.Name, sizeOf(c, round))
 		w.Header().Set("Content-Type", "text/event-stream")
 		half := strings.Index(stream[len(stream)/2:], "\n\n") + len(stream)/2 + 2
 		_, _ = io.WriteString(w, stream[:half])
@@ -294,13 +306,9 @@ func TestStreamsKeepTheirOwnBytes(t *testing.T) {
 	}
 }
 
-// postCall POSTs a tools/call of the tool name through the proxy at front
-// and returns the whole answer.
+// postCall is postToolCall, with the whole answer read.
 func postCall(front, name string) (string, error) {
-	req, _ := http.NewRequest(http.MethodPost, front, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+name+`"}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := postToolCall(front, name)
 	if err != nil {
 		return "", err
 	}

@@ -72,7 +72,7 @@ func relay(classify bool, argv []string) (requests int, err error) {
 			}
 			end += i + 1
 		}
-		if kept == len(buf) && end == 0 {
+		if end == 0 && len(b) == len(buf) {
 			end = len(b) // a message longer than the buffer goes on in pieces
 		}
 		if _, err := in.Write(b[:end]); err != nil {
