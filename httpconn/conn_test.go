@@ -17,11 +17,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/mcpchaos/mcpchaos/chaos/probe"
 	"github.com/mcpchaos/mcpchaos/examples/everything"
 	"github.com/mcpchaos/mcpchaos/httpconn"
 	"github.com/mcpchaos/mcpchaos/internal/leakcheck"
 	"github.com/mcpchaos/mcpchaos/internal/ssetest"
+	"github.com/mcpchaos/mcpchaos/probe"
 )
 
 func TestMain(m *testing.M) {

@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/chaos"
-	"github.com/mcpchaos/mcpchaos/chaos/probe"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/httpchaos"
 	"github.com/mcpchaos/mcpchaos/httpconn"
 	"github.com/mcpchaos/mcpchaos/internal/ctxsleep"
+	"github.com/mcpchaos/mcpchaos/probe"
 )
 
 // driveHTTP runs the probe against an HTTP server through a fresh proxy on

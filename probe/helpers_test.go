@@ -58,7 +58,7 @@ func run(t *testing.T, cfg Config, r io.ReadCloser, w io.WriteCloser) (*Outcome,
 	out, err := Run(context.Background(), cfg, r, w)
 	took := time.Since(start)
 	t.Logf("Run took %v", took.Round(time.Millisecond))
-	const mine = "mcpchaos/chaos/probe.(*session)"
+	const mine = "mcpchaos/probe.(*session)"
 	deadline := time.Now().Add(200 * time.Millisecond)
 	for stacks(mine) != "" && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
