@@ -203,6 +203,14 @@ func checkResult(method string, raw []byte) string {
 			}
 			return ""
 		}
+		if task := member(res, "task"); kindOf(task) == '{' {
+			// A CreateTaskResult: the answer to a call made as a task
+			// (MCP 2025-11-25, Basic › Utilities › Tasks).
+			if kindOf(member(task, "taskId")) != '"' || kindOf(member(task, "status")) != '"' {
+				return "is a task (a CreateTaskResult) without a taskId and a status string"
+			}
+			return ""
+		}
 		sc := kindOf(member(res, "structuredContent"))
 		if kindOf(member(res, "content")) != '[' && (sc == 0 || sc == 'n') {
 			return "has no content array (nor structuredContent)"

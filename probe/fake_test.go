@@ -46,8 +46,15 @@ func statefulServer(t *testing.T) func(f *fake) {
 			case "prompts/list":
 				f.send(result(m.ID, `{"prompts":[]}`))
 			case "tools/call":
-				if m.Params.Name != "ask" {
+				switch {
+				case m.Params.Name == "other":
 					f.send(result(m.ID, `{"content":[]}`))
+					continue
+				case m.Params.Name != "ask":
+					f.send(invalidParams(m.ID, "unknown tool"))
+					continue
+				case !strings.Contains(string(m.Params.Arguments), `"q"`):
+					f.send(invalidParams(m.ID, "q is required"))
 					continue
 				}
 				call, waiting = m.ID, 5
@@ -66,6 +73,8 @@ func statefulServer(t *testing.T) func(f *fake) {
 				if waiting--; waiting == 0 {
 					f.send(result(call, `{"content":[{"type":"text","text":"thanks"}]}`))
 				}
+			default:
+				f.send(methodNotFound(m.ID))
 			}
 		}
 	}
@@ -93,10 +102,19 @@ func TestStatefulFallback(t *testing.T) {
 			{ID: "5", Method: "prompts/list", Answered: true},
 			{ID: "6", Method: "tools/call", Tool: "ask", Answered: true},
 			{ID: "7", Method: "tools/call", Tool: "other", Answered: true},
-			{ID: "8", Method: "ping", Answered: true},
+			{ID: "8", Method: "tools/call", Tool: "mcpchaos-no-such-tool", Deliberate: DeliberateUnknownTool, Answered: true, Error: "-32602: unknown tool"},
+			{ID: "9", Method: "tools/call", Tool: "ask", Deliberate: DeliberateBadArguments, Answered: true, Error: "-32602: q is required"},
+			{ID: "10", Method: "mcpchaos/no-such-method", Deliberate: DeliberateUnknownMethod, Answered: true, Error: "-32601: Method not found"},
+			{ID: "11", Method: "ping", Answered: true},
 		},
 		ServerRequests: []string{"roots/list", "sampling/createMessage", "elicitation/create", "ping", "weird/method"},
 		Notifications:  1,
+		Coverage: &Coverage{
+			Callable:   []string{"ping", "tools/list", "tools/call", "prompts/list", "prompts/get"},
+			Sent:       []string{"ping", "tools/list", "tools/call", "prompts/list"},
+			NotSent:    []NotSent{{Method: "prompts/get", Why: "the server listed no prompts"}},
+			Deliberate: []string{DeliberateUnknownTool, DeliberateBadArguments, DeliberateUnknownMethod},
+		},
 	}
 	if diff := cmp.Diff(want, out, ignoreTook); diff != "" {
 		t.Errorf("outcome (-want +got):\n%s", diff)
@@ -120,7 +138,10 @@ func TestStatefulFallback(t *testing.T) {
 		`{"jsonrpc":"2.0","id":4,"result":{}}`,
 		`{"jsonrpc":"2.0","id":5,"error":{"code":-32601,"message":"Method not found: weird/method"}}`,
 		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"progressToken":"mcpchaos-progress-2"},"arguments":{},"name":"other"}}`,
-		`{"jsonrpc":"2.0","id":8,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"arguments":{},"name":"mcpchaos-no-such-tool"}}`,
+		`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"arguments":{},"name":"ask"}}`,
+		`{"jsonrpc":"2.0","id":10,"method":"mcpchaos/no-such-method"}`,
+		`{"jsonrpc":"2.0","id":11,"method":"ping"}`,
 	}
 	if diff := cmp.Diff(wantLines, f.lines()); diff != "" {
 		t.Errorf("lines the server read (-want +got):\n%s", diff)
@@ -139,7 +160,7 @@ func TestStatefulEra(t *testing.T) {
 	for _, req := range out.Requests {
 		methods = append(methods, req.Method)
 	}
-	if diff := cmp.Diff([]string{"initialize", "tools/list", "tools/list", "prompts/list", "tools/call", "ping"}, methods); diff != "" {
+	if diff := cmp.Diff([]string{"initialize", "tools/list", "tools/list", "prompts/list", "tools/call", "tools/call", "tools/call", "mcpchaos/no-such-method", "ping"}, methods); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
 	if got := f.lines()[0]; !strings.Contains(got, `"method":"initialize"`) {
@@ -306,6 +327,11 @@ func TestServerStopsReading(t *testing.T) {
 			// succeeds and the request is given up when the output ends.
 			{ID: "3", Method: "tools/list", Error: "no answer: the server's output ended"},
 		},
+		Coverage: &Coverage{
+			Callable: []string{"ping", "tools/list", "tools/call"},
+			Sent:     []string{"tools/list"},
+			NotSent:  []NotSent{{Method: "ping", Why: "the session ended first"}, {Method: "tools/call", Why: "the session ended first"}},
+		},
 	}
 	if diff := cmp.Diff(want, out, ignoreTook); diff != "" {
 		t.Errorf("outcome (-want +got):\n%s", diff)
@@ -430,10 +456,11 @@ func TestTaskOnlyToolsAreLeftOut(t *testing.T) {
 			checkNoGoroutineLeak(t)
 			r, w, f := startFake(t, func(f *fake) {
 				f.serve(t, func(m msg, _ string) bool {
-					if m.Method == "tools/call" {
+					switch {
+					case m.Method == "tools/call":
 						f.send(result(m.ID, `{"content":[]}`))
-					} else {
-						f.stateful(m, tools)
+					case !f.stateful(m, tools) && m.Method != "":
+						f.send(methodNotFound(m.ID))
 					}
 					return true
 				})
@@ -444,7 +471,7 @@ func TestTaskOnlyToolsAreLeftOut(t *testing.T) {
 			}
 			var called []string
 			for _, req := range out.Requests {
-				if req.Method == "tools/call" {
+				if req.Method == "tools/call" && req.Deliberate == "" {
 					called = append(called, req.Tool)
 				}
 			}

@@ -181,6 +181,19 @@ func (f *fake) stateful(m msg, tools string) bool {
 	return true
 }
 
+// refuse answers a request no script handles as an SDK server does: a call
+// of a tool other than those named, -32602; any other method, -32601.
+// Notifications and the probe's answers are left alone.
+func (f *fake) refuse(m msg, tools ...string) {
+	switch {
+	case m.Method == "" || m.ID == nil:
+	case m.Method == "tools/call" && !slices.Contains(tools, m.Params.Name):
+		f.send(invalidParams(m.ID, "unknown tool"))
+	case m.Method != "tools/call":
+		f.send(methodNotFound(m.ID))
+	}
+}
+
 func (f *fake) send(line string) {
 	_, _ = io.WriteString(f.out, line+"\n")
 }
@@ -196,8 +209,10 @@ type msg struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params struct {
-		Name   string `json:"name"`
-		Cursor string `json:"cursor"`
+		Name      string          `json:"name"`
+		Cursor    string          `json:"cursor"`
+		Arguments json.RawMessage `json:"arguments"`
+		Task      json.RawMessage `json:"task"`
 	} `json:"params"`
 }
 
@@ -211,6 +226,10 @@ func parse(t *testing.T, line string) msg {
 
 func result(id json.RawMessage, result string) string {
 	return `{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + result + `}`
+}
+
+func invalidParams(id json.RawMessage, why string) string {
+	return `{"jsonrpc":"2.0","id":` + string(id) + `,"error":{"code":-32602,"message":"` + why + `"}}`
 }
 
 func methodNotFound(id json.RawMessage) string {

@@ -83,6 +83,9 @@ type Config struct {
 	Overdue func(id, method string)
 	// ClientName is the clientInfo name (default "mcpchaos-probe").
 	ClientName string
+	// Seed chooses the samples of long listings (resources to read,
+	// prompts to get): the same seed, the same choice.
+	Seed uint64
 	// Era is "" to negotiate (server/discover, falling back to initialize)
 	// or EraStateful to skip server/discover and use the initialize
 	// handshake, for servers that support both.
@@ -100,7 +103,9 @@ type Outcome struct {
 	// Tools are the tool names as listed by the server.
 	Tools []string
 	// TaskOnlyTools are the listed tools the probe left out because they
-	// may only be called as tasks (execution.taskSupport "required").
+	// may only be called as tasks (execution.taskSupport "required") and
+	// it could not call them so: the server does not declare
+	// tasks.requests.tools.call, or they were beyond maxTaskCalls.
 	TaskOnlyTools []string
 	// Initialized says the handshake (initialize+initialized, or
 	// server/discover) completed.
@@ -113,6 +118,9 @@ type Outcome struct {
 	ServerRequests []string
 	// Notifications is how many notifications the server sent.
 	Notifications int
+	// Coverage says what of the server's declared surface the session
+	// exercised; nil when the handshake did not complete.
+	Coverage *Coverage
 }
 
 // Request is one request the probe sent and what became of it.
@@ -122,6 +130,15 @@ type Request struct {
 	Method string
 	// Tool is the tool of a tools/call.
 	Tool string
+	// Target is what another request is about: the prompt of a
+	// prompts/get, the URI of a resources/read, subscribe or unsubscribe,
+	// the task of a tasks/get, tasks/result or tasks/cancel.
+	Target string
+	// AsTask says a tools/call was augmented with a task (params.task).
+	AsTask bool
+	// Deliberate says the request was sent to be refused, and what it was
+	// (DeliberateUnknownTool...): an error answer is what it expects.
+	Deliberate string
 	// Answered says a result or an error came back in time; Error is then
 	// the JSON-RPC error, if any.
 	Answered bool

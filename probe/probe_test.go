@@ -10,6 +10,8 @@ import (
 
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/mcpchaos/mcpchaos/examples/everything"
 )
 
 // everythingTools are the tools of examples/everything, as it lists them.
@@ -33,14 +35,22 @@ func TestEverythingStateless(t *testing.T) {
 		Tools:           everythingTools,
 		Initialized:     true,
 		Requests: []Request{
+			{Method: "mcpchaos/no-such-method", Deliberate: DeliberateUnknownMethod, Answered: true, Error: "-32601: Method mcpchaos/no-such-method not found"},
+			{Method: "prompts/get", Target: "greet", Answered: true},
 			{Method: "prompts/list", Answered: true},
 			{Method: "resources/list", Answered: true},
+			{Method: "resources/read", Target: everything.HelloURI, Answered: true},
+			{Method: "resources/templates/list", Answered: true},
 			{Method: "server/discover", Answered: true},
 			{Method: "tools/call", Tool: "big", Answered: true},
 			{Method: "tools/call", Tool: "echo", Answered: true},
+			// Sent to be refused: mcp-go refuses missing arguments with a
+			// tool error, an unknown tool with a JSON-RPC error.
+			{Method: "tools/call", Tool: "echo", Deliberate: DeliberateBadArguments, Answered: true, ToolError: `required argument "text" not found`},
 			{Method: "tools/call", Tool: "elicit", Answered: true},
 			{Method: "tools/call", Tool: "elicit", Answered: true},
 			{Method: "tools/call", Tool: "list_changed", Answered: true},
+			{Method: "tools/call", Tool: "mcpchaos-no-such-tool", Deliberate: DeliberateUnknownTool, Answered: true, Error: "-32602: tool 'mcpchaos-no-such-tool' not found: tool not found"},
 			// The bundled server's ping_client fails as it should in the
 			// stateless revision: a tool error, not a protocol error.
 			{Method: "tools/call", Tool: "ping_client", Answered: true,
@@ -56,6 +66,12 @@ func TestEverythingStateless(t *testing.T) {
 		},
 		// slow's five progress notifications, list_changed's three.
 		Notifications: 8,
+		// The stateless revision has no ping and no logging/setLevel.
+		Coverage: &Coverage{
+			Callable:   []string{"tools/list", "tools/call", "prompts/list", "prompts/get", "resources/list", "resources/read", "resources/templates/list"},
+			Sent:       []string{"tools/list", "tools/call", "prompts/list", "prompts/get", "resources/list", "resources/read", "resources/templates/list"},
+			Deliberate: []string{DeliberateUnknownTool, DeliberateBadArguments, DeliberateUnknownMethod},
+		},
 	}
 	// Calls run concurrently, so only the set of requests is fixed.
 	if diff := gocmp.Diff(want, out, ignoreTook, cmpopts.IgnoreFields(Request{}, "ID"), sortRequests); diff != "" {
@@ -84,15 +100,27 @@ func TestEverythingStateful(t *testing.T) {
 		Requests: []Request{
 			{ID: "1", Method: "initialize", Answered: true},
 			{ID: "2", Method: "tools/list", Answered: true},
-			{ID: "3", Method: "prompts/list", Answered: true},
-			{ID: "4", Method: "resources/list", Answered: true},
-			{ID: "5", Method: "tools/call", Tool: "roots", Answered: true},
-			{ID: "6", Method: "tools/call", Tool: "sample", Answered: true},
-			{ID: "7", Method: "tools/call", Tool: "elicit", Answered: true},
-			{ID: "8", Method: "tools/call", Tool: "ping_client", Answered: true},
-			{ID: "9", Method: "ping", Answered: true},
+			{ID: "3", Method: "logging/setLevel", Answered: true},
+			{ID: "4", Method: "prompts/list", Answered: true},
+			{ID: "5", Method: "resources/list", Answered: true},
+			{ID: "6", Method: "resources/templates/list", Answered: true},
+			{ID: "7", Method: "prompts/get", Target: "greet", Answered: true},
+			{ID: "8", Method: "resources/read", Target: everything.HelloURI, Answered: true},
+			{ID: "9", Method: "tools/call", Tool: "roots", Answered: true},
+			{ID: "10", Method: "tools/call", Tool: "sample", Answered: true},
+			{ID: "11", Method: "tools/call", Tool: "elicit", Answered: true},
+			{ID: "12", Method: "tools/call", Tool: "ping_client", Answered: true},
+			{ID: "13", Method: "tools/call", Tool: "mcpchaos-no-such-tool", Deliberate: DeliberateUnknownTool, Answered: true, Error: "-32602: tool 'mcpchaos-no-such-tool' not found: tool not found"},
+			{ID: "14", Method: "tools/call", Tool: "echo", Deliberate: DeliberateBadArguments, Answered: true, ToolError: `required argument "text" not found`},
+			{ID: "15", Method: "mcpchaos/no-such-method", Deliberate: DeliberateUnknownMethod, Answered: true, Error: "-32601: Method mcpchaos/no-such-method not found"},
+			{ID: "16", Method: "ping", Answered: true},
 		},
 		ServerRequests: []string{"roots/list", "sampling/createMessage", "elicitation/create", "ping"},
+		Coverage: &Coverage{
+			Callable:   []string{"ping", "tools/list", "tools/call", "prompts/list", "prompts/get", "resources/list", "resources/read", "resources/templates/list", "logging/setLevel"},
+			Sent:       []string{"ping", "tools/list", "tools/call", "prompts/list", "prompts/get", "resources/list", "resources/read", "resources/templates/list", "logging/setLevel"},
+			Deliberate: []string{DeliberateUnknownTool, DeliberateBadArguments, DeliberateUnknownMethod},
+		},
 	}
 	if diff := gocmp.Diff(want, out, ignoreTook); diff != "" {
 		t.Errorf("outcome (-want +got):\n%s", diff)
@@ -163,7 +191,7 @@ func TestEverythingCalls(t *testing.T) {
 			}
 			var called []string
 			for _, req := range out.Requests {
-				if req.Method == "tools/call" {
+				if req.Method == "tools/call" && req.Deliberate == "" {
 					called = append(called, req.Tool)
 					if !req.Answered || req.Error != "" {
 						t.Errorf("call %+v failed", req)
@@ -196,7 +224,7 @@ func TestUnknownToolError(t *testing.T) {
 // sortRequests orders requests by what they are, for outcomes whose order
 // depends on concurrency.
 var sortRequests = cmpopts.SortSlices(func(a, b Request) bool {
-	return cmp.Or(cmp.Compare(a.Method, b.Method), cmp.Compare(a.Tool, b.Tool)) < 0
+	return cmp.Or(cmp.Compare(a.Method, b.Method), cmp.Compare(a.Tool, b.Tool), cmp.Compare(a.Deliberate, b.Deliberate)) < 0
 })
 
 // checkIDs checks that ids count from 1 in the order requests were sent.

@@ -16,7 +16,11 @@ import (
 func slowToolServer(t *testing.T, step time.Duration, steps, stopAfter int) func(f *fake) {
 	return func(f *fake) {
 		f.serve(t, func(m msg, line string) bool {
-			if f.stateful(m, `[{"name":"slow","inputSchema":{"type":"object"}}]`) || m.Method != "tools/call" {
+			if f.stateful(m, `[{"name":"slow","inputSchema":{"type":"object"}}]`) {
+				return true
+			}
+			if m.Method != "tools/call" || m.Params.Name != "slow" {
+				f.refuse(m, "slow")
 				return true
 			}
 			var call struct {
@@ -63,7 +67,9 @@ func TestProgressKeepsACallAlive(t *testing.T) {
 		{ID: "2", Method: "initialize", Answered: true},
 		{ID: "3", Method: "tools/list", Answered: true},
 		{ID: "4", Method: "tools/call", Tool: "slow", Answered: true},
-		{ID: "5", Method: "ping", Answered: true},
+		{ID: "5", Method: "tools/call", Tool: "mcpchaos-no-such-tool", Deliberate: DeliberateUnknownTool, Answered: true, Error: "-32602: unknown tool"},
+		{ID: "6", Method: "mcpchaos/no-such-method", Deliberate: DeliberateUnknownMethod, Answered: true, Error: "-32601: Method not found"},
+		{ID: "7", Method: "ping", Answered: true},
 	}
 	if diff := cmp.Diff(want, out.Requests, ignoreTook); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)

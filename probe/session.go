@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,6 +75,16 @@ type session struct {
 	byToken        map[string]*pending // by the JSON text of the progress token
 	serverRequests []string
 	notifications  int
+	// whyNot and samples are what the coverage says beyond the requests:
+	// why a callable method was not sent, and where the workload bounded
+	// itself.
+	whyNot  map[string]string
+	samples []string
+	// unanswered is the first request given up on for want of an answer
+	// ("tools/call (id 4)"): the workload beyond the tool calls stops
+	// there, since each more request to a server that does not answer
+	// costs a deadline and shows nothing new.
+	unanswered string
 
 	overdueMu sync.Mutex
 	watchers  sync.WaitGroup
@@ -143,13 +154,15 @@ func (s *session) ended() bool {
 // always settled in the end (answered, failed or given up), so waiting on its
 // done channel is bounded. It fails only when the session has ended, and then
 // sends nothing.
-func (s *session) request(method string, params any, tool string) (*pending, error) {
-	return s.requestWithToken(method, params, tool, "")
+// target is what the request is about, for the outcome: the tool of a
+// tools/call, the prompt of a prompts/get, a resource's URI, a task's id.
+func (s *session) request(method string, params any, target string) (*pending, error) {
+	return s.requestWithToken(method, params, target, "")
 }
 
 // requestWithToken is request for a request whose params carry the
 // progress token token (its JSON text): progress for it keeps it alive.
-func (s *session) requestWithToken(method string, params any, tool, token string) (*pending, error) {
+func (s *session) requestWithToken(method string, params any, target, token string) (*pending, error) {
 	s.sendMu.Lock()
 	defer s.sendMu.Unlock()
 	if s.closed || s.ended() {
@@ -168,7 +181,11 @@ func (s *session) requestWithToken(method string, params any, tool, token string
 
 		progressed: make(chan struct{}, 1),
 	}
-	s.requests = append(s.requests, Request{ID: p.id, Method: method, Tool: tool})
+	req := Request{ID: p.id, Method: method, Target: target}
+	if method == "tools/call" {
+		req = Request{ID: p.id, Method: method, Tool: target}
+	}
+	s.requests = append(s.requests, req)
 	s.pending[p.id] = p
 	if token != "" {
 		s.byToken[token] = p
@@ -291,6 +308,11 @@ func (s *session) settle(p *pending, answered bool, result json.RawMessage, errT
 		return
 	}
 	p.settled, p.answered, p.result, p.errText = true, answered, result, errText
+	// server/discover is the exception: a server of an earlier revision
+	// may ignore it.
+	if !answered && s.unanswered == "" && p.written && strings.HasPrefix(errText, "no answer") && p.method != "server/discover" {
+		s.unanswered = fmt.Sprintf("%s (id %s)", p.method, p.id)
+	}
 	req := &s.requests[p.idx]
 	req.Answered, req.Error, req.Took = answered, errText, time.Since(p.sent)
 	delete(s.pending, p.id)

@@ -22,7 +22,13 @@ func slowDiscoverServer(t *testing.T, delay time.Duration) func(f *fake) {
 			case "tools/list":
 				f.send(result(m.ID, `{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"resultType":"complete"}`))
 			case "tools/call":
+				if m.Params.Name != "a" {
+					f.refuse(m, "a")
+					break
+				}
 				f.send(result(m.ID, `{"content":[],"resultType":"complete"}`))
+			default:
+				f.refuse(m)
 			}
 			return true
 		})
@@ -47,6 +53,8 @@ func TestLateDiscoverAnswerDecidesTheEra(t *testing.T) {
 		{ID: "2", Method: "initialize", Answered: true, Error: "-32022: connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted"},
 		{ID: "3", Method: "tools/list", Answered: true},
 		{ID: "4", Method: "tools/call", Tool: "a", Answered: true},
+		{ID: "5", Method: "tools/call", Tool: "mcpchaos-no-such-tool", Deliberate: DeliberateUnknownTool, Answered: true, Error: "-32602: unknown tool"},
+		{ID: "6", Method: "mcpchaos/no-such-method", Deliberate: DeliberateUnknownMethod, Answered: true, Error: "-32601: Method not found"},
 	}
 	if diff := cmp.Diff(want, out.Requests, ignoreTook); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)

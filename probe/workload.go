@@ -23,17 +23,6 @@ const (
 // declaring them is what makes servers exercise those paths.
 var clientCapabilities = json.RawMessage(`{"roots":{"listChanged":true},"sampling":{},"elicitation":{}}`)
 
-// serverCapabilities is the part of a server's capabilities the workload
-// depends on: a member that is present (not null) declares the feature.
-type serverCapabilities struct {
-	Prompts   json.RawMessage `json:"prompts"`
-	Resources json.RawMessage `json:"resources"`
-}
-
-func declared(raw json.RawMessage) bool {
-	return len(raw) > 0 && string(raw) != "null"
-}
-
 type listedTool struct {
 	Name        string          `json:"name"`
 	InputSchema json.RawMessage `json:"inputSchema"`
@@ -52,12 +41,24 @@ func (t listedTool) taskOnly() bool { return t.Execution.TaskSupport == "require
 
 // workload runs the session's requests on Run's goroutine. Its error is what
 // Run returns; requests that failed are not errors, they are in the outcome.
+//
+// The order matters to the faults, whose triggers name methods: the first
+// tools/call is a plain call of the first tool, as it always was, so the
+// default scenarios land where they did; prompts, resources, completions
+// and the log level come before it, the tasks start once the first calls
+// are on their way, and the requests sent to be refused come last.
 func (s *session) workload(out *Outcome) error {
 	caps, err := s.handshake(out)
 	if err != nil {
 		return err
 	}
-	tools, complete := s.listTools()
+	var tools []listedTool
+	complete := false
+	if declared(caps.Tools) || s.cfg.Calls != nil {
+		tools, complete = s.listTools()
+	} else {
+		s.why("tools/call", "the server declares no tools")
+	}
 	for _, t := range tools {
 		out.Tools = append(out.Tools, t.Name)
 	}
@@ -65,16 +66,30 @@ func (s *session) workload(out *Outcome) error {
 	if err != nil {
 		return err
 	}
-	if declared(caps.Prompts) {
-		s.list("prompts/list")
+	if len(calls) == 0 && declared(caps.Tools) {
+		switch {
+		case s.ended():
+			s.why("tools/call", "the session ended first")
+		case len(tools) == 0 && !complete:
+			s.why("tools/call", "tools/list was not answered with a listing")
+		case len(tools) == 0:
+			s.why("tools/call", "the server listed no tools")
+		default:
+			s.why("tools/call", "no listed tool could be called without a task")
+		}
 	}
-	if declared(caps.Resources) {
-		s.list("resources/list")
-	}
-	s.callTools(calls)
+	sf := s.explore(caps)
+	tasks := s.planTasks(caps, tools)
+	out.TaskOnlyTools = slices.DeleteFunc(out.TaskOnlyTools, func(name string) bool {
+		return slices.ContainsFunc(tasks.calls, func(c Call) bool { return c.Tool == name })
+	})
+	s.callTools(calls, func() { s.runTasks(tasks) })
+	s.errorPaths(caps, tools, complete)
+	sf.end()
 	if out.Era == EraStateful {
 		s.roundTrip("ping", nil, "")
 	}
+	out.Coverage = s.coverage(caps, out.Era)
 	if err := s.ctx.Err(); err != nil {
 		return fmt.Errorf("probe: %w", err)
 	}
@@ -200,14 +215,14 @@ func (s *session) clientInfo() map[string]string {
 // nil (no params member) when there is nothing to send.
 func (s *session) params(fields, meta map[string]any, stateless bool) any {
 	if stateless {
-		meta = maps(meta, map[string]any{
+		meta = merged(meta, map[string]any{
 			metaProtocolVersion:    StatelessVersion,
 			metaClientInfo:         s.clientInfo(),
 			metaClientCapabilities: clientCapabilities,
 		})
 	}
 	if len(meta) > 0 {
-		fields = maps(fields, map[string]any{"_meta": meta})
+		fields = merged(fields, map[string]any{"_meta": meta})
 	}
 	if len(fields) == 0 {
 		return nil
@@ -215,7 +230,7 @@ func (s *session) params(fields, meta map[string]any, stateless bool) any {
 	return fields
 }
 
-func maps(a, b map[string]any) map[string]any {
+func merged(a, b map[string]any) map[string]any {
 	out := make(map[string]any, len(a)+len(b))
 	for k, v := range a {
 		out[k] = v
@@ -228,13 +243,28 @@ func maps(a, b map[string]any) map[string]any {
 
 // roundTrip sends a request and waits for it to be settled, which the
 // request's watcher bounds. It returns the result when there is one.
-func (s *session) roundTrip(method string, fields map[string]any, tool string) (json.RawMessage, bool) {
-	p, err := s.request(method, s.params(fields, nil, s.stateless()), tool)
+func (s *session) roundTrip(method string, fields map[string]any, target string) (json.RawMessage, bool) {
+	result, _ := s.roundTripAnswered(method, fields, target)
+	return result, result != nil
+}
+
+// roundTripAnswered is roundTrip that also says whether an answer came at
+// all: an error answer is an answer, a request given up on is not.
+//
+// Once a request has gone unanswered, it sends nothing but ping (see goOn).
+func (s *session) roundTripAnswered(method string, fields map[string]any, target string) (json.RawMessage, bool) {
+	if method != "ping" && !s.goOn(method) {
+		return nil, false
+	}
+	p, err := s.request(method, s.params(fields, nil, s.stateless()), target)
 	if err != nil {
 		return nil, false
 	}
 	<-p.done
-	return p.result, p.answered && p.errText == "" && p.result != nil
+	if !p.answered || p.errText != "" || p.result == nil {
+		return nil, p.answered
+	}
+	return p.result, true
 }
 
 func (s *session) stateless() bool {
@@ -245,53 +275,15 @@ func (s *session) stateless() bool {
 // end, so that a tool missing from it is really missing.
 func (s *session) listTools() ([]listedTool, bool) {
 	var tools []listedTool
-	cursor := ""
-	for range maxListPages {
-		var fields map[string]any
-		if cursor != "" {
-			fields = map[string]any{"cursor": cursor}
-		}
-		result, ok := s.roundTrip("tools/list", fields, "")
-		if !ok {
-			return tools, false
-		}
+	end := s.listPages("tools/list", func(result json.RawMessage) {
 		var page struct {
-			Tools      []listedTool `json:"tools"`
-			NextCursor string       `json:"nextCursor"`
+			Tools []listedTool `json:"tools"`
 		}
-		if json.Unmarshal(result, &page) != nil {
-			return tools, false
+		if json.Unmarshal(result, &page) == nil {
+			tools = append(tools, page.Tools...)
 		}
-		tools = append(tools, page.Tools...)
-		if page.NextCursor == "" {
-			return tools, true
-		}
-		cursor = page.NextCursor
-	}
-	return tools, false
-}
-
-// list follows the pages of a prompts/list or resources/list; only the
-// exchange matters, not the items.
-func (s *session) list(method string) {
-	cursor := ""
-	for range maxListPages {
-		var fields map[string]any
-		if cursor != "" {
-			fields = map[string]any{"cursor": cursor}
-		}
-		result, ok := s.roundTrip(method, fields, "")
-		if !ok {
-			return
-		}
-		var page struct {
-			NextCursor string `json:"nextCursor"`
-		}
-		if json.Unmarshal(result, &page) != nil || page.NextCursor == "" {
-			return
-		}
-		cursor = page.NextCursor
-	}
+	})
+	return tools, end == listComplete
 }
 
 // plan decides the tool calls. Explicit calls are checked against a complete
@@ -338,11 +330,19 @@ func (s *session) fill(calls []Call) []Call {
 
 // callTools makes the calls, Concurrency at a time, each with its own
 // progress token so that servers send progress and the transport can inject
-// progress for it.
-func (s *session) callTools(calls []Call) {
-	slots := make(chan struct{}, s.cfg.Concurrency)
+// progress for it. alongside, if not nil, runs beside the calls once the
+// first of them are on their way, and callTools returns when both are done.
+func (s *session) callTools(calls []Call, alongside func()) {
 	var inFlight sync.WaitGroup
 	defer inFlight.Wait()
+	var started sync.Once
+	begin := func() {
+		started.Do(func() {
+			if alongside != nil {
+				inFlight.Go(alongside)
+			}
+		})
+	}
 	// The first Concurrency calls are one batch: the writer sends them in
 	// one write (see session.batch).
 	batched := make(chan struct{})
@@ -353,8 +353,10 @@ func (s *session) callTools(calls []Call) {
 			s.batch.Store(nil)
 			close(batched)
 		})
+		begin()
 	}
 	defer closeBatch()
+	slots := make(chan struct{}, s.cfg.Concurrency)
 	for i, c := range calls {
 		if i == s.cfg.Concurrency {
 			closeBatch()
@@ -384,7 +386,7 @@ func (s *session) callTools(calls []Call) {
 const maxInputRounds = 3
 
 func (s *session) callTool(c Call, token string, retry map[string]any) (*pending, error) {
-	fields := maps(retry, map[string]any{"name": c.Tool, "arguments": c.Args})
+	fields := merged(retry, map[string]any{"name": c.Tool, "arguments": c.Args})
 	meta := map[string]any{"progressToken": token}
 	return s.requestWithToken("tools/call", s.params(fields, meta, s.stateless()), c.Tool, strconv.Quote(token))
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/internal/words"
+	"github.com/mcpchaos/mcpchaos/probe"
 	"github.com/mcpchaos/mcpchaos/reports"
 )
 
@@ -20,10 +21,13 @@ func workloadHints(base *scenarioRun, deadline time.Duration) {
 	if base.probe == nil {
 		return
 	}
+	if c := base.probe.Coverage; c != nil {
+		base.result.Notes = append(base.result.Notes, coverageNote(c))
+	}
 	if n := len(base.probe.TaskOnlyTools); n > 0 {
 		base.result.Notes = append(base.result.Notes, fmt.Sprintf(
-			"%d %s not called: the server says %s may only be called as tasks (execution.taskSupport \"required\"), which the probe does not do: %s",
-			n, words.Plural(n, "tool", "tools"), words.Plural(n, "it", "they"), strings.Join(base.probe.TaskOnlyTools, ", ")))
+			"%d %s not called: the server says %s may only be called as tasks (execution.taskSupport \"required\"), and the probe calls tools as tasks only where the server declares tasks.requests.tools.call, %d at most: %s",
+			n, words.Plural(n, "tool", "tools"), words.Plural(n, "it", "they"), probe.MaxTaskCalls, strings.Join(base.probe.TaskOnlyTools, ", ")))
 	}
 	// A tool that answered with a tool error (isError), or with a JSON-RPC
 	// error (notion-mcp-server answers every failed API call -32603), was
@@ -31,6 +35,8 @@ func workloadHints(base *scenarioRun, deadline time.Duration) {
 	var toolErrors, rpcErrors []string
 	for _, r := range base.probe.Requests {
 		switch {
+		case r.Deliberate != "":
+			// Sent to be refused: its error is the answer it asked for.
 		case r.ToolError != "":
 			toolErrors = noteTool(toolErrors, r.Tool, r.ToolError)
 		case r.Method == "tools/call" && r.Answered && r.Error != "":
@@ -52,6 +58,28 @@ func workloadHints(base *scenarioRun, deadline time.Duration) {
 			"%d %s answered the arguments generated from the schema with %s (an answer, not a finding; where the arguments were the trouble, pass real ones with --call NAME=JSON): %s",
 			len(failed.tools), words.Plural(len(failed.tools), "tool", "tools"), failed.what, strings.Join(shown, "; ")))
 	}
+}
+
+// coverageNote says which of the requests the server's capabilities make
+// callable the session sent, why it did not send the others, where it
+// sampled, and what it sent to be refused.
+func coverageNote(c *probe.Coverage) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the session sent %d of the %d %s the server's capabilities make callable", len(c.Sent), len(c.Callable), words.Plural(len(c.Callable), "request", "requests"))
+	if len(c.NotSent) > 0 {
+		var missing []string
+		for _, n := range c.NotSent {
+			missing = append(missing, n.Method+" ("+n.Why+")")
+		}
+		b.WriteString("; not sent: " + strings.Join(missing, "; "))
+	}
+	if len(c.Sampled) > 0 {
+		b.WriteString("; bounded: " + strings.Join(c.Sampled, "; "))
+	}
+	if n := len(c.Deliberate); n > 0 {
+		fmt.Fprintf(&b, "; and %d %s sent to be refused: %s", n, words.Plural(n, "request", "requests"), strings.Join(c.Deliberate, ", "))
+	}
+	return b.String()
 }
 
 // noteTool adds "tool (why)" to failed, once per tool.

@@ -84,13 +84,40 @@ func TestBaselineNotesToolsThatFailedOnGeneratedArguments(t *testing.T) {
 	}
 }
 
-// The tools the probe left out because they may only be called as tasks are
-// named on the baseline, so that a user does not read their absence from
-// the calls as mcpchaos missing them.
+// The tools the probe left out because they may only be called as tasks,
+// and it could not call them so, are named on the baseline, so that a user
+// does not read their absence from the calls as mcpchaos missing them.
 func TestBaselineNotesTaskOnlyTools(t *testing.T) {
 	base := &scenarioRun{probe: &probe.Outcome{TaskOnlyTools: []string{"delay", "collect-user-info-task"}}}
 	workloadHints(base, 5*time.Second)
-	want := []string{`2 tools not called: the server says they may only be called as tasks (execution.taskSupport "required"), which the probe does not do: delay, collect-user-info-task`}
+	want := []string{`2 tools not called: the server says they may only be called as tasks (execution.taskSupport "required"), and the probe calls tools as tasks only where the server declares tasks.requests.tools.call, 4 at most: delay, collect-user-info-task`}
+	if diff := cmp.Diff(want, base.result.Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+}
+
+// The baseline says which of the requests the server's capabilities make
+// callable the session sent, and why not the others (issue 29: the probe sent
+// 5 of server-everything's 17, and nothing said so).
+func TestBaselineNotesCoverage(t *testing.T) {
+	base := &scenarioRun{probe: &probe.Outcome{
+		Requests: []probe.Request{
+			{Method: "tools/call", Tool: "mcpchaos-no-such-tool", Deliberate: probe.DeliberateUnknownTool, Answered: true, Error: "-32602: unknown tool"},
+		},
+		Coverage: &probe.Coverage{
+			Callable:   []string{"ping", "tools/list", "tools/call", "resources/list", "resources/read", "resources/subscribe"},
+			Sent:       []string{"ping", "tools/list", "tools/call", "resources/list", "resources/read"},
+			NotSent:    []probe.NotSent{{Method: "resources/subscribe", Why: "no resource could be read to subscribe to"}},
+			Sampled:    []string{"resources/read: 8 of 412 listed resources, chosen by the seed"},
+			Deliberate: []string{probe.DeliberateUnknownTool},
+		}}}
+	workloadHints(base, 5*time.Second)
+	want := []string{"the session sent 5 of the 6 requests the server's capabilities make callable; " +
+		"not sent: resources/subscribe (no resource could be read to subscribe to); " +
+		"bounded: resources/read: 8 of 412 listed resources, chosen by the seed; " +
+		"and 1 request sent to be refused: a tool the server does not list"}
+	// The refused call is the answer it asked for: no note of a tool that
+	// answered with an error.
 	if diff := cmp.Diff(want, base.result.Notes); diff != "" {
 		t.Errorf("notes (-want +got):\n%s", diff)
 	}

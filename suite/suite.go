@@ -394,6 +394,9 @@ type setup struct {
 func (o Options) probeConfig(sc faults.Scenario, deadline, maxDeadline time.Duration) probe.Config {
 	pc := o.Probe
 	pc.Deadline, pc.MaxDeadline = deadline, maxDeadline
+	// Every scenario samples the same resources and prompts as the
+	// baseline.
+	pc.Seed = o.Seed
 	if sc.Era != "" {
 		pc.Era = sc.Era
 	}

@@ -1,0 +1,417 @@
+package probe
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Bounds on the workload beyond tools, so that a server listing hundreds of
+// prompts or resources gets a run of bounded size and time.
+const (
+	maxPromptGets    = 8
+	maxReads         = 8
+	maxTemplateReads = 4
+	maxCompletions   = 12
+)
+
+// logLevel is the level the probe sets with logging/setLevel: above debug,
+// so that a server that sends debug messages anyway can be told from one
+// that honours the level (the judge's log-below-level rule).
+const logLevel = "info"
+
+// defaultValue fills a prompt argument or a template variable for which the
+// server offered no completion: digits pass where a name, an id or an index
+// is expected.
+const defaultValue = "1"
+
+type listedPrompt struct {
+	Name      string `json:"name"`
+	Arguments []struct {
+		Name     string `json:"name"`
+		Required bool   `json:"required"`
+	} `json:"arguments"`
+}
+
+type listedResource struct {
+	URI string `json:"uri"`
+}
+
+type listedTemplate struct {
+	URITemplate string `json:"uriTemplate"`
+}
+
+// surface is what the workload exercises of a server beyond its tools:
+// prompts, resources, resource templates, completions, logging and
+// subscriptions. explore does it all but the unsubscribe, which end does
+// once the tool calls are over, so that the subscription is live while
+// the server works.
+type surface struct {
+	s          *session
+	caps       serverCapabilities
+	subscribed string
+}
+
+func (s *session) explore(caps serverCapabilities) *surface {
+	sf := &surface{s: s, caps: caps}
+	stateful := !s.stateless()
+	if declared(caps.Logging) && stateful {
+		// First, so that every log message after its answer is judged
+		// against the level.
+		s.roundTrip("logging/setLevel", map[string]any{"level": logLevel}, "")
+	} else if declared(caps.Logging) {
+		s.why("logging/setLevel", "the 2026-07-28 revision has no logging/setLevel")
+	}
+	prompts := sf.listPrompts()
+	resources, templates := sf.listResources()
+	values := sf.complete(prompts, templates)
+	sf.getPrompts(prompts, values)
+	read := sf.read(resources, templates, values)
+	if caps.subscribe() && stateful {
+		sf.subscribe(read)
+	} else if caps.subscribe() {
+		s.why("resources/subscribe", "the 2026-07-28 revision has no resources/subscribe (changes come on subscriptions/listen)")
+	}
+	return sf
+}
+
+func (sf *surface) listPrompts() []listedPrompt {
+	s := sf.s
+	if !declared(sf.caps.Prompts) {
+		return nil
+	}
+	smp := newSample[listedPrompt](maxPromptGets, s.cfg.Seed, "prompts")
+	end := s.listPages("prompts/list", func(result json.RawMessage) {
+		var page struct {
+			Prompts []listedPrompt `json:"prompts"`
+		}
+		if json.Unmarshal(result, &page) == nil {
+			for _, p := range page.Prompts {
+				if p.Name != "" {
+					smp.offer(p)
+				}
+			}
+		}
+	})
+	s.sampled(smp.note("prompts/get", "prompts"))
+	if smp.seen == 0 {
+		s.whyNoItems("prompts/get", "prompts/list", end, "the server listed no prompts")
+	}
+	return smp.items()
+}
+
+func (sf *surface) listResources() ([]string, []string) {
+	s := sf.s
+	if !declared(sf.caps.Resources) {
+		return nil, nil
+	}
+	res := newSample[string](maxReads, s.cfg.Seed, "resources")
+	resEnd := s.listPages("resources/list", func(result json.RawMessage) {
+		var page struct {
+			Resources []listedResource `json:"resources"`
+		}
+		if json.Unmarshal(result, &page) == nil {
+			for _, r := range page.Resources {
+				if r.URI != "" {
+					res.offer(r.URI)
+				}
+			}
+		}
+	})
+	s.sampled(res.note("resources/read", "resources"))
+	tpl := newSample[string](maxTemplateReads, s.cfg.Seed, "templates")
+	tplEnd := s.listPages("resources/templates/list", func(result json.RawMessage) {
+		var page struct {
+			ResourceTemplates []listedTemplate `json:"resourceTemplates"`
+		}
+		if json.Unmarshal(result, &page) == nil {
+			for _, t := range page.ResourceTemplates {
+				if t.URITemplate != "" {
+					tpl.offer(t.URITemplate)
+				}
+			}
+		}
+	})
+	s.sampled(tpl.note("resources/read", "resource templates"))
+	if res.seen == 0 && tpl.seen == 0 {
+		end := resEnd
+		if end != listFailed {
+			end = tplEnd
+		}
+		s.whyNoItems("resources/read", "resources/list", end, "the server listed no resources and no resource templates")
+	}
+	return res.items(), tpl.items()
+}
+
+// whyNoItems says why method, which needs an item of listing, was not
+// sent: the listing failed (perhaps because an earlier request went
+// unanswered), or listed nothing.
+func (s *session) whyNoItems(method, listing string, end listEnd, none string) {
+	if end != listFailed {
+		s.why(method, none)
+		return
+	}
+	if s.goOn(method) {
+		s.why(method, listing+" was not answered with a listing")
+	}
+}
+
+// completionKey names one value to complete: a prompt's argument or a
+// template's variable.
+type completionKey struct{ ref, name string }
+
+// complete asks completion/complete for the arguments of the sampled prompts
+// and the variables of the sampled templates, at most maxCompletions, and
+// returns the first value offered for each. A prompt's earlier arguments go
+// in the request's context, as a client filling a form sends them.
+func (sf *surface) complete(prompts []listedPrompt, templates []string) map[completionKey]string {
+	s := sf.s
+	values := map[completionKey]string{}
+	if !declared(sf.caps.Completions) {
+		return values
+	}
+	asked := 0
+	ask := func(ref map[string]any, key completionKey, context map[string]string) bool {
+		if asked == maxCompletions {
+			return false
+		}
+		asked++
+		fields := map[string]any{"ref": ref, "argument": map[string]any{"name": key.name, "value": ""}}
+		if len(context) > 0 {
+			fields["context"] = map[string]any{"arguments": context}
+		}
+		result, ok := s.roundTrip("completion/complete", fields, "")
+		if !ok {
+			// Unanswered or refused: the rest would fare no better,
+			// and each unanswered one costs a deadline.
+			asked = maxCompletions
+			return false
+		}
+		var r struct {
+			Completion struct {
+				Values []string `json:"values"`
+			} `json:"completion"`
+		}
+		if json.Unmarshal(result, &r) == nil && len(r.Completion.Values) > 0 && r.Completion.Values[0] != "" {
+			values[key] = r.Completion.Values[0]
+		}
+		return true
+	}
+	for _, p := range prompts {
+		context := map[string]string{}
+		for _, a := range p.Arguments {
+			key := completionKey{"prompt:" + p.Name, a.Name}
+			if !ask(map[string]any{"type": "ref/prompt", "name": p.Name}, key, context) {
+				break
+			}
+			context[a.Name] = valueOr(values, key)
+		}
+	}
+	for _, t := range templates {
+		for _, v := range templateVars(t) {
+			if !ask(map[string]any{"type": "ref/resource", "uri": t}, completionKey{"template:" + t, v}, nil) {
+				break
+			}
+		}
+	}
+	if asked == 0 {
+		s.why("completion/complete", "no listed prompt has arguments and no listed template has variables")
+	}
+	return values
+}
+
+func valueOr(values map[completionKey]string, key completionKey) string {
+	if v, ok := values[key]; ok {
+		return v
+	}
+	return defaultValue
+}
+
+// getPrompts gets each sampled prompt with its required arguments, valued by
+// completion where the server offered one. A prompt that goes unanswered
+// stops the rest: each would cost a deadline.
+func (sf *surface) getPrompts(prompts []listedPrompt, values map[completionKey]string) {
+	for _, p := range prompts {
+		args := map[string]string{}
+		for _, a := range p.Arguments {
+			if a.Required {
+				args[a.Name] = valueOr(values, completionKey{"prompt:" + p.Name, a.Name})
+			}
+		}
+		fields := map[string]any{"name": p.Name}
+		if len(args) > 0 {
+			fields["arguments"] = args
+		}
+		if _, answered := sf.s.roundTripAnswered("prompts/get", fields, p.Name); !answered {
+			return
+		}
+	}
+}
+
+// read reads the sampled resources and a URI made from each sampled
+// template, and returns the URIs whose read succeeded.
+func (sf *surface) read(resources, templates []string, values map[completionKey]string) []string {
+	var ok []string
+	uris := append([]string(nil), resources...)
+	for _, t := range templates {
+		uris = append(uris, expandTemplate(t, func(name string) string {
+			return valueOr(values, completionKey{"template:" + t, name})
+		}))
+	}
+	for _, uri := range uris {
+		result, answered := sf.s.roundTripAnswered("resources/read", map[string]any{"uri": uri}, uri)
+		if !answered {
+			break
+		}
+		if result != nil {
+			ok = append(ok, uri)
+		}
+	}
+	return ok
+}
+
+// subscribe subscribes to the first resource that could be read; end
+// unsubscribes.
+func (sf *surface) subscribe(read []string) {
+	if len(read) == 0 {
+		sf.s.why("resources/subscribe", "no resource could be read to subscribe to")
+		return
+	}
+	if _, ok := sf.s.roundTrip("resources/subscribe", map[string]any{"uri": read[0]}, read[0]); ok {
+		sf.subscribed = read[0]
+	}
+}
+
+// end undoes what explore left running: the subscription.
+func (sf *surface) end() {
+	if sf.subscribed != "" {
+		sf.s.roundTrip("resources/unsubscribe", map[string]any{"uri": sf.subscribed}, sf.subscribed)
+	} else if sf.caps.subscribe() && !sf.s.stateless() {
+		sf.s.why("resources/unsubscribe", "no subscription was made")
+	}
+}
+
+// templateVars returns the variable names of an RFC 6570 URI template, in
+// order, each once.
+func templateVars(t string) []string {
+	var names []string
+	forEachExpression(t, func(_ byte, vars []string) string {
+		for _, v := range vars {
+			name := varName(v)
+			if name != "" && !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+		return ""
+	})
+	return names
+}
+
+// expandTemplate expands an RFC 6570 URI template (levels 1 to 4) with
+// value giving each variable's value, a plain string: "{x}" and "{+x}" give
+// the value, "{/x}" "/value", "{?x,y}" "?x=..&y=..", and so on. Values
+// are percent-encoded as the operator asks.
+func expandTemplate(t string, value func(name string) string) string {
+	return forEachExpression(t, func(op byte, vars []string) string {
+		first, sep, named, ifEmpty, reserved := expansionOf(op)
+		var out strings.Builder
+		for i, v := range vars {
+			name := varName(v)
+			if name == "" {
+				continue
+			}
+			val := value(name)
+			if i == 0 {
+				out.WriteString(first)
+			} else {
+				out.WriteString(sep)
+			}
+			if named {
+				out.WriteString(name)
+				if val == "" {
+					out.WriteString(ifEmpty)
+					continue
+				}
+				out.WriteByte('=')
+			}
+			out.WriteString(pctEncode(val, reserved))
+		}
+		return out.String()
+	})
+}
+
+// forEachExpression calls f for each {expression} of t with its operator (0
+// for none) and its variable specs, and returns t with each expression
+// replaced by what f returned. An unclosed brace is kept as it is.
+func forEachExpression(t string, f func(op byte, vars []string) string) string {
+	var b strings.Builder
+	for {
+		open := strings.IndexByte(t, '{')
+		if open < 0 {
+			b.WriteString(t)
+			return b.String()
+		}
+		closing := strings.IndexByte(t[open:], '}')
+		if closing < 0 {
+			b.WriteString(t)
+			return b.String()
+		}
+		b.WriteString(t[:open])
+		expr := t[open+1 : open+closing]
+		var op byte
+		if expr != "" && strings.IndexByte("+#./;?&", expr[0]) >= 0 {
+			op, expr = expr[0], expr[1:]
+		}
+		b.WriteString(f(op, strings.Split(expr, ",")))
+		t = t[open+closing+1:]
+	}
+}
+
+// varName strips a variable spec's modifier (":3", "*").
+func varName(spec string) string {
+	spec = strings.TrimSuffix(strings.TrimSpace(spec), "*")
+	if i := strings.IndexByte(spec, ':'); i >= 0 {
+		spec = spec[:i]
+	}
+	return spec
+}
+
+// expansionOf is RFC 6570's table of operators (Appendix A).
+func expansionOf(op byte) (first, sep string, named bool, ifEmpty string, reserved bool) {
+	switch op {
+	case '+':
+		return "", ",", false, "", true
+	case '#':
+		return "#", ",", false, "", true
+	case '.':
+		return ".", ".", false, "", false
+	case '/':
+		return "/", "/", false, "", false
+	case ';':
+		return ";", ";", true, "", false
+	case '?':
+		return "?", "&", true, "=", false
+	case '&':
+		return "&", "&", true, "=", false
+	}
+	return "", ",", false, "", false
+}
+
+// pctEncode percent-encodes what RFC 6570 does not let through: everything
+// but unreserved characters, and with reserved also the reserved ones.
+func pctEncode(s string, reserved bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', strings.IndexByte("-._~", c) >= 0:
+			b.WriteByte(c)
+		case reserved && strings.IndexByte(":/?#[]@!$&'()*+,;=", c) >= 0:
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
