@@ -131,6 +131,7 @@ type Judger struct {
 	se sessionEnds
 	ct cutTracker
 	gs getStreams
+	sf surfaceChecks
 
 	done    bool
 	verdict Verdict
@@ -149,6 +150,7 @@ func newJudger(p peer) *Judger {
 		maxDeadlineUS: DefaultMaxDeadline.Microseconds()}
 	j.tr.init()
 	j.pr.init()
+	j.sf.init()
 	j.cr.init(j)
 	return j
 }
@@ -373,6 +375,9 @@ func (j *Judger) received(e *wire.Event) {
 	switch e.Dir {
 	case j.p.in:
 		j.tr.receivedIn(e)
+		if e.Kind == "request" && j.p.name == "server" {
+			j.sf.request(e)
+		}
 	case j.p.out:
 		if isPiece(e) {
 			// A line over the relay's cap is recorded in unclassified pieces:
@@ -395,6 +400,9 @@ func (j *Judger) received(e *wire.Event) {
 		j.tr.asked.received(e)
 		method := j.tr.answer(j, e)
 		j.pr.check(j, e, method)
+		if j.p.name == "server" {
+			j.sf.out(j, e)
+		}
 	}
 }
 
@@ -520,6 +528,7 @@ func (j *Judger) Verdict() Verdict {
 		fs = append(fs, j.pc.zombie(j)...)
 		fs = append(fs, j.pc.httpZombie(j)...)
 		fs = append(fs, j.pr.findings(j)...)
+		fs = append(fs, j.sf.findings(j)...)
 	}
 	for i := range fs {
 		fs[i].Scenario, fs[i].Seed, fs[i].Repro = j.scenario, j.seed, j.repro

@@ -57,6 +57,15 @@ const (
 	RuleClientFailed         = "client-failed"
 	RuleClientLoggedCrash    = "client-logged-exception"
 	RuleScenarioExpectation  = "scenario-expectation"
+	RuleTaskNeverFinished    = "task-never-finished"
+	RuleTaskLeftTerminal     = "task-left-terminal"
+	RuleTaskResultLost       = "task-result-lost"
+	RuleTaskForgotten        = "task-forgotten"
+	RuleTaskCompletedFailing = "task-completed-with-error"
+	RuleTaskNotOwned         = "task-not-owned"
+	RuleUpdateNotSubscribed  = "update-not-subscribed"
+	RuleLogBelowLevel        = "log-below-level"
+	RuleListCursorRepeats    = "list-cursor-repeats"
 )
 
 // KindExpectation is the kind of a finding that says a scenario file's
@@ -72,6 +81,7 @@ const (
 	specSessions       = specStreamableHTTP + " › Session Management"
 	specNewSession     = "\"When a client receives HTTP 404 in response to a request containing an Mcp-Session-Id, it MUST start a new session by sending a new InitializeRequest without a session ID attached\""
 	jsonrpcReply       = "JSON-RPC 2.0 §4 (\"the Server MUST reply with a Response\")"
+	specTasks          = "MCP 2025-11-25, Basic › Utilities › Tasks"
 )
 
 // Rules is every rule a finding can cite, in the order of the verdict table.
@@ -82,6 +92,9 @@ var Rules = []Rule{
 	{RuleUnansweredActive, KindHang, SeverityWarning,
 		"a request unanswered past its deadline while the server was still sending notifications on that request's own response stream (Streamable HTTP) when the wait ended: its handler runs, slower than the deadline, so a warning; only progress notifications for its token restart a deadline, so a client would have given up on it (send progress, or give it a longer --deadline)",
 		specLifecycle + " › Timeouts; MCP 2025-11-25, Basic › Transports › Streamable HTTP (messages sent on a request's stream SHOULD relate to it)"},
+	{RuleTaskNeverFinished, KindHang, SeverityError,
+		"a task the requestor keeps polling reaches a terminal status (completed, failed, cancelled); one whose status stayed the same, and not terminal, for longer than the deadline while tasks/get kept answering, or past its own ttl, is stuck as a request left unanswered is (a task that reports progress in its status message or lastUpdatedAt restarts the deadline; if it is merely slow, give it a longer --deadline)",
+		specTasks + " (\"Requestors SHOULD continue polling until the task reaches a terminal status\"; ttl: the time from creation before a task may be deleted); " + specLifecycle + " › Timeouts"},
 	{RuleClientHang, KindHang, SeverityError,
 		"a client finishes or fails: one still running past its hang horizon (--hang-after, 2m by default: twice the longest default request timeout of the MCP SDKs, the TypeScript SDK's 60s), or one that exited past its deadline only once mcpchaos's liveness ping reached it (without answering it), is waiting for something that will not come, or deadlocked on an answer it received but cannot deliver",
 		specLifecycle + " › Timeouts (a sender SHOULD stop waiting)"},
@@ -159,6 +172,30 @@ var Rules = []Rule{
 	{RuleGetStreamNotReopened, KindProtocolViolation, SeverityWarning,
 		"a client whose GET stream (the one it opened for the server's own messages) broke reopens it, as its reconnection delay allows (2 s, or the server's retry: plus 1 s); one that had not when the server had a message for it (a fault's notification or request that found no GET stream) loses every message the server sends outside a call, silently: opening the stream is optional and resuming it a SHOULD, hence a warning",
 		specStreamableHTTP + " › Listening for Messages from the Server (the client MAY open a GET stream); › Resumability and Redelivery (to resume after a disconnection the client SHOULD issue a GET with Last-Event-ID)"},
+	{RuleTaskLeftTerminal, KindProtocolViolation, SeverityError,
+		"completed, failed and cancelled are terminal: a task reported in one of them is never reported in another status afterwards, and a cancelled task stays cancelled even if its work goes on to complete (a tasks/get sent after the terminal report must say so; on HTTP a status notification that may have raced it on another stream is not held against the server)",
+		specTasks + " (\"Tasks with a completed, failed, or cancelled status are in a terminal state and MUST NOT transition to any other status\"; \"Once a task is cancelled, it MUST remain in cancelled status\")"},
+	{RuleTaskResultLost, KindLostResponse, SeverityError,
+		"a task reported completed finished its request successfully, and tasks/result MUST return that request's result: answering it with a JSON-RPC error loses the result the task was created for",
+		specTasks + " (\"For tasks in a terminal status, receivers MUST return from tasks/result exactly what the underlying request would have returned\")"},
+	{RuleTaskForgotten, KindLostResponse, SeverityError,
+		"a task id the server handed out (in a CreateTaskResult) names its task for the task's ttl: tasks/get or tasks/result for it answered with an error before the ttl ran out, when the task was not cancelled, loses the task and its result",
+		specTasks + " (ttl: \"Time in milliseconds from creation before task may be deleted\"; \"After a task's ttl lifetime has elapsed, receivers MAY delete the task\"; cancelled tasks may be deleted at any time)"},
+	{RuleTaskCompletedFailing, KindProtocolViolation, SeverityWarning,
+		"a tool call whose result has isError set ends its task failed, not completed: a task reported completed whose tasks/result is a tool error tells the requestor the call succeeded when it did not (the specification's word is a lowercase should, hence a warning)",
+		specTasks + " › Error Handling (\"For tasks that wrap tool call requests, when the tool result has isError set to true, the task should reach failed status\")"},
+	{RuleTaskNotOwned, KindProtocolViolation, SeverityWarning,
+		"tasks/list lists the requestor's own tasks: a listing that holds tasks this session never created shows one requestor's tasks, and their ids, to another; binding tasks to an authorization context is a MUST where there is one, and a server that cannot tell requestors apart SHOULD NOT declare tasks.list, hence a warning",
+		specTasks + " › Security (\"receivers MUST ensure the returned task list includes only tasks associated with the requestor's authorization context\"; \"receivers that cannot identify requestors SHOULD NOT declare the tasks.list capability\")"},
+	{RuleUpdateNotSubscribed, KindProtocolViolation, SeverityWarning,
+		"notifications/resources/updated is for a resource the client subscribed to (or a sub-resource of it), until it unsubscribes: an update for a URI never subscribed, or sent after the server answered the unsubscribe, makes the client read what it did not ask to follow (the schema's should, hence a warning; on HTTP, an update within 200 ms of the unsubscribe's answer may have raced it on another stream)",
+		"MCP 2025-11-25 schema (ResourceUpdatedNotification: \"This should only be sent if the client previously sent a resources/subscribe request\"); MCP 2025-11-25, Server › Resources › Subscriptions"},
+	{RuleLogBelowLevel, KindProtocolViolation, SeverityWarning,
+		"once the server has answered logging/setLevel, it sends log messages at that level and above only: a message of a lower level (debug after info was set) is one the client asked not to get (the schema's should, hence a warning; on HTTP, a message within 200 ms of the answer may have raced it on another stream)",
+		"MCP 2025-11-25 schema (SetLevelRequest: \"The server should send all logs at this level and higher\"); MCP 2025-11-25, Server › Utilities › Logging"},
+	{RuleListCursorRepeats, KindProtocolViolation, SeverityWarning,
+		"a paginated listing ends: a nextCursor the server already handed out in the same listing leads a client that follows it, as the specification describes, round the same pages for ever; cursors are the server's to make stable (a SHOULD, hence a warning)",
+		"MCP 2025-11-25, Server › Utilities › Pagination (the client continues with nextCursor until none comes; servers SHOULD provide stable cursors)"},
 	{RuleSchema, KindProtocolViolation, SeverityError,
 		"results and notifications have the shape the MCP schema gives them (initialize, tools/list, tools/call, notifications/progress are checked)",
 		"MCP 2025-11-25 schema (schema.ts)"},

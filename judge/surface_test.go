@@ -1,0 +1,223 @@
+package judge
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpchaos/mcpchaos/reports"
+)
+
+// ask is a client request with params, relayed to the server.
+func (b *tb) ask(id, method, params string) int64 {
+	seq := b.recv("c2s", fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":%s}`, id, method, params))
+	b.fwd("c2s", seq)
+	return seq
+}
+
+// result is the server's result for id.
+func (b *tb) result(id, result string) int64 {
+	return b.replyRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result))
+}
+
+// refuse is the server's JSON-RPC error for id.
+func (b *tb) refuse(id string, code int) int64 {
+	return b.replyRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"no"}}`, id, code))
+}
+
+// note is a notification from the server.
+func (b *tb) note(method, params string) int64 {
+	return b.replyRaw(fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":%s}`, method, params))
+}
+
+// task creates task id with request n: a task-augmented tools/call and its
+// CreateTaskResult.
+func (b *tb) task(n, id string) {
+	b.ask(n, "tools/call", `{"name":"research","arguments":{},"task":{"ttl":60000}}`)
+	b.result(n, fmt.Sprintf(`{"task":{"taskId":%q,"status":"working","ttl":60000,"createdAt":"x","lastUpdatedAt":"x"}}`, id))
+}
+
+func (b *tb) poll(n, id, status, message string) {
+	b.ask(n, "tasks/get", fmt.Sprintf(`{"taskId":%q}`, id))
+	b.result(n, fmt.Sprintf(`{"taskId":%q,"status":%q,"statusMessage":%q,"ttl":60000,"createdAt":"x","lastUpdatedAt":"x"}`, id, status, message))
+}
+
+// Each surface rule has a case that breaks it and one just inside it, so
+// that a check that fires too eagerly fails as surely as one that never does.
+func TestSurfaceRules(t *testing.T) {
+	tests := []struct {
+		name    string
+		session func(b *tb)
+		want    []string // rules
+		message string   // of the first finding, if set
+	}{
+		{"a debug message after the level was set to info", func(b *tb) {
+			b.ask("1", "logging/setLevel", `{"level":"info"}`)
+			b.result("1", `{}`)
+			b.note("notifications/message", `{"level":"info","data":"fine"}`)
+			b.note("notifications/message", `{"level":"debug","data":"too low"}`)
+		}, []string{reports.RuleLogBelowLevel}, `log messages below the level "info" the client set with logging/setLevel: debug`},
+		{"a debug message before the level was answered", func(b *tb) {
+			b.note("notifications/message", `{"level":"debug","data":"before"}`)
+			b.ask("1", "logging/setLevel", `{"level":"info"}`)
+			b.note("notifications/message", `{"level":"debug","data":"racing the answer"}`)
+			b.result("1", `{}`)
+			b.note("notifications/message", `{"level":"warning","data":"fine"}`)
+		}, nil, ""},
+		{"a level refused", func(b *tb) {
+			b.ask("1", "logging/setLevel", `{"level":"info"}`)
+			b.refuse("1", -32602)
+			b.note("notifications/message", `{"level":"debug","data":"the level was never set"}`)
+		}, nil, ""},
+		{"an update for a resource never subscribed", func(b *tb) {
+			b.ask("1", "resources/subscribe", `{"uri":"doc://a"}`)
+			b.result("1", `{}`)
+			b.note("notifications/resources/updated", `{"uri":"doc://a"}`)
+			b.note("notifications/resources/updated", `{"uri":"doc://a/part"}`)
+			b.note("notifications/resources/updated", `{"uri":"doc://b"}`)
+		}, []string{reports.RuleUpdateNotSubscribed}, "notifications/resources/updated for a resource the client was not subscribed to: doc://b (never subscribed)"},
+		{"an update after the unsubscribe was answered", func(b *tb) {
+			b.ask("1", "resources/subscribe", `{"uri":"doc://a"}`)
+			b.result("1", `{}`)
+			b.ask("2", "resources/unsubscribe", `{"uri":"doc://a"}`)
+			b.note("notifications/resources/updated", `{"uri":"doc://a"}`)
+			b.result("2", `{}`)
+			b.note("notifications/resources/updated", `{"uri":"doc://a"}`)
+		}, []string{reports.RuleUpdateNotSubscribed}, "notifications/resources/updated for a resource the client was not subscribed to: doc://a (after its unsubscribe was answered)"},
+		{"a cursor handed out twice in one listing", func(b *tb) {
+			b.ask("1", "resources/list", `{}`)
+			b.result("1", `{"resources":[],"nextCursor":"p2"}`)
+			b.ask("2", "resources/list", `{"cursor":"p2"}`)
+			b.result("2", `{"resources":[],"nextCursor":"p2"}`)
+		}, []string{reports.RuleListCursorRepeats}, `a listing handed out a cursor it had already handed out, so following nextCursor never ends: resources/list "p2"`},
+		{"the same cursor in two listings", func(b *tb) {
+			for _, id := range []string{"1", "3"} {
+				b.ask(id, "prompts/list", `{}`)
+				b.result(id, `{"prompts":[],"nextCursor":"p2"}`)
+				b.ask(id+"0", "prompts/list", `{"cursor":"p2"}`)
+				b.result(id+"0", `{"prompts":[]}`)
+			}
+		}, nil, ""},
+		{"a task polled unchanged past the deadline", func(b *tb) {
+			b.task("1", "t1")
+			for i, ms := range []float64{1000, 3000, 6500} {
+				b.at(ms).poll(fmt.Sprint(i+2), "t1", "working", "stage 1")
+			}
+		}, []string{reports.RuleTaskNeverFinished}, "task t1 was still working, unchanged for 5.5s, when tasks/get last answered; it never reached a terminal status"},
+		{"a slow task that reports its stages", func(b *tb) {
+			b.task("1", "t1")
+			for i, ms := range []float64{2000, 4000, 6000, 8000} {
+				b.at(ms).poll(fmt.Sprint(i+2), "t1", "working", fmt.Sprint("stage ", i))
+			}
+		}, nil, ""},
+		{"a task polled until the session was cut", func(b *tb) {
+			b.task("1", "t1")
+			b.at(2000).poll("2", "t1", "working", "stage 1")
+			b.eofFault()
+		}, nil, ""},
+		{"a completed task reported working to a later poll", func(b *tb) {
+			b.task("1", "t1")
+			b.note("notifications/tasks/status", `{"taskId":"t1","status":"completed"}`)
+			b.poll("2", "t1", "working", "")
+		}, []string{reports.RuleTaskLeftTerminal}, "a task reported in a terminal status was reported in another one afterwards: t1 (completed, then working)"},
+		{"a cancel answered cancelled after the task completed", func(b *tb) {
+			b.task("1", "t1")
+			b.poll("2", "t1", "completed", "")
+			b.ask("3", "tasks/cancel", `{"taskId":"t1"}`)
+			b.result("3", `{"taskId":"t1","status":"cancelled"}`)
+		}, []string{reports.RuleTaskLeftTerminal}, ""},
+		{"a cancel of a completed task refused, as it must be", func(b *tb) {
+			b.task("1", "t1")
+			b.poll("2", "t1", "completed", "")
+			b.ask("3", "tasks/cancel", `{"taskId":"t1"}`)
+			b.refuse("3", -32602)
+			b.ask("4", "tasks/result", `{"taskId":"t1"}`)
+			b.result("4", `{"content":[]}`)
+		}, nil, ""},
+		{"a stale working notification after completed", func(b *tb) {
+			b.task("1", "t1")
+			b.poll("2", "t1", "completed", "")
+			b.note("notifications/tasks/status", `{"taskId":"t1","status":"working"}`)
+		}, nil, ""},
+		{"tasks/result refused for a completed task", func(b *tb) {
+			b.task("1", "t1")
+			b.poll("2", "t1", "completed", "")
+			b.ask("3", "tasks/result", `{"taskId":"t1"}`)
+			b.refuse("3", -32602)
+		}, []string{reports.RuleTaskResultLost}, ""},
+		{"tasks/result refused for a failed task: the underlying error", func(b *tb) {
+			b.task("1", "t1")
+			b.poll("2", "t1", "failed", "")
+			b.ask("3", "tasks/result", `{"taskId":"t1"}`)
+			b.refuse("3", -32603)
+		}, nil, ""},
+		{"a tool error for a task reported completed", func(b *tb) {
+			b.task("1", "t1")
+			b.poll("2", "t1", "completed", "")
+			b.ask("3", "tasks/result", `{"taskId":"t1"}`)
+			b.result("3", `{"content":[],"isError":true}`)
+		}, []string{reports.RuleTaskCompletedFailing}, ""},
+		{"tasks/get refused for a task handed out", func(b *tb) {
+			b.task("1", "t1")
+			b.ask("2", "tasks/get", `{"taskId":"t1"}`)
+			b.refuse("2", -32602)
+		}, []string{reports.RuleTaskForgotten}, ""},
+		{"tasks/get refused for a cancelled task", func(b *tb) {
+			b.task("1", "t1")
+			b.ask("2", "tasks/cancel", `{"taskId":"t1"}`)
+			b.result("2", `{"taskId":"t1","status":"cancelled"}`)
+			b.ask("3", "tasks/get", `{"taskId":"t1"}`)
+			b.refuse("3", -32602)
+		}, nil, ""},
+		{"tasks/get refused past the task's ttl", func(b *tb) {
+			b.task("1", "t1")
+			b.at(61000).ask("2", "tasks/get", `{"taskId":"t1"}`)
+			b.refuse("2", -32602)
+		}, nil, ""},
+		{"tasks/list with another requestor's task", func(b *tb) {
+			b.task("1", "t1")
+			b.ask("2", "tasks/list", `{}`)
+			b.result("2", `{"tasks":[{"taskId":"t1","status":"working"},{"taskId":"t0","status":"completed"}]}`)
+		}, []string{reports.RuleTaskNotOwned}, "tasks/list listed tasks this session never created: t0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newTB()
+			b.at(100)
+			tt.session(b)
+			b.at(9000).finish()
+			v := Session(b.evs)
+			if diff := cmp.Diff(tt.want, rulesOf(v)); diff != "" {
+				t.Fatalf("rules (-want +got):\n%s\nfindings: %+v", diff, shorten(v.Findings))
+			}
+			if tt.message != "" && v.Findings[0].Message != tt.message {
+				t.Errorf("message:\n got %q\nwant %q", v.Findings[0].Message, tt.message)
+			}
+		})
+	}
+}
+
+// On HTTP a message on one stream may have been sent before the answer that
+// travelled on another: a log message below the level, or an update after
+// the unsubscribe, within 200 ms of the answer is not held against the
+// server.
+func TestSurfaceRacesOnHTTP(t *testing.T) {
+	b := newTB()
+	b.evs[0].URL = "http://127.0.0.1:1/mcp"
+	b.at(100)
+	b.ask("1", "logging/setLevel", `{"level":"info"}`)
+	b.result("1", `{}`)
+	b.at(150).note("notifications/message", `{"level":"debug","data":"racing"}`)
+	b.ask("2", "resources/subscribe", `{"uri":"doc://a"}`)
+	b.result("2", `{}`)
+	b.ask("3", "resources/unsubscribe", `{"uri":"doc://a"}`)
+	b.result("3", `{}`)
+	b.at(200).note("notifications/resources/updated", `{"uri":"doc://a"}`)
+	b.at(900).note("notifications/message", `{"level":"debug","data":"late"}`)
+	b.at(9000).finish()
+	v := Session(b.evs)
+	if diff := cmp.Diff([]string{reports.RuleLogBelowLevel}, rulesOf(v)); diff != "" {
+		t.Errorf("rules (-want +got):\n%s\n%+v", diff, shorten(v.Findings))
+	}
+}
