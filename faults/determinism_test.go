@@ -95,6 +95,7 @@ var mixedSpecs = []string{
 	"oversize:on=c2s:request,size=64KiB,p=0.2,times=0",
 	"server-request:method=sampling/createMessage,p=0.5,times=0",
 	"cancel:target=random,p=0.5,times=0",
+	"cancel-task:on=s2c,p=0.5,times=0",
 	"list-changed:list=all,p=0.3,times=0",
 	"early-request:p=0.5,times=0",
 	"id-type:on=c2s:request,p=0.5,times=0",

@@ -70,7 +70,7 @@ type Fault struct {
 func Families() []*Family {
 	return []*Family{stallFamily, burstFamily, eofFamily, halfCloseFamily, delayFamily, dropFamily, duplicateFamily, corruptFamily,
 		reorderFamily, fragmentFamily, throttleFamily, oversizeFamily,
-		serverRequestFamily, cancelFamily, listChangedFamily, earlyRequestFamily,
+		serverRequestFamily, cancelFamily, cancelTaskFamily, listChangedFamily, earlyRequestFamily,
 		signalFamily, stderrFloodFamily, lingerFamily,
 		idTypeFamily, idCollisionFamily,
 		httpErrorFamily, resetFamily, endSessionFamily, forgetSessionFamily, holdHeadersFamily, eventIDReuseFamily}

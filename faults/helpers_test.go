@@ -135,7 +135,7 @@ func repeat(f frame, n int) []frame {
 var cmpOpts = cmp.Options{
 	cmp.AllowUnexported(Pattern{}, stall{}, burst{}, eof{}, halfClose{}, delay{}, drop{}, duplicate{}, corrupt{},
 		reorder{}, fragment{}, throttle{}, oversize{},
-		serverRequest{}, cancel{}, listChanged{}, earlyRequest{}),
+		serverRequest{}, cancel{}, cancelTask{}, listChanged{}, earlyRequest{}),
 	cmp.AllowUnexported(signalFault{}, stderrFlood{}, linger{}),
 	cmp.AllowUnexported(idType{}, idCollision{}),
 	cmp.AllowUnexported(httpError{}, reset{}, endSession{}, forgetSession{}, holdHeaders{}, eventIDReuse{}, cutTarget{}),

@@ -118,6 +118,36 @@ func TestInjectionFaults(t *testing.T) {
 				`#3 before early-request#1: skipped: the client speaks the stateless 2026-07-28 protocol, which has no initialize handshake to come before [skipped]`,
 			},
 		},
+		// cancel-task
+		{
+			name:  "cancel-task: on the status that says the task completed, the others skipped",
+			specs: []string{"cancel-task:status=completed,times=0"},
+			frames: append(handshake(),
+				frame{s2c, `{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t1","status":"working"}}` + "\n"},
+				frame{s2c, `{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t1","status":"completed"}}` + "\n"}),
+			want: []string{
+				`#4 after cancel-task#1: skipped: task t1 is working, not completed [skipped]`,
+				`#5 after cancel-task#1: inject tasks/cancel of task t1 (id "mcpchaos-inject-1") toward the server`,
+				`  c2s {"jsonrpc":"2.0","id":"mcpchaos-inject-1","method":"tasks/cancel","params":{"taskId":"t1"}}`,
+			},
+		},
+		{
+			name:  "cancel-task: the task of a CreateTaskResult, and of a tasks/get result",
+			specs: []string{"cancel-task:on=s2c:response,times=0"},
+			frames: append(handshake(),
+				frame{s2c, `{"jsonrpc":"2.0","id":5,"result":{"task":{"taskId":"t\"2","status":"working"}}}` + "\n"},
+				frame{s2c, `{"jsonrpc":"2.0","id":6,"result":{"taskId":"t3","status":"working"}}` + "\n"},
+				response(s2c, "7")),
+			want: []string{
+				// The handshake's initialize result names no task.
+				`#2 after cancel-task#1: skipped: the message names no task [skipped]`,
+				`#4 after cancel-task#1: inject tasks/cancel of task t"2 (id "mcpchaos-inject-1") toward the server`,
+				`  c2s {"jsonrpc":"2.0","id":"mcpchaos-inject-1","method":"tasks/cancel","params":{"taskId":"t\"2"}}`,
+				`#5 after cancel-task#1: inject tasks/cancel of task t3 (id "mcpchaos-inject-2") toward the server`,
+				`  c2s {"jsonrpc":"2.0","id":"mcpchaos-inject-2","method":"tasks/cancel","params":{"taskId":"t3"}}`,
+				`#6 after cancel-task#1: skipped: the message names no task [skipped]`,
+			},
+		},
 		// cancel
 		{
 			name:   "cancel: the tool call just forwarded",

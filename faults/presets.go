@@ -72,6 +72,12 @@ var extraPresets = []Preset{
 		Faults: []string{"cancel:on=s2c:response:tools/call,position=before"},
 	}},
 	{For: ForServer, Scenario: Scenario{
+		Name:   "cancel-task-race",
+		Doc:    "tasks/cancel reaches the server just as it reports a task completed: it must refuse to cancel a terminal task (-32602) and keep it completed, or, if the cancellation won, keep it cancelled; never report it in another status afterwards, nor lose its result (bug class 7; indeterminate for a server that sends no notifications/tasks/status)",
+		Faults: []string{"cancel-task:status=completed,times=0"},
+		Era:    "stateful",
+	}},
+	{For: ForServer, Scenario: Scenario{
 		Name:   "early-request",
 		Doc:    "a tools/list arrives before notifications/initialized; the server must answer it (result or error) and not crash or hang",
 		Faults: []string{"early-request"},
@@ -167,11 +173,11 @@ type BugClass struct {
 var BugClasses = []BugClass{
 	{1, "a client's notification handler awaits a request on the loop that must deliver the answer", []string{"list-changed-mid-call"}, ""},
 	{2, "a notification sent before a response into a stream nobody drains", []string{"progress-before-response", "stall-s2c", "burst-c2s"}, ""},
-	{3, "the transport closes while handlers run", []string{"eof-inflight", "half-close-s2c", "server-eof"}, ""},
+	{3, "the transport closes while handlers run", []string{"eof-inflight", "eof-surface", "eof-task", "half-close-s2c", "server-eof"}, ""},
 	{4, "handlers blocked on a server-to-client request when the transport closes", []string{"eof-server-request", "server-request-mid-call"}, ""},
-	{5, "a server that never exits after stdin closes, or drops responses on EOF", []string{"eof-inflight", "half-close-s2c", "linger-on-close"}, ""},
+	{5, "a server that never exits after stdin closes, or drops responses on EOF", []string{"eof-inflight", "eof-task", "half-close-s2c", "linger-on-close"}, ""},
 	{6, "one malformed line ends the session; a line over 64 KiB breaks a fixed-size scanner", []string{"malformed-line", "oversize-call", "fragmented-call", "oversize-response"}, ""},
-	{7, "concurrent requests corrupting shared state; a cancellation racing the response", []string{"concurrent-calls", "stall-s2c", "cancel-before-response", "late-progress", "duplicate-response"}, ""},
+	{7, "concurrent requests corrupting shared state; a cancellation racing the response", []string{"concurrent-calls", "stall-s2c", "cancel-before-response", "cancel-task-race", "late-progress", "duplicate-response"}, ""},
 	{8, "duplicate in-flight request ids cross-wiring responses", []string{"id-collision", "id-type"}, ""},
 }
 

@@ -100,6 +100,17 @@ func ServerScenarios() []Scenario {
 			Era:    "stateful", // the stateless revision has no server-to-client requests
 		},
 		{
+			Name:   "eof-surface",
+			Doc:    "the server's stdin closes while prompts/get and resources/read are in flight (the probe sends them together); prompt and resource handlers that answer into the closed transport crash (ClosedResourceError) or lose their answers, as tool handlers do (bug classes 3, 5); indeterminate for a server with fewer than two prompts and resources to ask for",
+			Faults: []string{"eof:on=c2s:request:resources/read,inflight=2"},
+		},
+		{
+			Name:   "eof-task",
+			Doc:    "the server's stdin closes while it runs a task the client is polling (tasks/get in flight): the task outlives its session, and must neither keep the server from exiting nor crash it writing to the closed transport (bug classes 3, 5); indeterminate for a server that runs no tool as a task",
+			Faults: []string{"eof:on=c2s:request:tasks/get"},
+			Era:    "stateful", // tasks are the stateful era's here
+		},
+		{
 			Name:   "half-close-s2c",
 			Doc:    "our read end of the server's stdout closes during a tool call, so its writes fail with EPIPE while its stdin still flows; the server must still exit when its stdin closes, and one that dies of the write error unhandled crashed (a warning: the fault made the write fail) (bug classes 3, 5)",
 			Faults: []string{"half-close:dir=s2c,on=c2s:request:tools/call"},
@@ -138,6 +149,17 @@ func HTTPServerScenarios() []Scenario {
 			Name:   "cancel-race",
 			Doc:    "notifications/cancelled for a tool call arrives just before its result leaves the server: a server may or may not answer a cancelled request, but must not fall over or answer twice (bug class 5)",
 			Faults: []string{"cancel:on=s2c:response:tools/call,position=before"},
+		},
+		{
+			Name:   "cut-surface",
+			Doc:    "the connection of a resources/read is cut while it and a prompts/get are in flight: prompt and resource handlers still running must neither crash nor keep the others from being answered (bug classes 3, 5); indeterminate for a server with fewer than two prompts and resources to ask for",
+			Faults: []string{"eof:on=c2s:request:resources/read,inflight=2"},
+		},
+		{
+			Name:   "end-session-task",
+			Doc:    "the session ends (DELETE) while the server runs a task the client is polling: the task outlives its session, and the server must not crash on the writes it makes for it, nor serve the dead session's tasks/get (bug classes 3, 5); indeterminate for a server that runs no tool as a task",
+			Era:    "stateful",
+			Faults: []string{"end-session:on=c2s:request:tasks/get"},
 		},
 		{
 			Name: "end-session-inflight",

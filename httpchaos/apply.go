@@ -346,11 +346,18 @@ func (x *exchange) swallow(resp *http.Response, why string) {
 		// An error page carries no message, but may carry the server's
 		// traceback: it goes into the record as the client's would. So
 		// does the body of a POST on the legacy transport (relayOpaque).
-		if body, _ := readLimited(resp.Body, x.p.cfg.MaxBody); len(body) > 0 {
-			e := wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: resp.StatusCode, Detail: "response body (" + why + ")"}
-			e.SetRaw(body)
-			x.p.record(e)
-		}
+		x.recordErrorBody(resp, why)
+	}
+}
+
+// recordErrorBody records a response body the client will never read as the
+// body of its HTTP response, not as a message.
+func (x *exchange) recordErrorBody(resp *http.Response, why string) {
+	defer resp.Body.Close()
+	if body, _ := readLimited(resp.Body, x.p.cfg.MaxBody); len(body) > 0 {
+		e := wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: resp.StatusCode, Detail: "response body (" + why + ")"}
+		e.SetRaw(body)
+		x.p.record(e)
 	}
 }
 

@@ -1,6 +1,9 @@
 package httpchaos_test
 
 import (
+	"fmt"
+	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -157,4 +160,36 @@ func probeEvents(r *rig) []string {
 		}
 	}
 	return got
+}
+
+// A liveness probe a server refuses with an error status (its session is
+// gone) was answered by the status; the body is the status's error page,
+// recorded as the HTTP response's body, not as a message. server-everything
+// writes {"jsonrpc":"2.0","error":{...}} with no id there, as the
+// specification lets an error status's body be, and read as a message it
+// was a not-an-mcp-message finding the server never earned (seen under
+// end-session-task, issue 29).
+func TestProbeRefusedByAnErrorStatus(t *testing.T) {
+	upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}`)
+	})
+	_, p, rec := proxyTo(t, upstream, "/mcp")
+	p.Probe("a test asks")
+	var got []string
+	for _, e := range rec.Events() {
+		switch e.Type {
+		case wire.EventReceived, wire.EventDropped:
+			got = append(got, e.Type+" "+e.Kind)
+		case wire.EventHTTP:
+			if e.Raw != "" {
+				got = append(got, fmt.Sprintf("http %d body: %s", e.Status, e.Raw))
+			}
+		}
+	}
+	want := []string{`http 400 body: {"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
 }

@@ -231,6 +231,11 @@ func (j *Judger) add(e *wire.Event) {
 		if e.Dir == j.p.in {
 			j.hc.posted(e)
 			j.tr.injected(j, e)
+			if e.Kind == "request" && j.p.name == "server" {
+				// A fault's tasks/cancel: its answer is judged as the
+				// client's would be.
+				j.sf.request(e)
+			}
 			if cl != nil {
 				cl.injected(e)
 			}

@@ -160,7 +160,7 @@ func TestStatefulEra(t *testing.T) {
 	for _, req := range out.Requests {
 		methods = append(methods, req.Method)
 	}
-	if diff := cmp.Diff([]string{"initialize", "tools/list", "tools/list", "prompts/list", "tools/call", "tools/call", "tools/call", "mcpchaos/no-such-method", "ping"}, methods); diff != "" {
+	if diff := cmp.Diff([]string{"initialize", "tools/list", "tools/list", "prompts/list", "tools/call", "tools/call", "mcpchaos/no-such-method", "ping"}, methods); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
 	if got := f.lines()[0]; !strings.Contains(got, `"method":"initialize"`) {

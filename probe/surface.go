@@ -66,8 +66,7 @@ func (s *session) explore(caps serverCapabilities) *surface {
 	prompts := sf.listPrompts()
 	resources, templates := sf.listResources()
 	values := sf.complete(prompts, templates)
-	sf.getPrompts(prompts, values)
-	read := sf.read(resources, templates, values)
+	read := sf.getAndRead(prompts, resources, templates, values)
 	if caps.subscribe() && stateful {
 		sf.subscribe(read)
 	} else if caps.subscribe() {
@@ -228,10 +227,32 @@ func valueOr(values map[completionKey]string, key completionKey) string {
 	return defaultValue
 }
 
-// getPrompts gets each sampled prompt with its required arguments, valued by
-// completion where the server offered one. A prompt that goes unanswered
-// stops the rest: each would cost a deadline.
-func (sf *surface) getPrompts(prompts []listedPrompt, values map[completionKey]string) {
+// getAndRead gets each sampled prompt with its required arguments (valued
+// by completion where the server offered one), reads the sampled resources
+// and a URI made from each sampled template, and returns the URIs whose read
+// succeeded. The requests go together and are waited for together: a
+// server that answers none costs one deadline, and its prompt and resource
+// handlers run at once, as a client's would under load (the eof-surface
+// scenario closes the transport under them).
+func (sf *surface) getAndRead(prompts []listedPrompt, resources, templates []string, values map[completionKey]string) []string {
+	s := sf.s
+	type sent struct {
+		p   *pending
+		uri string
+	}
+	var all []sent
+	// uri is the resource a read reads, "" for a prompt.
+	send := func(method string, fields map[string]any, target, uri string) bool {
+		if !s.goOn(method) {
+			return false
+		}
+		p, err := s.request(method, s.params(fields, nil, s.stateless()), target)
+		if err != nil {
+			return false
+		}
+		all = append(all, sent{p, uri})
+		return true
+	}
 	for _, p := range prompts {
 		args := map[string]string{}
 		for _, a := range p.Arguments {
@@ -243,16 +264,10 @@ func (sf *surface) getPrompts(prompts []listedPrompt, values map[completionKey]s
 		if len(args) > 0 {
 			fields["arguments"] = args
 		}
-		if _, answered := sf.s.roundTripAnswered("prompts/get", fields, p.Name); !answered {
-			return
+		if !send("prompts/get", fields, p.Name, "") {
+			break
 		}
 	}
-}
-
-// read reads the sampled resources and a URI made from each sampled
-// template, and returns the URIs whose read succeeded.
-func (sf *surface) read(resources, templates []string, values map[completionKey]string) []string {
-	var ok []string
 	uris := append([]string(nil), resources...)
 	for _, t := range templates {
 		uris = append(uris, expandTemplate(t, func(name string) string {
@@ -260,15 +275,18 @@ func (sf *surface) read(resources, templates []string, values map[completionKey]
 		}))
 	}
 	for _, uri := range uris {
-		result, answered := sf.s.roundTripAnswered("resources/read", map[string]any{"uri": uri}, uri)
-		if !answered {
+		if !send("resources/read", map[string]any{"uri": uri}, uri, uri) {
 			break
 		}
-		if result != nil {
-			ok = append(ok, uri)
+	}
+	var read []string
+	for _, x := range all {
+		<-x.p.done
+		if x.uri != "" && x.p.answered && x.p.errText == "" && x.p.result != nil {
+			read = append(read, x.uri)
 		}
 	}
-	return ok
+	return read
 }
 
 // subscribe subscribes to the first resource that could be read; end

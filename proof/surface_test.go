@@ -1,0 +1,133 @@
+package proof
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/probe"
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/suite"
+)
+
+// FastMCP as the Python SDK's README shows it (a tool, a resource, a
+// template, a prompt) gets every request its capabilities make callable
+// (issue 29: 5 of its 8 before), and the faults land on its prompt and
+// resource handlers too.
+//
+// mcp 1.26.0 dies of python-sdk #526 there as well: under eof-surface the
+// server's stdin closes with a resources/read and prompts/get in flight, and
+// their handlers answer into the stream the session closed
+// (anyio.ClosedResourceError). 1.27.0, which cancels running handlers at EOF
+// and drops answers to a closed stream, passes. The seeds' bug class lives in
+// every handler, not only in tools/call.
+//
+// mcp 1.6.0 shows the error paths' worth: a request of a method no revision
+// defines must be answered -32601 (JSON-RPC 2.0 §5.1), and 1.6.0's session
+// dies of the ValidationError its request model raises, leaving it
+// unanswered; 1.26.0 answers it. (1.6.0 dies of server/discover the same
+// way, so it runs with --era stateful.)
+func TestFastMCPSurface(t *testing.T) {
+	root := repoRoot(t)
+	server := filepath.Join(root, "examples", "python", "servers", "fastmcp_surface.py")
+	for _, tc := range []struct {
+		name, sdk string
+		era       string
+		scenarios []string
+		want      []found
+	}{
+		{"1.26.0", "py-mcp-1.26.0", "", []string{"eof-surface"}, []found{
+			{"eof-surface", "crash", crashClosed},
+			{"eof-surface", "lost-response", ""},
+		}},
+		{"1.27.0", "py-mcp-1.27.0", "", []string{"eof-surface"}, []found{}},
+		{"1.6.0, stateful era", "py-mcp-1.6.0", probe.EraStateful, nil, []found{
+			{"baseline", "crash", "python:ValidationError"},
+			{"baseline", "hang", ""},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			python := sdkPython(t, root, tc.sdk)
+			scenarios, err := faults.SelectScenarios(faults.ServerScenarios(), tc.scenarios)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.scenarios == nil {
+				scenarios = []faults.Scenario{faults.Baseline}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			report, err := suite.Run(ctx, suite.Options{
+				Command:   []string{python, server},
+				Scenarios: scenarios,
+				Seed:      1,
+				// Generous, as in the #526 proof: a Python start on a loaded
+				// machine must not read as a hang.
+				Deadline: 10 * time.Second,
+				Grace:    10 * time.Second,
+				Probe:    probe.Config{Era: tc.era},
+			})
+			if err != nil {
+				var setup *suite.SetupError
+				if errors.As(err, &setup) {
+					t.Fatalf("suite.Run: %v\nserver stderr:\n%s", err, strings.Join(setup.Stderr, "\n"))
+				}
+				t.Fatal(err)
+			}
+			summary := wantFindings(t, report, tc.want)
+			coverage := report.Baseline.Notes[0]
+			wantNote := "the session sent 8 of the 8 requests the server's capabilities make callable"
+			if tc.era != "" {
+				// The session ended with the crash, before its last ping.
+				wantNote = "the session sent 7 of the 8 requests the server's capabilities make callable; not sent: ping (the session ended first)"
+			}
+			if !strings.HasPrefix(coverage, wantNote) {
+				t.Errorf("the baseline's coverage note is %q, want it to start %q\n%s", coverage, wantNote, summary)
+			}
+			for _, f := range report.Findings {
+				if f.Kind == reports.KindHang && (f.Request == nil || f.Request.Method != "mcpchaos/no-such-method") {
+					t.Errorf("the hang is of %+v, want the request of a method no revision defines", f.Request)
+				}
+			}
+		})
+	}
+}
+
+// The method counts of the corpus table (docs/corpus.md): what
+// server-everything 2026.8.31 declares and what the probe sends it.
+func TestServerEverythingGetsAll17(t *testing.T) {
+	root := repoRoot(t)
+	server := filepath.Join(root, ".corpus", "npm", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	if _, err := os.Stat(server); err != nil {
+		t.Fatalf("the corpus is not installed (%v): run ./scripts/install-corpus", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	report, err := suite.Run(ctx, suite.Options{
+		Command:   []string{"node", server, "stdio"},
+		Scenarios: []faults.Scenario{faults.Baseline},
+		Seed:      1,
+		Deadline:  10 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "the session sent 17 of the 17 requests the server's capabilities make callable; " +
+		"and 3 requests sent to be refused: a tool the server does not list, arguments the tool's schema refuses, a method no revision defines"
+	if diff := cmp.Diff(want, report.Baseline.Notes[0]); diff != "" {
+		t.Errorf("coverage note (-want +got):\n%s", diff)
+	}
+	// The task-only tool is called as a task, so no note leaves it out.
+	for _, n := range report.Baseline.Notes {
+		if strings.Contains(n, "simulate-research-query") {
+			t.Errorf("a note names simulate-research-query: %s", n)
+		}
+	}
+}
