@@ -2,6 +2,7 @@ package probe
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"sync"
@@ -165,12 +166,12 @@ func (s *session) createTask(c Call) *taskState {
 	return r.Task
 }
 
-// followTask creates a task and follows it as a requestor should: poll
-// tasks/get at the server's pollInterval until the task is terminal, call
-// tasks/result once it is (or as soon as it needs input: the server's
-// requests for it come through tasks/result), and stop polling once the
-// task has stayed unchanged for the deadline, or MaxDeadline after it was
-// created: the judge decides from the transcript whether it was stuck.
+// followTask follows a task as a requestor should: poll tasks/get at the
+// server's pollInterval until the task is terminal, call tasks/result once
+// it is (or as soon as it needs input: the server's requests for it come
+// through tasks/result), and stop polling once the task has stayed unchanged
+// for the deadline and the grace, or MaxDeadline after it was created: the
+// judge decides from the transcript whether it was stuck.
 func (s *session) followTask(t *taskState) {
 	created := time.Now()
 	changed := created
@@ -189,7 +190,11 @@ func (s *session) followTask(t *taskState) {
 		if t.Status == taskInputRequired {
 			askResult()
 		}
-		if time.Since(changed) > s.cfg.Deadline || time.Since(created) > s.cfg.MaxDeadline {
+		// Past the deadline and the grace a request gets before it is
+		// given up: the judge holds a task unchanged for the deadline
+		// against the server, and the last poll shows it was.
+		if time.Since(changed) > s.cfg.Deadline+s.grace || time.Since(created) > s.cfg.MaxDeadline {
+			s.why("tasks/result", fmt.Sprintf("task %s was still %s when the probe stopped polling it", t.TaskID, t.Status))
 			return
 		}
 		if !s.pause(pollInterval(t)) {
@@ -197,6 +202,7 @@ func (s *session) followTask(t *taskState) {
 		}
 		next, ok := s.getTask(t.TaskID)
 		if !ok {
+			s.why("tasks/result", fmt.Sprintf("tasks/get of task %s was not answered with its status", t.TaskID))
 			return
 		}
 		if next.Status != t.Status || next.StatusMessage != t.StatusMessage || next.LastUpdatedAt != t.LastUpdatedAt {

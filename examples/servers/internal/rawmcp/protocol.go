@@ -72,6 +72,15 @@ func requestEra(method string, params json.RawMessage) (Era, string) {
 	return Stateful, ""
 }
 
+// capabilities are tools, and what Server.Capabilities adds.
+func (s *Server) capabilities() map[string]any {
+	c := map[string]any{"tools": map[string]any{}}
+	for k, v := range s.Capabilities {
+		c[k] = v
+	}
+	return c
+}
+
 func (s *Server) info() map[string]any {
 	return map[string]any{"name": s.Name, "version": s.Version}
 }
@@ -98,6 +107,16 @@ func (s *Server) dispatch(ctx context.Context, method string, params json.RawMes
 		}
 	}
 
+	if h := s.Methods[method]; h != nil {
+		result, err := h(ctx, era, params)
+		switch {
+		case err != nil:
+			return nil, err
+		case result != nil:
+			return s.stamp(era, method, result), nil
+		}
+		// nil, nil: the built-in handling below.
+	}
 	var result map[string]any
 	switch method {
 	case "initialize":
@@ -111,13 +130,13 @@ func (s *Server) dispatch(ctx context.Context, method string, params json.RawMes
 		}
 		result = map[string]any{
 			"protocolVersion": negotiated,
-			"capabilities":    map[string]any{"tools": map[string]any{}},
+			"capabilities":    s.capabilities(),
 			"serverInfo":      s.info(),
 		}
 	case "server/discover":
 		result = map[string]any{
 			"supportedVersions": s.supportedVersions(),
-			"capabilities":      map[string]any{"tools": map[string]any{}},
+			"capabilities":      s.capabilities(),
 		}
 	case "ping":
 		result = map[string]any{}
@@ -136,6 +155,11 @@ func (s *Server) dispatch(ctx context.Context, method string, params json.RawMes
 		return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found"}
 	}
 
+	return s.stamp(era, method, result), nil
+}
+
+// stamp adds to a stateless-era result what that era requires of it.
+func (s *Server) stamp(era Era, method string, result map[string]any) map[string]any {
 	if era == Stateless {
 		// What 2026-07-28 requires of every result (as mcp-go stamps it):
 		// resultType, the server's identity in _meta, and cache hints on
@@ -147,5 +171,5 @@ func (s *Server) dispatch(ctx context.Context, method string, params json.RawMes
 			result["cacheScope"] = "private"
 		}
 	}
-	return result, nil
+	return result
 }

@@ -32,6 +32,9 @@ const Forever time.Duration = -1
 // any more because stdin reached EOF, and of a write after Serve returned.
 var ErrClosed = errors.New("rawmcp: connection closed (stdin reached EOF)")
 
+// Method handles one request: its result, or the JSON-RPC error to answer.
+type Method func(ctx context.Context, era Era, params json.RawMessage) (map[string]any, *Error)
+
 // Notification is a notification from the client.
 type Notification struct {
 	Method string
@@ -43,6 +46,16 @@ type Notification struct {
 type Server struct {
 	Name, Version string
 	Tools         []Tool
+
+	// Capabilities are declared besides tools (prompts, resources,
+	// logging, tasks...), as initialize and server/discover give them.
+	Capabilities map[string]any
+
+	// Methods handle requests of their method before Serve does: a
+	// handler that returns (nil, nil) leaves the request to Serve's own
+	// handling (tools/call of a handler that only takes task-augmented
+	// calls). A method neither handles is answered -32601.
+	Methods map[string]Method
 
 	// StatefulOnly drops the stateless era: server/discover is answered
 	// "method not found", so clients fall back to initialize, and a request

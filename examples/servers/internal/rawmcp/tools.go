@@ -18,6 +18,9 @@ type Tool struct {
 	Name        string
 	Description string
 	InputSchema map[string]any // nil means {"type":"object"}
+	// TaskSupport is execution.taskSupport: "" (forbidden), "optional"
+	// or "required" (MCP 2025-11-25, Tasks).
+	TaskSupport string
 	Run         func(ctx context.Context, c *Call) (string, error)
 }
 
@@ -26,7 +29,11 @@ func (t Tool) listing() map[string]any {
 	if schema == nil {
 		schema = map[string]any{"type": "object"}
 	}
-	return map[string]any{"name": t.Name, "description": t.Description, "inputSchema": schema}
+	l := map[string]any{"name": t.Name, "description": t.Description, "inputSchema": schema}
+	if t.TaskSupport != "" {
+		l["execution"] = map[string]any{"taskSupport": t.TaskSupport}
+	}
+	return l
 }
 
 // Call is one tools/call being handled.

@@ -1,0 +1,54 @@
+// Command lost-task is an MCP server that loses a task's result: once
+// tasks/get has told the client a task completed, the server drops the task,
+// and the client's tasks/result, the only way to get the result, is refused.
+//
+// A task store that cleans up as soon as it has reported a task done, as a
+// job queue deletes finished jobs, breaks the task's contract: a completed
+// task's tasks/result MUST return its request's result (MCP 2025-11-25,
+// Basic › Utilities › Tasks), for the ttl the task was given. The probe of
+// mcpchaos test polls the task until it is completed, then asks for the
+// result, as the specification's requestor does: the baseline finds it
+// (task-result-lost), no fault needed.
+//
+// The fixed twin keeps a task, and its result, for its ttl.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"log"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/examples/servers/internal/rawmcp"
+)
+
+func main() {
+	fixed := flag.Bool("fixed", false, "run the fixed twin")
+	flag.Parse()
+
+	srv := &rawmcp.Server{Name: "lost-task", Version: "1.0.0", StatefulOnly: true}
+	tasks := &rawmcp.Tasks{
+		PollInterval: 100,
+		// BUG: a task reported completed is dropped. FIX: kept for its ttl.
+		ForgetCompleted: !*fixed,
+		Work: func(ctx context.Context, _ json.RawMessage, status func(string)) (string, error) {
+			status("converting")
+			select {
+			case <-time.After(300 * time.Millisecond):
+				return "converted", nil
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
+		},
+	}
+	srv.Tools = []rawmcp.Tool{rawmcp.Echo(), {
+		Name:        "convert",
+		Description: "Converts a document as a task.",
+		TaskSupport: "required",
+	}}
+	tasks.Install(srv)
+	if err := srv.ServeStdio(); err != nil {
+		log.Print(err)
+	}
+}
