@@ -222,7 +222,7 @@ func (c *surfaceChecks) out(j *Judger, e *wire.Event) {
 			}
 			return
 		}
-		c.report(e, t, result, ask)
+		c.report(j, e, t, result, ask)
 		if ask.method == "tasks/get" {
 			t.polledT, t.lastPoll = e.T, evidenceOf(e)
 		}
@@ -255,7 +255,7 @@ func terminalStatus(s string) bool { return s == "completed" || s == "failed" ||
 
 // report notes a status the server gave for task t: in a tasks/get or
 // tasks/cancel answer (ask set), or a status notification (ask nil).
-func (c *surfaceChecks) report(e *wire.Event, t *taskRecord, state []byte, ask surfaceAsk) {
+func (c *surfaceChecks) report(j *Judger, e *wire.Event, t *taskRecord, state []byte, ask surfaceAsk) {
 	status := str(state, "status")
 	if status == "" {
 		return
@@ -278,10 +278,32 @@ func (c *surfaceChecks) report(e *wire.Event, t *taskRecord, state []byte, ask s
 	if status != t.status || detail != t.detail {
 		t.status, t.detail, t.changedT = status, detail, e.T
 	}
+	if !terminalStatus(status) {
+		c.waitingOnTask(j, t, e)
+	}
 	if terminalStatus(status) {
 		ev := evidenceOf(e)
 		t.terminal = &ev
 		t.completed, t.cancelled = status == "completed", status == "cancelled"
+	}
+}
+
+// waitingOnTask counts a report of a task still running as progress of the
+// tasks/result requests waiting on it: a receiver MUST hold tasks/result
+// until the task is terminal (MCP 2025-11-25, Basic › Utilities › Tasks ›
+// Result Retrieval), so a requestor that asked early (as it should on
+// input_required) waits as long as the task runs, as a request waits while
+// progress comes.
+func (c *surfaceChecks) waitingOnTask(j *Judger, t *taskRecord, e *wire.Event) {
+	ev := evidenceOf(e)
+	for id, ask := range c.asked {
+		if ask.method != "tasks/result" || ask.arg != t.id {
+			continue
+		}
+		for _, r := range j.tr.open[id] {
+			r.progress++
+			r.lastProgress = &ev
+		}
 	}
 }
 
@@ -385,7 +407,7 @@ func (c *surfaceChecks) notification(j *Judger, e *wire.Event) {
 	case "notifications/tasks/status":
 		p := params(e)
 		if t := c.tasks[str(p, "taskId")]; t != nil {
-			c.report(e, t, p, surfaceAsk{})
+			c.report(j, e, t, p, surfaceAsk{})
 		}
 	}
 }

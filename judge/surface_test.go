@@ -221,3 +221,42 @@ func TestSurfaceRacesOnHTTP(t *testing.T) {
 		t.Errorf("rules (-want +got):\n%s\n%+v", diff, shorten(v.Findings))
 	}
 }
+
+// tasks/result asked while the task still runs is held until the task ends
+// (a receiver MUST block it): each report that the task is still working
+// restarts its deadline, as progress restarts a call's, so a long task
+// asked early is no hang when the session ends while it runs; one whose
+// reports stopped a deadline before is.
+func TestTasksResultWaitsWhileTheTaskRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		lastPoll float64
+		want     []string
+	}{
+		// Left unanswered when the client closed: what the stdio
+		// shutdown allows, a warning, as any request in flight then.
+		{"the task reports all along", 11000, []string{reports.RuleLostAtShutdown}},
+		{"the reports stop", 3000, []string{reports.RuleUnanswered}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newTB()
+			b.at(100)
+			b.task("1", "t1")
+			b.poll("2", "t1", "input_required", "which topic?")
+			b.ask("3", "tasks/result", `{"taskId":"t1"}`)
+			n := 4
+			for ms := 1000.0; ms <= tc.lastPoll; ms += 2000 {
+				b.at(ms).poll(fmt.Sprint(n), "t1", "working", fmt.Sprint("stage ", n))
+				n++
+			}
+			// The session ends with the task still running: its
+			// tasks/result was not hung while the task reported, and is
+			// when the reports stopped a deadline before.
+			b.at(12000).finish()
+			v := Session(b.evs)
+			if diff := cmp.Diff(tc.want, rulesOf(v)); diff != "" {
+				t.Errorf("rules (-want +got):\n%s\n%+v", diff, shorten(v.Findings))
+			}
+		})
+	}
+}

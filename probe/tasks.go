@@ -68,11 +68,13 @@ func (s *session) planTasks(caps serverCapabilities, tools []listedTool) taskWor
 	}
 	var required, optional []Call
 	for _, t := range tools {
-		if slices.Contains(s.cfg.SkipTools, t.Name) {
+		explicit, asked := s.explicitCall(t.Name)
+		if slices.Contains(s.cfg.SkipTools, t.Name) || (s.cfg.Calls != nil && !asked) {
+			// Skipped, or not among the calls the user gave.
 			continue
 		}
 		c := Call{Tool: t.Name, Args: Arguments(t.InputSchema)}
-		if explicit, ok := s.explicitCall(t.Name); ok {
+		if asked {
 			c = explicit
 		}
 		switch t.Execution.TaskSupport {
@@ -207,6 +209,14 @@ func (s *session) followTask(t *taskState) {
 		}
 		if next.Status != t.Status || next.StatusMessage != t.StatusMessage || next.LastUpdatedAt != t.LastUpdatedAt {
 			changed = time.Now()
+			if result != nil {
+				// tasks/result is held until the task ends: a task that
+				// moves keeps it waited for, as progress keeps a call.
+				select {
+				case result.progressed <- struct{}{}:
+				default:
+				}
+			}
 		}
 		t = next
 	}

@@ -62,7 +62,7 @@ func (s *session) workload(out *Outcome) error {
 	for _, t := range tools {
 		out.Tools = append(out.Tools, t.Name)
 	}
-	calls, err := s.plan(tools, out, complete)
+	calls, err := s.plan(tools, out, complete, caps.tasks().ToolCalls)
 	if err != nil {
 		return err
 	}
@@ -286,14 +286,18 @@ func (s *session) listTools() ([]listedTool, bool) {
 	return tools, end == listComplete
 }
 
-// plan decides the tool calls. Explicit calls are checked against a complete
-// listing only: when the listing failed (perhaps under a fault) the calls are
-// made anyway, since the server may still know the tools. An explicit call
-// is made as given, even of a tool that must be called as a task: the user
-// asked for it.
-func (s *session) plan(tools []listedTool, out *Outcome, complete bool) ([]Call, error) {
+// plan decides the plain tool calls. Explicit calls are checked against a
+// complete listing only: when the listing failed (perhaps under a fault) the
+// calls are made anyway, since the server may still know the tools. An
+// explicit call of a tool that must be called as a task is made as a task
+// when the server takes task-augmented calls (asTasks), and as given
+// otherwise: the user asked for it.
+func (s *session) plan(tools []listedTool, out *Outcome, complete, asTasks bool) ([]Call, error) {
 	names := out.Tools
 	skip := func(name string) bool { return slices.Contains(s.cfg.SkipTools, name) }
+	taskOnly := func(name string) bool {
+		return slices.ContainsFunc(tools, func(t listedTool) bool { return t.Name == name && t.taskOnly() })
+	}
 	var calls []Call
 	if s.cfg.Calls != nil {
 		for _, c := range s.cfg.Calls {
@@ -302,7 +306,11 @@ func (s *session) plan(tools []listedTool, out *Outcome, complete bool) ([]Call,
 			}
 		}
 		for _, c := range s.cfg.Calls {
-			if !skip(c.Tool) {
+			switch {
+			case skip(c.Tool):
+			case asTasks && taskOnly(c.Tool):
+				// Made as a task, with these arguments (planTasks).
+			default:
 				calls = append(calls, c)
 			}
 		}
