@@ -44,6 +44,7 @@ type surfaceChecks struct {
 	forgotten *aggregate
 	failing   *aggregate
 	foreign   *aggregate
+	unasked   *aggregate
 }
 
 // surfaceAsk is a request the checks follow to its answer.
@@ -74,6 +75,8 @@ type taskRecord struct {
 	terminal  *reports.Evidence
 	completed bool
 	cancelled bool
+	// cancelAsked says a tasks/cancel for it reached the server.
+	cancelAsked bool
 }
 
 // logLevels are the syslog severities of MCP logging, lowest first.
@@ -146,6 +149,9 @@ func (c *surfaceChecks) request(e *wire.Event) {
 		}
 	case "tasks/get", "tasks/result", "tasks/cancel":
 		ask.arg = str(p, "taskId")
+		if t := c.tasks[ask.arg]; t != nil && e.Method == "tasks/cancel" {
+			t.cancelAsked = true
+		}
 	default:
 		return
 	}
@@ -285,6 +291,14 @@ func (c *surfaceChecks) report(j *Judger, e *wire.Event, t *taskRecord, state []
 		ev := evidenceOf(e)
 		t.terminal = &ev
 		t.completed, t.cancelled = status == "completed", status == "cancelled"
+		// Stopped with nobody asking: no tasks/cancel, no fault, no
+		// shutdown under way.
+		if t.cancelled && !t.cancelAsked && !j.fired && j.pc.stdinClose == nil && j.end == nil {
+			if c.unasked == nil {
+				c.unasked = &aggregate{}
+			}
+			c.unasked.add(t.id, t.created, ev)
+		}
 	}
 }
 
@@ -442,6 +456,7 @@ func (c *surfaceChecks) findings(j *Judger) []reports.Finding {
 	add(c.lost, reports.RuleTaskResultLost, "tasks/result answered with an error for a task reported completed")
 	add(c.forgotten, reports.RuleTaskForgotten, "tasks/get or tasks/result answered with an error for a task the server handed out, before its ttl ran out and not cancelled")
 	add(c.failing, reports.RuleTaskCompletedFailing, "tasks/result was a tool error (isError) for a task reported completed, not failed")
+	add(c.unasked, reports.RuleTaskCancelledUnasked, "tasks reported cancelled though nobody cancelled them: their results are lost")
 	add(c.foreign, reports.RuleTaskNotOwned, "tasks/list listed tasks this session never created")
 	add(c.unsubscribe, reports.RuleUpdateNotSubscribed, "notifications/resources/updated for a resource the client was not subscribed to")
 	if c.belowLevel != nil {

@@ -175,6 +175,21 @@ func TestSurfaceRules(t *testing.T) {
 			b.at(61000).ask("2", "tasks/get", `{"taskId":"t1"}`)
 			b.refuse("2", -32602)
 		}, nil, ""},
+		{"a task cancelled with nobody asking (mcp-go #897)", func(b *tb) {
+			b.task("1", "t1")
+			b.note("notifications/tasks/status", `{"taskId":"t1","status":"cancelled","statusMessage":"context canceled"}`)
+		}, []string{reports.RuleTaskCancelledUnasked}, "tasks reported cancelled though nobody cancelled them: their results are lost: t1"},
+		{"a task cancelled as the client asked", func(b *tb) {
+			b.task("1", "t1")
+			b.ask("2", "tasks/cancel", `{"taskId":"t1"}`)
+			b.note("notifications/tasks/status", `{"taskId":"t1","status":"cancelled"}`)
+			b.result("2", `{"taskId":"t1","status":"cancelled"}`)
+		}, nil, ""},
+		{"a task cancelled as the session ends", func(b *tb) {
+			b.task("1", "t1")
+			b.eofFault()
+			b.note("notifications/tasks/status", `{"taskId":"t1","status":"cancelled"}`)
+		}, nil, ""},
 		{"tasks/list with another requestor's task", func(b *tb) {
 			b.task("1", "t1")
 			b.ask("2", "tasks/list", `{}`)

@@ -66,7 +66,8 @@ const (
 // make callable in era once the session is open (the handshake is not
 // counted): the methods a complete workload sends. The stateless revision
 // (2026-07-28) has no ping, logging/setLevel or resources/subscribe and
-// unsubscribe (its changes come on subscriptions/listen).
+// unsubscribe (its changes come on subscriptions/listen), and its tasks are
+// an extension with methods of their own.
 func (c serverCapabilities) callable(era string) []string {
 	var m []string
 	if era != EraStateless {
@@ -90,7 +91,11 @@ func (c serverCapabilities) callable(era string) []string {
 	if declared(c.Completions) {
 		m = append(m, "completion/complete")
 	}
-	if t := c.tasks(); t.ToolCalls || t.List || t.Cancel {
+	// The 2026-07-28 revision moved tasks out of the core into an
+	// extension (io.modelcontextprotocol/tasks) with another protocol: no
+	// tasks/result, no tasks/list (SEP-2663). The core's task methods are
+	// the stateful era's.
+	if t := c.tasks(); era != EraStateless && (t.ToolCalls || t.List || t.Cancel) {
 		if t.ToolCalls {
 			m = append(m, MethodToolCallTask)
 		}

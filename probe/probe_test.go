@@ -15,7 +15,7 @@ import (
 )
 
 // everythingTools are the tools of examples/everything, as it lists them.
-var everythingTools = []string{"big", "echo", "elicit", "list_changed", "ping_client", "roots", "sample", "slow"}
+var everythingTools = []string{"big", "echo", "elicit", "list_changed", "log", "ping_client", "research", "roots", "sample", "slow", "touch"}
 
 // TestEverythingStateless runs the default workload against the real mcp-go
 // server, which offers the stateless revision.
@@ -35,11 +35,18 @@ func TestEverythingStateless(t *testing.T) {
 		Tools:           everythingTools,
 		Initialized:     true,
 		Requests: []Request{
+			// The summarize prompt's style, then the item template's id
+			// (the greet prompt's name is asked too, and offered nothing).
+			{Method: "completion/complete", Answered: true},
+			{Method: "completion/complete", Answered: true},
+			{Method: "completion/complete", Answered: true},
 			{Method: "mcpchaos/no-such-method", Deliberate: DeliberateUnknownMethod, Answered: true, Error: "-32601: Method mcpchaos/no-such-method not found"},
 			{Method: "prompts/get", Target: "greet", Answered: true},
+			{Method: "prompts/get", Target: "summarize", Answered: true},
 			{Method: "prompts/list", Answered: true},
 			{Method: "resources/list", Answered: true},
 			{Method: "resources/read", Target: everything.HelloURI, Answered: true},
+			{Method: "resources/read", Target: "example://items/1", Answered: true},
 			{Method: "resources/templates/list", Answered: true},
 			{Method: "server/discover", Answered: true},
 			{Method: "tools/call", Tool: "big", Answered: true},
@@ -50,11 +57,13 @@ func TestEverythingStateless(t *testing.T) {
 			{Method: "tools/call", Tool: "elicit", Answered: true},
 			{Method: "tools/call", Tool: "elicit", Answered: true},
 			{Method: "tools/call", Tool: "list_changed", Answered: true},
+			{Method: "tools/call", Tool: "log", Answered: true},
 			{Method: "tools/call", Tool: "mcpchaos-no-such-tool", Deliberate: DeliberateUnknownTool, Answered: true, Error: "-32602: tool 'mcpchaos-no-such-tool' not found: tool not found"},
 			// The bundled server's ping_client fails as it should in the
 			// stateless revision: a tool error, not a protocol error.
 			{Method: "tools/call", Tool: "ping_client", Answered: true,
 				ToolError: "protocol revision 2026-07-28 has no server-to-client requests, so the client cannot be pinged"},
+			{Method: "tools/call", Tool: "research", Answered: true},
 			{Method: "tools/call", Tool: "sample", Answered: true},
 			{Method: "tools/call", Tool: "sample", Answered: true},
 			// The stateless roots tool answers input_required; the retry
@@ -62,14 +71,20 @@ func TestEverythingStateless(t *testing.T) {
 			{Method: "tools/call", Tool: "roots", Answered: true},
 			{Method: "tools/call", Tool: "roots", Answered: true},
 			{Method: "tools/call", Tool: "slow", Answered: true},
+			// Not subscribed (the revision has no resources/subscribe):
+			// touch sends no update.
+			{Method: "tools/call", Tool: "touch", Answered: true},
 			{Method: "tools/list", Answered: true},
 		},
-		// slow's five progress notifications, list_changed's three.
-		Notifications: 8,
-		// The stateless revision has no ping and no logging/setLevel.
+		// slow's five progress notifications, research's three,
+		// list_changed's three; log sends none, as the requests ask for no
+		// log level.
+		Notifications: 11,
+		// The stateless revision has no ping, no logging/setLevel, no
+		// resources/subscribe, and its tasks are an extension.
 		Coverage: &Coverage{
-			Callable:   []string{"tools/list", "tools/call", "prompts/list", "prompts/get", "resources/list", "resources/read", "resources/templates/list"},
-			Sent:       []string{"tools/list", "tools/call", "prompts/list", "prompts/get", "resources/list", "resources/read", "resources/templates/list"},
+			Callable:   []string{"tools/list", "tools/call", "prompts/list", "prompts/get", "resources/list", "resources/read", "resources/templates/list", "completion/complete"},
+			Sent:       []string{"tools/list", "tools/call", "prompts/list", "prompts/get", "resources/list", "resources/read", "resources/templates/list", "completion/complete"},
 			Deliberate: []string{DeliberateUnknownTool, DeliberateBadArguments, DeliberateUnknownMethod},
 		},
 	}
@@ -104,22 +119,39 @@ func TestEverythingStateful(t *testing.T) {
 			{ID: "4", Method: "prompts/list", Answered: true},
 			{ID: "5", Method: "resources/list", Answered: true},
 			{ID: "6", Method: "resources/templates/list", Answered: true},
-			{ID: "7", Method: "prompts/get", Target: "greet", Answered: true},
-			{ID: "8", Method: "resources/read", Target: everything.HelloURI, Answered: true},
-			{ID: "9", Method: "tools/call", Tool: "roots", Answered: true},
-			{ID: "10", Method: "tools/call", Tool: "sample", Answered: true},
-			{ID: "11", Method: "tools/call", Tool: "elicit", Answered: true},
-			{ID: "12", Method: "tools/call", Tool: "ping_client", Answered: true},
-			{ID: "13", Method: "tools/call", Tool: "mcpchaos-no-such-tool", Deliberate: DeliberateUnknownTool, Answered: true, Error: "-32602: tool 'mcpchaos-no-such-tool' not found: tool not found"},
+			{ID: "7", Method: "completion/complete", Answered: true},
+			{ID: "8", Method: "completion/complete", Answered: true},
+			{ID: "9", Method: "completion/complete", Answered: true},
+			{ID: "10", Method: "prompts/get", Target: "greet", Answered: true},
+			{ID: "11", Method: "prompts/get", Target: "summarize", Answered: true},
+			{ID: "12", Method: "resources/read", Target: everything.HelloURI, Answered: true},
+			{ID: "13", Method: "resources/read", Target: "example://items/1", Answered: true},
+			{ID: "14", Method: "resources/subscribe", Target: everything.HelloURI, Answered: true},
+			{ID: "15", Method: "tools/call", Tool: "roots", Answered: true},
+			{ID: "16", Method: "tools/call", Tool: "sample", Answered: true},
+			{ID: "17", Method: "tools/call", Tool: "elicit", Answered: true},
+			{ID: "18", Method: "tools/call", Tool: "ping_client", Answered: true},
+			{ID: "19", Method: "tools/call", Tool: "mcpchaos-no-such-tool", Deliberate: DeliberateUnknownTool, Answered: true, Error: "-32602: tool 'mcpchaos-no-such-tool' not found: tool not found"},
 			// No bad arguments: they would go to a tool among the calls
 			// given, and none of them takes arguments.
-			{ID: "14", Method: "mcpchaos/no-such-method", Deliberate: DeliberateUnknownMethod, Answered: true, Error: "-32601: Method mcpchaos/no-such-method not found"},
-			{ID: "15", Method: "ping", Answered: true},
+			{ID: "20", Method: "mcpchaos/no-such-method", Deliberate: DeliberateUnknownMethod, Answered: true, Error: "-32601: Method mcpchaos/no-such-method not found"},
+			{ID: "21", Method: "resources/unsubscribe", Target: everything.HelloURI, Answered: true},
+			{ID: "22", Method: "ping", Answered: true},
 		},
 		ServerRequests: []string{"roots/list", "sampling/createMessage", "elicitation/create", "ping"},
 		Coverage: &Coverage{
-			Callable:   []string{"ping", "tools/list", "tools/call", "prompts/list", "prompts/get", "resources/list", "resources/read", "resources/templates/list", "logging/setLevel"},
-			Sent:       []string{"ping", "tools/list", "tools/call", "prompts/list", "prompts/get", "resources/list", "resources/read", "resources/templates/list", "logging/setLevel"},
+			Callable: []string{"ping", "tools/list", "tools/call", "prompts/list", "prompts/get", "resources/list", "resources/read", "resources/templates/list",
+				"resources/subscribe", "resources/unsubscribe", "logging/setLevel", "completion/complete", MethodToolCallTask, "tasks/get", "tasks/result", "tasks/list", "tasks/cancel"},
+			Sent: []string{"ping", "tools/list", "tools/call", "prompts/list", "prompts/get", "resources/list", "resources/read", "resources/templates/list",
+				"resources/subscribe", "resources/unsubscribe", "logging/setLevel", "completion/complete"},
+			// research, which runs as a task, is not among the calls.
+			NotSent: []NotSent{
+				{MethodToolCallTask, "none of the tools given with --call supports tasks (execution.taskSupport)"},
+				{"tasks/get", "no tool could be called as a task"},
+				{"tasks/result", "no tool could be called as a task"},
+				{"tasks/list", "no tool could be called as a task"},
+				{"tasks/cancel", "no tool could be called as a task"},
+			},
 			Deliberate: []string{DeliberateUnknownTool, DeliberateUnknownMethod},
 		},
 	}
@@ -140,7 +172,7 @@ func TestEverythingCalls(t *testing.T) {
 		{
 			name: "every listed tool",
 			cfg:  Config{},
-			want: []string{"big", "echo", "elicit", "elicit", "list_changed", "ping_client", "roots", "roots", "sample", "sample", "slow"},
+			want: []string{"big", "echo", "elicit", "elicit", "list_changed", "log", "ping_client", "research", "roots", "roots", "sample", "sample", "slow", "touch"},
 		},
 		{
 			name: "explicit calls",
@@ -162,7 +194,7 @@ func TestEverythingCalls(t *testing.T) {
 		},
 		{
 			name: "skip tools",
-			cfg:  Config{SkipTools: []string{"big", "slow", "roots", "sample", "elicit", "ping_client", "not-a-tool"}},
+			cfg:  Config{SkipTools: []string{"big", "slow", "roots", "sample", "elicit", "ping_client", "log", "research", "touch", "not-a-tool"}},
 			want: []string{"echo", "list_changed"},
 		},
 		{

@@ -63,8 +63,10 @@ type taskWork struct {
 func (s *session) planTasks(caps serverCapabilities, tools []listedTool) taskWork {
 	tc := caps.tasks()
 	w := taskWork{list: tc.List}
-	if !tc.ToolCalls {
-		return w
+	if !tc.ToolCalls || s.stateless() {
+		// In the 2026-07-28 revision tasks are an extension whose
+		// protocol differs (see serverCapabilities.callable).
+		return taskWork{}
 	}
 	var required, optional []Call
 	for _, t := range tools {
@@ -90,7 +92,11 @@ func (s *session) planTasks(caps serverCapabilities, tools []listedTool) taskWor
 		w.calls = w.calls[:MaxTaskCalls]
 	}
 	if len(w.calls) == 0 {
-		s.why(MethodToolCallTask, "no listed tool supports tasks (execution.taskSupport)")
+		if s.cfg.Calls != nil {
+			s.why(MethodToolCallTask, "none of the tools given with --call supports tasks (execution.taskSupport)")
+		} else {
+			s.why(MethodToolCallTask, "no listed tool supports tasks (execution.taskSupport)")
+		}
 		return w
 	}
 	if tc.Cancel {

@@ -63,6 +63,7 @@ const (
 	RuleTaskForgotten        = "task-forgotten"
 	RuleTaskCompletedFailing = "task-completed-with-error"
 	RuleTaskNotOwned         = "task-not-owned"
+	RuleTaskCancelledUnasked = "task-cancelled-unasked"
 	RuleUpdateNotSubscribed  = "update-not-subscribed"
 	RuleLogBelowLevel        = "log-below-level"
 	RuleListCursorRepeats    = "list-cursor-repeats"
@@ -178,6 +179,9 @@ var Rules = []Rule{
 	{RuleTaskResultLost, KindLostResponse, SeverityError,
 		"a task reported completed finished its request successfully, and tasks/result MUST return that request's result: answering it with a JSON-RPC error loses the result the task was created for",
 		specTasks + " (\"For tasks in a terminal status, receivers MUST return from tasks/result exactly what the underlying request would have returned\")"},
+	{RuleTaskCancelledUnasked, KindLostResponse, SeverityWarning,
+		"a task runs its request to an end: one reported cancelled though its requestor never sent tasks/cancel, no fault had fired and the session was not ending, was stopped by the server on its own (an SDK that runs the task under the request's context, which ends once the CreateTaskResult is sent), and its result is lost; the specification does not forbid a receiver to cancel, hence a warning",
+		specTasks + " (\"cancelled: The request was cancelled before completion\"; \"Upon receiving a valid cancellation request, receivers SHOULD attempt to stop the task execution\")"},
 	{RuleTaskForgotten, KindLostResponse, SeverityError,
 		"a task id the server handed out (in a CreateTaskResult) names its task for the task's ttl: tasks/get or tasks/result for it answered with an error before the ttl ran out, when the task was not cancelled, loses the task and its result",
 		specTasks + " (ttl: \"Time in milliseconds from creation before task may be deleted\"; \"After a task's ttl lifetime has elapsed, receivers MAY delete the task\"; cancelled tasks may be deleted at any time)"},

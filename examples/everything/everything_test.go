@@ -188,7 +188,7 @@ func TestListsTools(t *testing.T) {
 	for _, tool := range res.Tools {
 		names = append(names, tool.Name)
 	}
-	want := []string{"big", "echo", "elicit", "list_changed", "ping_client", "roots", "sample", "slow"}
+	want := []string{"big", "echo", "elicit", "list_changed", "log", "ping_client", "research", "roots", "sample", "slow", "touch"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}

@@ -36,11 +36,17 @@ func New() *server.MCPServer {
 // list_changed tool sends all three notifications, and a well-behaved server
 // only sends notifications its capabilities announce.
 func newServer(write func(mcp.JSONRPCNotification) error, ping func(context.Context) error) *server.MCPServer {
+	subs := &subscriptions{m: map[string]map[string]bool{}}
 	s := server.NewMCPServer(Name, Version,
 		server.WithToolCapabilities(true),
 		server.WithPromptCapabilities(true),
-		server.WithResourceCapabilities(false, true),
+		server.WithResourceCapabilities(true, true),
 		server.WithLogging(),
+		server.WithCompletions(),
+		server.WithPromptCompletionProvider(completer{}),
+		server.WithResourceCompletionProvider(completer{}),
+		server.WithTaskCapabilities(true, true, true),
+		server.WithHooks(subs.hooks()),
 		server.WithRecovery(),
 		server.WithInstructions("A test server for mcpchaos: every tool exercises one protocol feature."),
 	)
@@ -94,6 +100,7 @@ func newServer(write func(mcp.JSONRPCNotification) error, ping func(context.Cont
 		mcp.WithResourceDescription("A short text resource."),
 		mcp.WithMIMEType("text/plain"),
 	), hello)
+	addSurface(s, t, subs, harmless)
 
 	return s
 }

@@ -93,7 +93,7 @@ func TestClientAgainstEverything(t *testing.T) {
 		}
 		want := []string{
 			"server mcpchaos-everything 0.1.0 protocol 2026-07-28",
-			"tools big echo elicit list_changed ping_client roots sample slow",
+			"tools big echo elicit list_changed log ping_client research roots sample slow touch",
 			`result echo "hello"`,
 			`notification notifications/progress {"progress":1,"progressToken":"call-2","total":3}`,
 			`notification notifications/progress {"progress":2,"progressToken":"call-2","total":3}`,
@@ -116,7 +116,7 @@ func TestClientAgainstEverything(t *testing.T) {
 		}
 		want := []string{
 			"server mcpchaos-everything 0.1.0 protocol 2025-11-25",
-			"tools big echo elicit list_changed ping_client roots sample slow",
+			"tools big echo elicit list_changed log ping_client research roots sample slow touch",
 			"roots answered with 1 root",
 			`result roots "1"`,
 			"result big <1024 bytes>",
