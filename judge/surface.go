@@ -45,6 +45,8 @@ type surfaceChecks struct {
 	failing   *aggregate
 	foreign   *aggregate
 	unasked   *aggregate
+	// listed are the tasks tasks/list named, judged at the end.
+	listed []listedTask
 }
 
 // surfaceAsk is a request the checks follow to its answer.
@@ -360,17 +362,21 @@ func (c *surfaceChecks) result(e *wire.Event, ask surfaceAsk, failed bool, resul
 
 // listedTasks judges a tasks/list page: every task in it must be one this
 // session created.
+//
+// Judged once the record ends: over HTTP the listing may be recorded before
+// the answer that created a task, on another stream.
 func (c *surfaceChecks) listedTasks(j *Judger, e *wire.Event, result []byte) {
 	elements(member(result, "tasks"), func(task []byte) bool {
-		id := str(task, "taskId")
-		if id != "" && c.tasks[id] == nil {
-			if c.foreign == nil {
-				c.foreign = &aggregate{}
-			}
-			c.foreign.add(id, evidenceOf(e))
+		if id := str(task, "taskId"); id != "" && len(c.listed) < maxTracked {
+			c.listed = append(c.listed, listedTask{id, evidenceOf(e)})
 		}
 		return true
 	})
+}
+
+type listedTask struct {
+	id string
+	ev reports.Evidence
 }
 
 func (c *surfaceChecks) notification(j *Judger, e *wire.Event) {
@@ -434,6 +440,16 @@ func (c *surfaceChecks) findings(j *Judger) []reports.Finding {
 			return
 		}
 		fs = append(fs, reports.NewFinding(rule, fmt.Sprintf("%s: %s", what, idList(g.ids, g.count)), g.evidence))
+	}
+	for _, l := range c.listed {
+		if c.tasks[l.id] == nil {
+			if c.foreign == nil {
+				c.foreign = &aggregate{}
+			}
+			if !slices.Contains(c.foreign.ids, l.id) {
+				c.foreign.add(l.id, l.ev)
+			}
+		}
 	}
 	for _, id := range c.taskOrder {
 		t := c.tasks[id]

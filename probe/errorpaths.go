@@ -23,8 +23,9 @@ const (
 // -32601 (Method not found).
 const unknownMethod = "mcpchaos/no-such-method"
 
-// errorPaths sends the deliberate errors. tools is the listing, complete
-// whether it was whole (a tool missing from a partial listing may exist).
+// errorPaths sends the deliberate errors of tools/call. tools is the
+// listing, complete whether it was whole (a tool missing from a partial
+// listing may exist).
 func (s *session) errorPaths(caps serverCapabilities, tools []listedTool, complete bool) {
 	type ask struct {
 		method, why string
@@ -48,9 +49,8 @@ func (s *session) errorPaths(caps serverCapabilities, tools []listedTool, comple
 			asks = append(asks, ask{"tools/call", DeliberateBadArguments, map[string]any{"name": t, "arguments": args}, t})
 		}
 	}
-	asks = append(asks, ask{unknownMethod, DeliberateUnknownMethod, nil, ""})
-	// Sent together and waited for together: a server that answers none
-	// costs one deadline, not three.
+	// Sent together and waited for together: a server that answers
+	// neither costs one deadline, not two.
 	var sent []*pending
 	for _, a := range asks {
 		if !s.goOn(a.method) {
@@ -121,4 +121,22 @@ func refusedArguments(tools []listedTool, skip []string) (string, map[string]any
 		}
 	}
 	return typed, typedArgs, typed != ""
+}
+
+// unknownMethodLast sends the request of a method no revision defines, alone
+// and last but the ping: some servers' sessions die of it (FastMCP on mcp
+// 1.6.0 fails to validate it and stops reading), and nothing else of the
+// workload should be lost with them.
+func (s *session) unknownMethodLast() {
+	if !s.goOn(unknownMethod) {
+		return
+	}
+	p, err := s.request(unknownMethod, s.params(nil, nil, s.stateless()), "")
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	s.requests[p.idx].Deliberate = DeliberateUnknownMethod
+	s.mu.Unlock()
+	<-p.done
 }

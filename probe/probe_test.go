@@ -134,8 +134,8 @@ func TestEverythingStateful(t *testing.T) {
 			{ID: "19", Method: "tools/call", Tool: "mcpchaos-no-such-tool", Deliberate: DeliberateUnknownTool, Answered: true, Error: "-32602: tool 'mcpchaos-no-such-tool' not found: tool not found"},
 			// No bad arguments: they would go to a tool among the calls
 			// given, and none of them takes arguments.
-			{ID: "20", Method: "mcpchaos/no-such-method", Deliberate: DeliberateUnknownMethod, Answered: true, Error: "-32601: Method mcpchaos/no-such-method not found"},
-			{ID: "21", Method: "resources/unsubscribe", Target: everything.HelloURI, Answered: true},
+			{ID: "20", Method: "resources/unsubscribe", Target: everything.HelloURI, Answered: true},
+			{ID: "21", Method: "mcpchaos/no-such-method", Deliberate: DeliberateUnknownMethod, Answered: true, Error: "-32601: Method mcpchaos/no-such-method not found"},
 			{ID: "22", Method: "ping", Answered: true},
 		},
 		ServerRequests: []string{"roots/list", "sampling/createMessage", "elicitation/create", "ping"},

@@ -131,7 +131,13 @@ func (s *session) runTasks(w taskWork) {
 		wg.Go(func() { s.followTask(t) })
 	}
 	if w.cancel != nil {
-		wg.Go(func() { s.cancelTask(*w.cancel) })
+		// Created before the listing, which then holds every task of
+		// the session; cancelled at once, beside the others' polling.
+		if t := s.createTask(*w.cancel); t != nil {
+			wg.Go(func() { s.cancelTask(t) })
+		} else {
+			s.why("tasks/cancel", "the task to cancel was not created")
+		}
 	}
 	switch {
 	case created == 0 && len(w.calls) > 0:
@@ -229,16 +235,11 @@ func (s *session) followTask(t *taskState) {
 	askResult()
 }
 
-// cancelTask creates a task and cancels it at once: the cancellation races
+// cancelTask cancels a task just created: the cancellation races
 // the task's work, and the server must end up with the task cancelled (or
 // refuse the cancellation of a task already terminal, -32602) and keep it
 // so. One tasks/get after the answer shows the status it kept.
-func (s *session) cancelTask(c Call) {
-	t := s.createTask(c)
-	if t == nil {
-		s.why("tasks/cancel", "the task to cancel was not created")
-		return
-	}
+func (s *session) cancelTask(t *taskState) {
 	s.roundTrip("tasks/cancel", map[string]any{"taskId": t.TaskID}, t.TaskID)
 	s.getTask(t.TaskID)
 }

@@ -46,7 +46,8 @@ func (t listedTool) taskOnly() bool { return t.Execution.TaskSupport == "require
 // tools/call is a plain call of the first tool, as it always was, so the
 // default scenarios land where they did; prompts, resources, completions
 // and the log level come before it, the tasks start once the first calls
-// are on their way, and the requests sent to be refused come last.
+// are on their way, and the requests sent to be refused come last, the
+// unknown method after everything but the ping.
 func (s *session) workload(out *Outcome) error {
 	caps, err := s.handshake(out)
 	if err != nil {
@@ -86,6 +87,7 @@ func (s *session) workload(out *Outcome) error {
 	s.callTools(calls, func() { s.runTasks(tasks) })
 	s.errorPaths(caps, tools, complete)
 	sf.end()
+	s.unknownMethodLast()
 	if out.Era == EraStateful {
 		s.roundTrip("ping", nil, "")
 	}
