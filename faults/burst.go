@@ -16,13 +16,14 @@ import (
 var burstFamily = &Family{
 	Name:     "burst",
 	InFlight: true,
-	Doc:      "inject N notifications toward a peer (progress for an in-flight request, log messages, list_changed)",
+	Doc:      "inject N notifications toward a peer (progress for an in-flight request, log messages, list_changed, resource updates)",
 	Phase:    Before,
 	Params: []Param{
 		{Name: "count", Type: TypeInt, Default: "10", Doc: "how many notifications"},
 		{Name: "method", Type: TypeString, Default: "notifications/progress", Doc: "notification method: notifications/progress, notifications/message, notifications/{tools,prompts,resources}/list_changed or any notifications/*"},
 		{Name: "dir", Type: TypeDirection, Default: "s2c", Doc: "direction to inject in: s2c toward the client, c2s toward the server"},
 		{Name: "gap", Type: TypeDuration, Default: "0s", Doc: "pause before each notification"},
+		{Name: "uri", Type: TypeString, Default: "mcpchaos://resource", Doc: "the resource a notifications/resources/updated burst names (params.uri)"},
 		streamParam("write the notifications into that stream (dir is s2c)"),
 	},
 	New:     newBurst,
@@ -38,11 +39,12 @@ type burst struct {
 	method string
 	dir    wire.Direction
 	gap    time.Duration
+	uri    string
 	stream string
 }
 
 func newBurst(v Values) (Action, error) {
-	b := burst{count: v.Int("count"), method: v.String("method"), dir: v.Direction("dir"), gap: v.Duration("gap"), stream: v.String("stream")}
+	b := burst{count: v.Int("count"), method: v.String("method"), dir: v.Direction("dir"), gap: v.Duration("gap"), uri: v.String("uri"), stream: v.String("stream")}
 	if b.stream == StreamGET && b.dir == wire.ToServer {
 		return nil, fmt.Errorf("stream=get writes into the client's GET stream: dir must be s2c")
 	}
@@ -73,6 +75,9 @@ func (b burst) Fire(c *FireContext) Effect {
 		params = func(i int) string {
 			return fmt.Sprintf(`{"level":"info","logger":"mcpchaos","data":"burst %d of %d"}`, i, b.count)
 		}
+	case "notifications/resources/updated":
+		uri, _ := json.Marshal(b.uri)
+		params = func(int) string { return `{"uri":` + string(uri) + `}` }
 	}
 	e := Effect{Detail: detail, Stream: b.stream}
 	for i := 1; i <= b.count; i++ {

@@ -79,6 +79,17 @@ func TestInjectionFaults(t *testing.T) {
 				`  s2c {"jsonrpc":"2.0","id":"mcpchaos-inject-1","method":"roots/list"}`,
 			},
 		},
+		// burst of resource updates
+		{
+			name:   "burst: resource updates name the uri given",
+			specs:  []string{"burst:on=s2c:response:tools/call,position=before,method=notifications/resources/updated,count=2,uri=example://hello"},
+			frames: append(handshake(), request(c2s, "2", "tools/call", ""), response(s2c, "2")),
+			want: []string{
+				`#5 before burst#1: inject 2 notifications/resources/updated toward the client`,
+				`  s2c {"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"example://hello"}}`,
+				`  s2c {"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"example://hello"}}`,
+			},
+		},
 		// list-changed
 		{
 			name:   "list-changed: tools mid-call",

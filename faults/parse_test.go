@@ -85,24 +85,24 @@ func TestParse(t *testing.T) {
 			spec:    "burst",
 			family:  "burst",
 			trigger: Trigger{On: pat(t, ""), Times: 1, Phase: Before},
-			action:  burst{count: 10, method: "notifications/progress", dir: s2c},
+			action:  burst{count: 10, method: "notifications/progress", dir: s2c, uri: "mcpchaos://resource"},
 		},
 		{
 			name:   "burst every parameter",
-			spec:   "burst:count=3,method=notifications/message,dir=c2s,gap=10ms,on=notifications/*,after=s2c:response:initialize,every=2,times=4,p=1,inflight=1,position=after",
+			spec:   "burst:count=3,method=notifications/message,dir=c2s,gap=10ms,uri=doc://a,on=notifications/*,after=s2c:response:initialize,every=2,times=4,p=1,inflight=1,position=after",
 			family: "burst",
 			trigger: Trigger{
 				On: pat(t, "notifications/*"), After: patPtr(t, "s2c:response:initialize"),
 				Every: 2, Times: 4, P: 1, HasP: true, InFlight: 1, Phase: After,
 			},
-			action: burst{count: 3, method: "notifications/message", dir: c2s, gap: 10 * time.Millisecond},
+			action: burst{count: 3, method: "notifications/message", dir: c2s, gap: 10 * time.Millisecond, uri: "doc://a"},
 		},
 		{
 			name:    "burst list_changed with every and no times has no limit",
 			spec:    "burst:method=notifications/tools/list_changed,count=1,every=1",
 			family:  "burst",
 			trigger: Trigger{On: pat(t, ""), Every: 1, Phase: Before},
-			action:  burst{count: 1, method: "notifications/tools/list_changed", dir: s2c},
+			action:  burst{count: 1, method: "notifications/tools/list_changed", dir: s2c, uri: "mcpchaos://resource"},
 		},
 
 		// eof

@@ -90,6 +90,18 @@ var extraPresets = []Preset{
 		Expect: "success",
 	}},
 	{For: ForClient, Scenario: Scenario{
+		Name:   "task-status-dropped",
+		Doc:    "every notifications/tasks/status is dropped: a requestor MUST NOT rely on them, and must learn a task's end by polling tasks/get; a client that waits for the notification instead hangs (indeterminate for a client that runs no task)",
+		Faults: []string{"drop:on=s2c:notification:notifications/tasks/status,times=0"},
+		Expect: "success",
+	}},
+	{For: ForClient, Scenario: Scenario{
+		Name:   "burst-resource-updates",
+		Doc:    "100 notifications/resources/updated for the bundled server's resource arrive just before a tool result: clients whose update handler re-reads the resource on the loop that must deliver the answer, or queues updates on a bounded channel nobody drains, hang (bug classes 1, 2)",
+		Faults: []string{"burst:on=s2c:response:tools/call,position=before,method=notifications/resources/updated,count=100,uri=example://hello"},
+		Expect: "success",
+	}},
+	{For: ForClient, Scenario: Scenario{
 		Name:   "late-progress",
 		Doc:    "one more notifications/progress arrives right after a tool result; clients must drop progress for a finished request, not crash (bug class 7)",
 		Faults: []string{"reorder:mode=late-progress"},
@@ -172,7 +184,7 @@ type BugClass struct {
 // every class has one (or says why not) and every name exists.
 var BugClasses = []BugClass{
 	{1, "a client's notification handler awaits a request on the loop that must deliver the answer", []string{"list-changed-mid-call"}, ""},
-	{2, "a notification sent before a response into a stream nobody drains", []string{"progress-before-response", "stall-s2c", "burst-c2s"}, ""},
+	{2, "a notification sent before a response into a stream nobody drains", []string{"progress-before-response", "stall-s2c", "burst-c2s", "burst-resource-updates"}, ""},
 	{3, "the transport closes while handlers run", []string{"eof-inflight", "eof-surface", "eof-task", "half-close-s2c", "server-eof"}, ""},
 	{4, "handlers blocked on a server-to-client request when the transport closes", []string{"eof-server-request", "server-request-mid-call"}, ""},
 	{5, "a server that never exits after stdin closes, or drops responses on EOF", []string{"eof-inflight", "eof-task", "half-close-s2c", "linger-on-close"}, ""},

@@ -171,3 +171,39 @@ func TestMCPGoTask(t *testing.T) {
 		t.Errorf("outcome %s, want pass: the finding is a warning", report.Outcome)
 	}
 }
+
+// A client of the TypeScript SDK (1.32.2, pinned) that uses tasks through its
+// experimental task API, and a subscription, against the bundled server
+// (issue 29: the server test-client runs offers tasks, subscriptions,
+// completions and logging): it learns the task's end by polling when every
+// status notification is dropped, ignores a burst of updates, and passes
+// the client matrix. Nothing here is planted; a change in the SDK or in the
+// judge shows up as a diff.
+func TestTypeScriptTaskClient(t *testing.T) {
+	root := repoRoot(t)
+	dir := filepath.Join(root, "examples", "typescript")
+	node := typeScriptSDK(t, dir)
+	bin := mcpchaosBinary(t)
+	scenarios, err := faults.ResolveScenarios([]string{"list-changed-mid-call", "slow-server", "task-status-dropped", "burst-resource-updates"},
+		faults.PresetsFor(faults.ForClient))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	report, err := suite.RunClient(ctx, suite.ClientOptions{
+		Client:    []string{node, filepath.Join(dir, "task_client.mjs")},
+		Server:    []string{bin, "serve"},
+		Self:      []string{bin},
+		Scenarios: scenarios,
+		Seed:      1,
+		Deadline:  10 * time.Second,
+	})
+	if err != nil {
+		t.Fatalf("suite.RunClient: %v", err)
+	}
+	wantFindings(t, report, []found{})
+	checkOutcomes(t, report, map[string]string{
+		"list-changed-mid-call": "pass", "slow-server": "pass", "task-status-dropped": "pass", "burst-resource-updates": "pass",
+	})
+}
