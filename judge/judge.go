@@ -255,6 +255,7 @@ func (j *Judger) add(e *wire.Event) {
 		j.gs.http(e)
 		if cut, exchange := j.ct.http(e); cut != nil {
 			j.tr.cutExchange(cut, exchange)
+			j.sf.cut(cut)
 			if cut.legacy && j.cl != nil && j.cl.expect == expectSuccess {
 				// A scenario that cuts the GET stream to leave the calls
 				// answerable on streamable HTTP cuts, on the legacy

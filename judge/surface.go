@@ -79,6 +79,10 @@ type taskRecord struct {
 	cancelled bool
 	// cancelAsked says a tasks/cancel for it reached the server.
 	cancelAsked bool
+	// cutBy is a fault's cut of the stream the server sends its own
+	// messages on (the GET stream, the legacy session stream) while the
+	// task ran: what the task asked the client meanwhile was lost.
+	cutBy *cutEvent
 }
 
 // logLevels are the syslog severities of MCP logging, lowest first.
@@ -218,6 +222,11 @@ func (c *surfaceChecks) out(j *Judger, e *wire.Event) {
 	case "tools/call":
 		if !failed {
 			c.created(e, member(result, "task"))
+			// Created while the client had no GET stream open after a
+			// cut: what the task asks the client in that gap is lost.
+			if t := c.tasks[str(member(result, "task"), "taskId")]; t != nil && t.cutBy == nil && j.tr.getGap != nil {
+				t.cutBy = j.tr.getGap
+			}
 		}
 	case "tasks/get", "tasks/cancel":
 		t := c.tasks[ask.arg]
@@ -432,6 +441,32 @@ func (c *surfaceChecks) notification(j *Judger, e *wire.Event) {
 	}
 }
 
+// cut notes a fault's cut of a stream: one that carries the server's own
+// messages (the client's GET stream, the legacy session stream) takes with
+// it whatever a running task asks the client meanwhile.
+func (c *surfaceChecks) cut(cut *cutEvent) {
+	if !cut.get && !cut.legacy {
+		return
+	}
+	for _, t := range c.tasks {
+		if t.terminal == nil && t.cutBy == nil {
+			t.cutBy = cut
+		}
+	}
+}
+
+// lostDuring is a request of the server's, sent while task t ran, that the
+// relay never delivered to the client (a fault cut its stream, or dropped
+// it), or nil.
+func lostDuring(j *Judger, t *taskRecord) *lostRequest {
+	for i := range j.tr.asked.lost {
+		if l := &j.tr.asked.lost[i]; l.seq > t.created.Seq && l.t <= t.polledT {
+			return l
+		}
+	}
+	return nil
+}
+
 // findings makes the surface's findings. end is when the record ends.
 func (c *surfaceChecks) findings(j *Judger) []reports.Finding {
 	var fs []reports.Finding
@@ -459,6 +494,16 @@ func (c *surfaceChecks) findings(j *Judger) []reports.Finding {
 		stuck := t.polledT - t.changedT
 		pastTTL := t.ttlUS > 0 && t.polledT > t.createdT+t.ttlUS
 		if stuck < j.deadlineUS && !pastTTL {
+			continue
+		}
+		if t.cutBy != nil {
+			j.notes.add(fmt.Sprintf("task %s never reached a terminal status, but fault %s cut the stream the server sends its own messages on while it ran: a request of the task's (an elicitation, a sampling) sent there could not arrive, and the task may be waiting for its answer", t.id, t.cutBy.fault))
+			continue
+		}
+		if l := lostDuring(j, t); l != nil {
+			// Its work may be waiting for an answer to a question
+			// mcpchaos kept from the client.
+			j.notes.add(fmt.Sprintf("task %s never reached a terminal status, but the server's %s (id %s), sent while it ran, never reached the client (%s): the task may be waiting for its answer", t.id, l.method, l.id, l.why))
 			continue
 		}
 		msg := fmt.Sprintf("task %s was still %s, unchanged for %s, when tasks/get last answered", t.id, t.status, words.Duration(stuck))

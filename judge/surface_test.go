@@ -111,6 +111,14 @@ func TestSurfaceRules(t *testing.T) {
 				b.at(ms).poll(fmt.Sprint(i+2), "t1", "working", fmt.Sprint("stage ", i))
 			}
 		}, nil, ""},
+		{"a task waiting on a question a fault kept from the client", func(b *tb) {
+			b.task("1", "t1")
+			seq := b.recv("s2c", `{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{"message":"name?","requestedSchema":{"type":"object","properties":{}}}}`)
+			b.drop("s2c", seq, "cut by fault eof#1")
+			for i, ms := range []float64{1000, 3000, 6500} {
+				b.at(ms).poll(fmt.Sprint(i+2), "t1", "working", "")
+			}
+		}, nil, ""},
 		{"a task polled until the session was cut", func(b *tb) {
 			b.task("1", "t1")
 			b.at(2000).poll("2", "t1", "working", "stage 1")

@@ -61,6 +61,10 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 		// lineEnd, when set, is how the server ends its event streams'
 		// lines: its baseline's events must go as runs, stored so.
 		lineEnd string
+		// kindsOnly compares each scenario's kinds of findings, not how
+		// many of each: a duplicate-response finding is one per method,
+		// and how many methods a replay catches is the server's timing.
+		kindsOnly bool
 	}{
 		{
 			// Stateful only (2025-11-25), with an event store for
@@ -77,11 +81,18 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			},
 			// A 10 s operation; the matrix does not need it.
 			skip: []string{"trigger-long-running-operation"},
+			// The same replay under get-stream-dropped, whose GET stream
+			// the probe resumes with Last-Event-ID: with the whole
+			// surface of the server in the workload (issue 29), answers
+			// of prompts, reads, subscriptions and tasks come back too.
 			want: []found{
 				{"cut-before-result", reports.KindDuplicateResponse, ""},
 				{"cut-before-result", reports.KindProtocolViolation, ""},
+				{"get-stream-dropped", reports.KindDuplicateResponse, ""},
+				{"get-stream-dropped", reports.KindProtocolViolation, ""},
 				{"unknown-session", reports.KindProtocolViolation, ""},
 			},
+			kindsOnly: true,
 		},
 		{
 			// The stateless revision, with the stateful one beside it.
@@ -91,6 +102,8 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 					filepath.Join(dir, "py/bin/python"), "-m", "mcp_everything_server", "--port", fmt.Sprint(port)}
 			},
 			want: []found{},
+			// It runs no tool as a task.
+			indeterminate: []string{"end-session-task"},
 			// sse-starlette's separator.
 			lineEnd: "\r\n",
 		},
@@ -102,8 +115,9 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			command: func(port int) []string {
 				return []string{filepath.Join(dir, "go-sdk/bin/everything"), "-http", fmt.Sprintf("127.0.0.1:%d", port)}
 			},
-			skip: []string{"elicit (form)"},
-			want: []found{},
+			skip:          []string{"elicit (form)"},
+			want:          []found{},
+			indeterminate: []string{"end-session-task"},
 		},
 		{
 			// mcp-go's default session manager (StatelessGenerating-
@@ -123,23 +137,33 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			},
 			port:  8080,
 			calls: []probe.Call{{Tool: "longRunningOperation", Args: json.RawMessage(`{"duration":1,"steps":2}`)}},
-			want:  []found{{"end-session-inflight", reports.KindProtocolViolation, ""}},
-			notes: map[string]string{"unknown-session": "the server served"},
+			want:          []found{{"end-session-inflight", reports.KindProtocolViolation, ""}},
+			notes:         map[string]string{"unknown-session": "the server served"},
+			indeterminate: []string{"end-session-task"},
 		},
 		{
 			// The TypeScript SDK's own example (@modelcontextprotocol/sdk
-			// 1.32.2), stateful with an in-memory event store: every
-			// scenario passes. Two of its tools (delay,
-			// collect-user-info-task) may only be called as tasks; a plain
-			// call is answered -32601, so the probe leaves them out and
-			// says so.
+			// 1.32.2), stateful with an in-memory event store. Two of its
+			// tools (delay, collect-user-info-task) may only be called as
+			// tasks, which the probe does. end-session-task finds the
+			// seeds' bug class in a task: once the DELETE has closed the
+			// session, the delay task completes and the SDK's task store
+			// (shared/protocol.js, storeTaskResult) sends its
+			// notifications/tasks/status through a Protocol with no
+			// transport; "Error: Not connected" goes uncaught and the
+			// process, with every other session, dies (the class of
+			// typescript-sdk PRs #1282 and #1283, for progress). Under
+			// get-stream-dropped, collect-user-info-task asks its
+			// elicitation on the GET stream while the cut has it closed:
+			// the task waits for an answer that cannot come, a note.
 			name: "typescript-sdk simpleStreamableHttp (1.32.2)",
 			command: func(port int) []string {
 				return []string{"env", fmt.Sprintf("MCP_PORT=%d", port), "node", tsServerExample(dir, "simpleStreamableHttp.js")}
 			},
-			want:    []found{},
+			want:    []found{{"end-session-task", reports.KindCrash, "node:Error"}},
 			lineEnd: "\n",
-			note:    `2 tools not called: the server says they may only be called as tasks (execution.taskSupport "required")`,
+			note:    "the session sent 12 of the 12 requests the server's capabilities make callable",
+			notes:   map[string]string{"get-stream-dropped": "never reached a terminal status, but fault eof#1 cut the stream"},
 		},
 		{
 			// No sessions: a transport per request, so there is no
@@ -150,7 +174,7 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			command:       func(int) []string { return []string{"node", tsServerExample(dir, "simpleStatelessStreamableHttp.js")} },
 			port:          3000,
 			want:          []found{},
-			indeterminate: []string{"end-session-inflight", "unknown-session", "get-stream-dropped"},
+			indeterminate: []string{"end-session-task", "end-session-inflight", "unknown-session", "get-stream-dropped"},
 		},
 		{
 			// A server of the MCP registry, by its maker, on streamable
@@ -164,8 +188,9 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 					filepath.Join(dir, "npm/node_modules/@brave/brave-search-mcp-server/dist/index.js"),
 					"--transport", "http", "--port", fmt.Sprint(port)}
 			},
-			want: []found{{"unknown-session", reports.KindProtocolViolation, ""}},
-			note: "tools answered the arguments generated from the schema with a tool error",
+			want:          []found{{"unknown-session", reports.KindProtocolViolation, ""}},
+			note:          "tools answered the arguments generated from the schema with a tool error",
+			indeterminate: []string{"cut-surface", "end-session-task"},
 		},
 		{
 			// A server of the MCP registry, by its maker, behind a bearer
@@ -182,7 +207,7 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			},
 			header:        http.Header{"Authorization": {"Bearer mcpchaos-secret"}},
 			want:          []found{{"unknown-session", reports.KindProtocolViolation, ""}},
-			indeterminate: []string{"cut-before-result", "cancel-race"},
+			indeterminate: []string{"cut-before-result", "cancel-race", "cut-surface", "end-session-task"},
 			note:          "tools answered the arguments generated from the schema with a JSON-RPC error",
 		},
 		{
@@ -192,7 +217,7 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			command:       func(int) []string { return []string{"node", tsServerExample(dir, "jsonResponseStreamableHttp.js")} },
 			port:          3000,
 			want:          []found{},
-			indeterminate: []string{"get-stream-dropped"},
+			indeterminate: []string{"cut-surface", "end-session-task", "get-stream-dropped"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -222,7 +247,11 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			summary := wantFindings(t, report, tc.want)
+			got := report
+			if tc.kindsOnly {
+				got = kindsOf(report)
+			}
+			summary := wantFindings(t, got, tc.want)
 			if report.Baseline == nil || report.Baseline.Outcome != reports.OutcomePass {
 				t.Errorf("baseline: %+v\n%s", report.Baseline, summary)
 			}
@@ -405,4 +434,19 @@ func TestNotionWithoutItsTokenIsToldToUseHeader(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v\nwant one saying %q", err, want)
 	}
+}
+
+// kindsOf is a copy of r whose findings are one of each scenario and kind.
+func kindsOf(r *reports.Report) *reports.Report {
+	c := *r
+	c.Findings = nil
+	seen := map[found]bool{}
+	for _, f := range r.Findings {
+		k := found{f.Scenario, f.Kind, f.Signature}
+		if !seen[k] {
+			seen[k] = true
+			c.Findings = append(c.Findings, f)
+		}
+	}
+	return &c
 }
