@@ -135,8 +135,8 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			command: func(int) []string {
 				return []string{filepath.Join(dir, "mcp-go/bin/everything"), "-t", "http"}
 			},
-			port:  8080,
-			calls: []probe.Call{{Tool: "longRunningOperation", Args: json.RawMessage(`{"duration":1,"steps":2}`)}},
+			port:          8080,
+			calls:         []probe.Call{{Tool: "longRunningOperation", Args: json.RawMessage(`{"duration":1,"steps":2}`)}},
 			want:          []found{{"end-session-inflight", reports.KindProtocolViolation, ""}},
 			notes:         map[string]string{"unknown-session": "the server served"},
 			indeterminate: []string{"end-session-task"},
