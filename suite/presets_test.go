@@ -38,8 +38,9 @@ func TestExtraClientPresetsPassWithTheMCPGoClient(t *testing.T) {
 		args   []string
 		indets map[string]string
 	}{
-		{"handshake", []string{"--protocol", "2025-11-25"}, nil},
-		{"stateless", nil, map[string]string{"server-request-mid-call": "no fault fired"}},
+		// The example client runs no task.
+		{"handshake", []string{"--protocol", "2025-11-25"}, map[string]string{"task-status-dropped": "no fault fired"}},
+		{"stateless", nil, map[string]string{"server-request-mid-call": "no fault fired", "task-status-dropped": "no fault fired"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

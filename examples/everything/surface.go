@@ -39,8 +39,20 @@ func sessionID(ctx context.Context) string {
 	return ""
 }
 
+// maxTaskTTL caps the lifetime of the tasks the server keeps, as a receiver
+// may (MCP 2025-11-25, Tasks: "Receivers MAY override the requested ttl"):
+// mcp-go forgets a task from a goroutine that sleeps its ttl out, and a
+// server run inside a test must not leave those behind for a minute.
+const maxTaskTTL = 4000
+
 func (s *subscriptions) hooks() *server.Hooks {
 	h := &server.Hooks{}
+	h.AddBeforeCallTool(func(_ context.Context, _ any, req *mcp.CallToolRequest) {
+		if t := req.Params.Task; t != nil && (t.TTL == nil || *t.TTL > maxTaskTTL) {
+			ttl := int64(maxTaskTTL)
+			t.TTL = &ttl
+		}
+	})
 	h.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
