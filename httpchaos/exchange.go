@@ -44,6 +44,10 @@ type exchange struct {
 	// request is the seq of the request the client POSTed, 0 for any
 	// other message: an HTTP error status answers it.
 	request int64
+	// answer is the seq of the client's answer (to one of the server's
+	// requests) it POSTed: an HTTP error status refuses it, and the
+	// server never got it.
+	answer int64
 
 	mu sync.Mutex
 	// stream is set once the response is an event stream being relayed;
@@ -125,8 +129,11 @@ func (x *exchange) post() {
 	}
 	m := wire.Classify(body)
 	seq := x.recordMessage(wire.EventReceived, wire.ToServer, &m, "", "", 0)
-	if m.Kind == wire.Request {
+	switch m.Kind {
+	case wire.Request:
 		x.request = seq
+	case wire.Response, wire.Error:
+		x.answer = seq
 	}
 	p.mu.Lock()
 	// Kept, not copied: nothing writes a request's headers once its
@@ -411,9 +418,13 @@ func (x *exchange) respond(resp *http.Response) {
 	media := mediaType(ct)
 	head := wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: resp.StatusCode,
 		MCPSession: resp.Header.Get("Mcp-Session-Id"), Detail: "response: " + orNone(ct)}
-	if resp.StatusCode >= 400 && x.request != 0 {
+	switch {
+	case resp.StatusCode >= 400 && x.request != 0:
 		head.Of = x.request
 		head.Detail += "; the error status answers the request"
+	case resp.StatusCode >= 400 && x.answer != 0:
+		head.Of = x.answer
+		head.Detail += "; the error status refuses the client's answer"
 	}
 	p.record(head)
 	if !x.holdHead(resp) {

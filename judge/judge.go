@@ -285,6 +285,11 @@ func (j *Judger) add(e *wire.Event) {
 			var request string
 			if e.Of != 0 {
 				request = j.tr.rejected(e.Of)
+				if request == "" {
+					// The client's answer to one of the server's
+					// requests, refused: the server never got it.
+					j.tr.asked.answerRefused(e)
+				}
 			}
 			if e.Status >= 500 && e.Fault == "" && (e.Raw != "" || e.RawBase64 != "") {
 				j.hc.body(e)
@@ -381,6 +386,7 @@ func (j *Judger) received(e *wire.Event) {
 	switch e.Dir {
 	case j.p.in:
 		j.tr.receivedIn(e)
+		j.tr.asked.answer(e)
 		if e.Kind == "request" && j.p.name == "server" {
 			j.sf.request(e)
 		}

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	"github.com/mcpchaos/mcpchaos/wire"
@@ -22,12 +23,21 @@ type peerRequests struct {
 	// are in the order they were sent (by seq), which waitedOn needs.
 	lost   []lostRequest
 	sorted bool
+	// methods are the methods of the requests the peer sent, by id, and
+	// answers the other side's answers to them, by the seq of their
+	// received event: an answer refused on its way (an HTTP error status)
+	// leaves the request as unanswered as one never delivered.
+	methods map[string]string
+	answers map[int64]string
 }
 
 type lostRequest struct {
 	id, method string
 	seq, t     int64  // of the received event
 	why        string // the dropped event's detail
+	// answer says the request was delivered, and the other side's
+	// answer to it is what never came back (seq and t are the answer's).
+	answer bool
 }
 
 func (p *peerRequests) received(e *wire.Event) {
@@ -40,6 +50,38 @@ func (p *peerRequests) received(e *wire.Event) {
 	if len(p.sent) < maxTolerated {
 		p.sent[e.Seq] = lostRequest{id: e.ID, method: e.Method, seq: e.Seq, t: e.T}
 	}
+	if p.methods == nil {
+		p.methods = map[string]string{}
+	}
+	if len(p.methods) < maxTolerated {
+		p.methods[e.ID] = e.Method
+	}
+}
+
+// answer notes the other side's answer to one of the peer's requests.
+func (p *peerRequests) answer(e *wire.Event) {
+	if e.Kind != "response" && e.Kind != "error" || p.methods[e.ID] == "" {
+		return
+	}
+	if p.answers == nil {
+		p.answers = map[int64]string{}
+	}
+	if len(p.answers) < maxTolerated {
+		p.answers[e.Seq] = e.ID
+	}
+}
+
+// answerRefused is an HTTP error status refusing the message received as
+// e.Of: when it was an answer to one of the peer's requests, the peer
+// never got it, as if its request had never been delivered.
+func (p *peerRequests) answerRefused(e *wire.Event) {
+	id, ok := p.answers[e.Of]
+	if !ok || len(p.lost) >= maxTolerated {
+		return
+	}
+	delete(p.answers, e.Of)
+	p.sorted = p.sorted && (len(p.lost) == 0 || p.lost[len(p.lost)-1].seq < e.Of)
+	p.lost = append(p.lost, lostRequest{id: id, method: p.methods[id], seq: e.Of, t: e.T, why: fmt.Sprintf("refused with HTTP %d", e.Status), answer: true})
 }
 
 // settled is the relay's word on the frame received as e.Of: delivered

@@ -990,8 +990,13 @@ func (t *tracker) judgeOpen(j *Judger) []reports.Finding {
 			note("unanswered when the transcript ends, before the deadline")
 		case t.asked.waitedOn(r, d) != nil:
 			l := t.asked.waitedOn(r, d)
-			note(fmt.Sprintf("unanswered, but the %s sent %s (id %s) while it was open, and mcpchaos did not deliver it (%s): the handler may be waiting for its answer",
-				j.p.name, l.method, l.id, l.why))
+			if l.answer {
+				note(fmt.Sprintf("unanswered, but the answer to the %s's %s (id %s), sent while it was open, never reached it (%s): the handler may be waiting for it",
+					j.p.name, l.method, l.id, l.why))
+			} else {
+				note(fmt.Sprintf("unanswered, but the %s sent %s (id %s) while it was open, and mcpchaos did not deliver it (%s): the handler may be waiting for its answer",
+					j.p.name, l.method, l.id, l.why))
+			}
 		case r.lastNote != nil && endT-r.lastNote.TUS < j.deadlineUS && r.lastNote.TUS > r.fwd.TUS:
 			// Still sending on the request's stream when the wait
 			// ended: slower than the deadline, not stuck.

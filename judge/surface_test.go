@@ -2,11 +2,13 @@ package judge
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/wire"
 )
 
 // ask is a client request with params, relayed to the server.
@@ -281,5 +283,29 @@ func TestTasksResultWaitsWhileTheTaskRuns(t *testing.T) {
 				t.Errorf("rules (-want +got):\n%s\n%+v", diff, shorten(v.Findings))
 			}
 		})
+	}
+}
+
+// Over HTTP the client's answer to the server's own request travels in a
+// POST; refused with an error status (a fault forged its session id), it
+// never reaches the server, whose handler waits on it: the call that
+// handler serves is not a hang of the server's, as when mcpchaos drops the
+// server's request itself.
+func TestAnswerRefusedOnItsWayIsNotAHang(t *testing.T) {
+	b := newTB()
+	b.evs[0].URL = "http://127.0.0.1:1/mcp"
+	b.at(100)
+	b.call("5", "tools/call")
+	ask := b.recv("s2c", `{"jsonrpc":"2.0","id":0,"method":"elicitation/create","params":{"message":"name?","requestedSchema":{"type":"object","properties":{}}}}`)
+	b.fwd("s2c", ask)
+	answer := b.recv("c2s", `{"jsonrpc":"2.0","id":0,"result":{"action":"decline"}}`)
+	b.add(wire.Event{Type: wire.EventHTTP, Status: 400, Of: answer, Exchange: 9, Detail: "response: application/json"})
+	b.at(9000).finish()
+	v := Session(b.evs)
+	if len(v.Findings) != 0 {
+		t.Errorf("findings %+v, want none", shorten(v.Findings))
+	}
+	if !strings.Contains(strings.Join(v.Notes, "\n"), "the answer to the server's elicitation/create (id 0), sent while it was open, never reached it (refused with HTTP 400)") {
+		t.Errorf("notes %q do not say the answer was refused", v.Notes)
 	}
 }
