@@ -320,6 +320,34 @@ func corpusDir(t *testing.T) string {
 	return dir
 }
 
+// corpusCoverage is, for each server, how many requests its capabilities
+// make callable (the handshake aside) and how many the probe's baseline
+// session sent (issue 29; docs/corpus.md's coverage table). Those not sent
+// are a listing of nothing: no prompt to get, no resource or template to read.
+var corpusCoverage = map[string][2]int{
+	"server-everything":                    {17, 17},
+	"server-memory":                        {8, 8},
+	"server-filesystem":                    {3, 3},
+	"server-sequential-thinking":           {3, 3},
+	"mcp-server-time":                      {5, 7},
+	"mcp-server-git":                       {5, 7},
+	"mcp-server-fetch":                     {6, 7},
+	"fastmcp 4 server":                     {7, 7},
+	"python-sdk simple-tool":               {2, 2},
+	"python-sdk tool_progress":             {5, 7},
+	"python-sdk sampling":                  {5, 7},
+	"typescript-sdk progressExample":       {4, 4},
+	"typescript-sdk mcpServerOutputSchema": {3, 3},
+	"typescript-sdk toolWithSampleServer":  {3, 3},
+	"go-sdk everything":                    {8, 8},
+	"mcp-go everything":                    {8, 8},
+	"mcp-go sampling_server":               {2, 2},
+	"brave-search-mcp-server":              {4, 4},
+	"notion-mcp-server":                    {3, 3},
+	"duckduckgo-mcp-server":                {5, 7},
+	"tavily-mcp":                           {3, 3},
+}
+
 func TestCorpusVerdicts(t *testing.T) {
 	dir := corpusDir(t)
 	// The TypeScript SDK's example servers ship inside the SDK that
@@ -358,6 +386,13 @@ func TestCorpusVerdicts(t *testing.T) {
 			}
 			if len(got) != len(srv.want) {
 				t.Errorf("scenarios run: %d, want %d", len(got), len(srv.want))
+			}
+			cov, ok := corpusCoverage[srv.name]
+			if !ok {
+				t.Errorf("corpusCoverage has no row for %s", srv.name)
+			}
+			if want := fmt.Sprintf("the session sent %d of the %d requests", cov[0], cov[1]); len(report.Baseline.Notes) == 0 || !strings.HasPrefix(report.Baseline.Notes[0], want) {
+				t.Errorf("the baseline's first note is %q, want it to start %q", report.Baseline.Notes, want)
 			}
 			if t.Failed() {
 				t.Logf("the run:\n%s", b.String())

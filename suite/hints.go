@@ -22,7 +22,9 @@ func workloadHints(base *scenarioRun, deadline time.Duration) {
 		return
 	}
 	if c := base.probe.Coverage; c != nil {
-		base.result.Notes = append(base.result.Notes, coverageNote(c))
+		// First: the summary shows the first notes of a scenario, and
+		// what the session exercised frames every other one.
+		base.result.Notes = append([]string{coverageNote(c)}, base.result.Notes...)
 	}
 	if n := len(base.probe.TaskOnlyTools); n > 0 {
 		base.result.Notes = append(base.result.Notes, fmt.Sprintf(
