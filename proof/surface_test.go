@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -43,16 +44,19 @@ func TestFastMCPSurface(t *testing.T) {
 		era       string
 		scenarios []string
 		want      []found
+		// maybe may or may not come: whether the read's handler is
+		// cancelled before it answers is the SDK's timing.
+		maybe []found
 	}{
 		{"1.26.0", "py-mcp-1.26.0", "", []string{"eof-surface"}, []found{
 			{"eof-surface", "crash", crashClosed},
 			{"eof-surface", "lost-response", ""},
-		}},
-		{"1.27.0", "py-mcp-1.27.0", "", []string{"eof-surface"}, []found{}},
+		}, nil},
+		{"1.27.0", "py-mcp-1.27.0", "", []string{"eof-surface"}, []found{}, []found{{"eof-surface", "lost-response", ""}}},
 		{"1.6.0, stateful era", "py-mcp-1.6.0", probe.EraStateful, nil, []found{
 			{"baseline", "crash", "python:ValidationError"},
 			{"baseline", "hang", ""},
-		}},
+		}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			python := sdkPython(t, root, tc.sdk)
@@ -82,7 +86,11 @@ func TestFastMCPSurface(t *testing.T) {
 				}
 				t.Fatal(err)
 			}
-			summary := wantFindings(t, report, tc.want)
+			kept := *report
+			kept.Findings = slices.DeleteFunc(slices.Clone(report.Findings), func(f reports.Finding) bool {
+				return slices.Contains(tc.maybe, found{f.Scenario, f.Kind, f.Signature}) && f.Severity == reports.SeverityWarning
+			})
+			summary := wantFindings(t, &kept, tc.want)
 			coverage := report.Baseline.Notes[0]
 			wantNote := "the session sent 8 of the 8 requests the server's capabilities make callable"
 			if tc.era != "" {

@@ -1,7 +1,11 @@
 """FastMCP as the Python SDK's README shows it: a tool, a resource, a resource
 template and a prompt, over stdio. `go test ./proof -run TestFastMCPSurface`
 keeps what mcpchaos's probe sends it: every request its capabilities make
-callable (issue 29)."""
+callable (issue 29). Its reads take a moment, as a read that fetches
+something does: the eof-surface scenario then always closes the
+transport while one runs, rather than when the machine's load says."""
+
+import asyncio
 
 from mcp.server.fastmcp import FastMCP
 
@@ -15,14 +19,16 @@ def add(a: int, b: int) -> int:
 
 
 @mcp.resource("config://app")
-def get_config() -> str:
+async def get_config() -> str:
     """Static configuration data"""
+    await asyncio.sleep(0.5)
     return "App configuration here"
 
 
 @mcp.resource("greeting://{name}")
-def get_greeting(name: str) -> str:
+async def get_greeting(name: str) -> str:
     """Get a personalized greeting"""
+    await asyncio.sleep(0.5)
     return f"Hello, {name}!"
 
 
