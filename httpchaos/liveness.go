@@ -47,16 +47,6 @@ func (p *Proxy) Probe(why string) {
 		return
 	}
 	p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: resp.StatusCode, Detail: "response: " + orNone(resp.Header.Get("Content-Type"))})
-	if resp.StatusCode >= 400 {
-		// The status is the answer (a session the server ended answers
-		// 400 or 404); its body is an error page, which the TypeScript
-		// SDK writes as a JSON-RPC error without an id, as the
-		// specification lets an error status's body be. Read as a
-		// message, it was a frame that breaks JSON-RPC
-		// (not-an-mcp-message) the server never sent as one.
-		x.recordErrorBody(resp, "the answer to a liveness probe of mcpchaos")
-		return
-	}
 	x.swallow(resp, "the answer to a liveness probe of mcpchaos")
 }
 

@@ -1,7 +1,6 @@
 package httpchaos_test
 
 import (
-	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -163,12 +163,11 @@ func probeEvents(r *rig) []string {
 }
 
 // A liveness probe a server refuses with an error status (its session is
-// gone) was answered by the status; the body is the status's error page,
-// recorded as the HTTP response's body, not as a message. server-everything
-// writes {"jsonrpc":"2.0","error":{...}} with no id there, as the
-// specification lets an error status's body be, and read as a message it
-// was a not-an-mcp-message finding the server never earned (seen under
-// end-session-task, issue 29).
+// gone) was answered by the status; server-everything writes the body as
+// {"jsonrpc":"2.0","error":{...}} with no id, as the specification lets an
+// error status's body be. It is recorded as it came, and judged as the
+// status's body: not a frame that breaks JSON-RPC (a false
+// not-an-mcp-message under end-session-task, issue 29).
 func TestProbeRefusedByAnErrorStatus(t *testing.T) {
 	upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -177,19 +176,19 @@ func TestProbeRefusedByAnErrorStatus(t *testing.T) {
 	})
 	_, p, rec := proxyTo(t, upstream, "/mcp")
 	p.Probe("a test asks")
+	events := rec.Events()
 	var got []string
-	for _, e := range rec.Events() {
-		switch e.Type {
-		case wire.EventReceived, wire.EventDropped:
+	for _, e := range events {
+		if e.Type == wire.EventReceived || e.Type == wire.EventDropped {
 			got = append(got, e.Type+" "+e.Kind)
-		case wire.EventHTTP:
-			if e.Raw != "" {
-				got = append(got, fmt.Sprintf("http %d body: %s", e.Status, e.Raw))
-			}
 		}
 	}
-	want := []string{`http 400 body: {"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}`}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff([]string{"received invalid", "dropped "}, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	seed := uint64(1)
+	events = append([]wire.Event{{Type: wire.EventSession, Seed: &seed, URL: "http://upstream/mcp", Role: "server"}}, events...)
+	if v := judge.Session(events); len(v.Findings) != 0 {
+		t.Errorf("findings %+v, want none: the body is the error status's", v.Findings)
 	}
 }

@@ -400,6 +400,12 @@ func (j *Judger) received(e *wire.Event) {
 		if j.tr.earlyInjectedAnswer(e) {
 			return
 		}
+		if e.Kind == "invalid" && e.Problem == noIDProblem && j.tr.errorBody(e.Exchange) {
+			// The body of an HTTP error status: "a JSON-RPC error response
+			// that has no id" is what the specification lets it be
+			// (Streamable HTTP, Sending Messages to the Server).
+			return
+		}
 		if e.Kind == "notification" && e.Method == "notifications/progress" {
 			j.tr.progress(e)
 		}

@@ -78,6 +78,16 @@ type openReq struct {
 // errorStatus notes an HTTP exchange answered with an error status, whose
 // body may hold an error: with id null, or with the id of request, the
 // request the status answered ("" when it named none).
+// noIDProblem is the classifier's word for an answer without an id.
+const noIDProblem = `response has no "id"`
+
+// errorBody says whether exchange was answered with an error status whose
+// body is still to come.
+func (t *tracker) errorBody(exchange int64) bool {
+	_, ok := t.errorExchanges[exchange]
+	return exchange != 0 && ok
+}
+
 func (t *tracker) errorStatus(exchange int64, status int, request string) {
 	if t.errorExchanges == nil {
 		t.errorExchanges = map[int64]statusAnswer{}

@@ -59,8 +59,11 @@ func TestFastMCPOverHTTP(t *testing.T) {
 		want            []found
 		indeterminate   []string
 	}{
-		{"streamable-http", "/mcp", []found{{"end-session-inflight", reports.KindProtocolViolation, ""}}, nil},
-		{"sse", "/sse", []found{{"cut-before-result", reports.KindLostResponse, ""}, {"get-stream-dropped", reports.KindLostResponse, ""}}, []string{"end-session-inflight", "unknown-session"}},
+		// It lists no prompt or resource (cut-surface) and runs no task
+		// (end-session-task).
+		{"streamable-http", "/mcp", []found{{"end-session-inflight", reports.KindProtocolViolation, ""}}, []string{"cut-surface", "end-session-task"}},
+		{"sse", "/sse", []found{{"cut-before-result", reports.KindLostResponse, ""}, {"get-stream-dropped", reports.KindLostResponse, ""}},
+			[]string{"cut-surface", "end-session-task", "end-session-inflight", "unknown-session"}},
 	} {
 		t.Run("server/"+tc.transport, func(t *testing.T) {
 			t.Parallel()

@@ -99,6 +99,8 @@ func TestTypeScriptSDK(t *testing.T) {
 			// the warning crash-after-half-close (docs/verdicts.md), so
 			// the scenario passes unless --strict. It was a note.
 			"half-close-s2c": "pass",
+			// server.mjs lists no prompt or resource and runs no task.
+			"eof-surface": "indeterminate", "eof-task": "indeterminate",
 		}
 		checkOutcomes(t, report, wantOutcomes)
 		for _, f := range report.Findings {
