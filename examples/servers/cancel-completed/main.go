@@ -19,7 +19,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"log"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/examples/servers/internal/rawmcp"
@@ -28,29 +27,13 @@ import (
 func main() {
 	fixed := flag.Bool("fixed", false, "run the fixed twin")
 	flag.Parse()
-
-	srv := &rawmcp.Server{Name: "cancel-completed", Version: "1.0.0", StatefulOnly: true}
-	tasks := &rawmcp.Tasks{
+	rawmcp.ServeTasks(&rawmcp.Server{Name: "cancel-completed", Version: "1.0.0"}, &rawmcp.Tasks{
 		PollInterval: 100,
 		// BUG: tasks/cancel overwrites a terminal status. FIX: -32602.
 		CancelTerminal: !*fixed,
 		Work: func(ctx context.Context, _ json.RawMessage, status func(string)) (string, error) {
 			status("rendering")
-			select {
-			case <-time.After(300 * time.Millisecond):
-				return "rendered", nil
-			case <-ctx.Done():
-				return "", ctx.Err()
-			}
+			return "rendered", rawmcp.Sleep(ctx, 300*time.Millisecond)
 		},
-	}
-	srv.Tools = []rawmcp.Tool{rawmcp.Echo(), {
-		Name:        "render",
-		Description: "Renders a report as a task.",
-		TaskSupport: "required",
-	}}
-	tasks.Install(srv)
-	if err := srv.ServeStdio(); err != nil {
-		log.Print(err)
-	}
+	}, "render", "Renders a report as a task.")
 }

@@ -17,7 +17,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"log"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/examples/servers/internal/rawmcp"
@@ -26,29 +25,13 @@ import (
 func main() {
 	fixed := flag.Bool("fixed", false, "run the fixed twin")
 	flag.Parse()
-
-	srv := &rawmcp.Server{Name: "lost-task", Version: "1.0.0", StatefulOnly: true}
-	tasks := &rawmcp.Tasks{
+	rawmcp.ServeTasks(&rawmcp.Server{Name: "lost-task", Version: "1.0.0"}, &rawmcp.Tasks{
 		PollInterval: 100,
 		// BUG: a task reported completed is dropped. FIX: kept for its ttl.
 		ForgetCompleted: !*fixed,
 		Work: func(ctx context.Context, _ json.RawMessage, status func(string)) (string, error) {
 			status("converting")
-			select {
-			case <-time.After(300 * time.Millisecond):
-				return "converted", nil
-			case <-ctx.Done():
-				return "", ctx.Err()
-			}
+			return "converted", rawmcp.Sleep(ctx, 300*time.Millisecond)
 		},
-	}
-	srv.Tools = []rawmcp.Tool{rawmcp.Echo(), {
-		Name:        "convert",
-		Description: "Converts a document as a task.",
-		TaskSupport: "required",
-	}}
-	tasks.Install(srv)
-	if err := srv.ServeStdio(); err != nil {
-		log.Print(err)
-	}
+	}, "convert", "Converts a document as a task.")
 }

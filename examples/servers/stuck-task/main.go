@@ -16,7 +16,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"log"
 	"sync"
 	"time"
 
@@ -28,8 +27,7 @@ func main() {
 	flag.Parse()
 
 	var index sync.Mutex
-	srv := &rawmcp.Server{Name: "stuck-task", Version: "1.0.0", StatefulOnly: true}
-	tasks := &rawmcp.Tasks{
+	rawmcp.ServeTasks(&rawmcp.Server{Name: "stuck-task", Version: "1.0.0"}, &rawmcp.Tasks{
 		PollInterval: 100,
 		Work: func(ctx context.Context, _ json.RawMessage, status func(string)) (string, error) {
 			index.Lock()
@@ -50,21 +48,7 @@ func main() {
 			case <-ctx.Done():
 				return "", ctx.Err()
 			}
-			select {
-			case <-time.After(200 * time.Millisecond):
-				return "indexed", nil
-			case <-ctx.Done():
-				return "", ctx.Err()
-			}
+			return "indexed", rawmcp.Sleep(ctx, 200*time.Millisecond)
 		},
-	}
-	srv.Tools = []rawmcp.Tool{rawmcp.Echo(), {
-		Name:        "reindex",
-		Description: "Rebuilds the index as a task.",
-		TaskSupport: "required",
-	}}
-	tasks.Install(srv)
-	if err := srv.ServeStdio(); err != nil {
-		log.Print(err)
-	}
+	}, "reindex", "Rebuilds the index as a task.")
 }

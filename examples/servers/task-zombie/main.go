@@ -25,7 +25,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"log"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/examples/servers/internal/rawmcp"
@@ -37,17 +36,16 @@ func main() {
 
 	srv := &rawmcp.Server{
 		Name: "task-zombie", Version: "1.0.0",
-		StatefulOnly: true,
 		// BUG: requests to the client stay pending after stdin closed.
 		KeepPendingAtEOF: !*fixed,
 	}
-	tasks := &rawmcp.Tasks{
+	rawmcp.ServeTasks(srv, &rawmcp.Tasks{
 		PollInterval: 100,
 		// BUG: at stdin EOF, wait for the tasks. FIX: stop them.
 		WaitAtEOF: !*fixed,
 		Work: func(ctx context.Context, _ json.RawMessage, status func(string)) (string, error) {
 			status("gathering sources")
-			if err := sleep(ctx, 300*time.Millisecond); err != nil {
+			if err := rawmcp.Sleep(ctx, 300*time.Millisecond); err != nil {
 				return "", err
 			}
 			status("asking the model for a summary")
@@ -60,23 +58,5 @@ func main() {
 			}
 			return "research done: " + string(summary), nil
 		},
-	}
-	srv.Tools = []rawmcp.Tool{rawmcp.Echo(), {
-		Name:        "research",
-		Description: "Researches a topic as a task: works, asks the client's model for a summary, answers it.",
-		TaskSupport: "required",
-	}}
-	tasks.Install(srv)
-	if err := srv.ServeStdio(); err != nil {
-		log.Print(err)
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	select {
-	case <-time.After(d):
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	}, "research", "Researches a topic as a task: works, asks the client's model for a summary, answers it.")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log"
 	"sync"
 	"time"
 )
@@ -247,4 +248,30 @@ func (ts *Tasks) cancel(ctx context.Context, era Era, params json.RawMessage) (m
 	t.cancel()
 	_ = ts.srv.Notify("notifications/tasks/status", st)
 	return st, nil
+}
+
+// Sleep waits d, or until ctx ends, whose error it then returns: a task's
+// work step that a cancellation stops.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// ServeTasks serves, on stdio, srv with echo and tool, which may only run as
+// a task (execution.taskSupport "required") and whose work is ts.Work: the
+// planted task servers differ only in the work and in ts's bugs. It logs
+// what ended it.
+func ServeTasks(srv *Server, ts *Tasks, tool, description string) {
+	srv.StatefulOnly = true
+	srv.Tools = append(srv.Tools, Echo(), Tool{Name: tool, Description: description, TaskSupport: "required"})
+	ts.Install(srv)
+	if err := srv.ServeStdio(); err != nil {
+		log.Print(err)
+	}
 }
