@@ -79,6 +79,10 @@ type taskRecord struct {
 	cancelled bool
 	// cancelAsked says a tasks/cancel for it reached the server.
 	cancelAsked bool
+	// endedAtShutdown says its terminal report came once the server's
+	// stdin had closed: a server stops its tasks as it shuts down, which
+	// says nothing of whether they would have finished.
+	endedAtShutdown bool
 	// cutBy is a fault's cut of the stream the server sends its own
 	// messages on (the GET stream, the legacy session stream) while the
 	// task ran: what the task asked the client meanwhile was lost.
@@ -292,6 +296,12 @@ func (c *surfaceChecks) report(j *Judger, e *wire.Event, t *taskRecord, state []
 		}
 		return
 	}
+	if terminalStatus(status) && j.pc.stdinClose != nil {
+		// Stopped as the server shuts down: what it was before stands.
+		ev := evidenceOf(e)
+		t.terminal, t.endedAtShutdown = &ev, true
+		return
+	}
 	if status != t.status || detail != t.detail {
 		t.status, t.detail, t.changedT = status, detail, e.T
 	}
@@ -488,7 +498,7 @@ func (c *surfaceChecks) findings(j *Judger) []reports.Finding {
 	}
 	for _, id := range c.taskOrder {
 		t := c.tasks[id]
-		if t.terminal != nil || t.polledT == 0 {
+		if (t.terminal != nil && !t.endedAtShutdown) || t.polledT == 0 {
 			continue
 		}
 		stuck := t.polledT - t.changedT

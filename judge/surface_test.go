@@ -107,6 +107,14 @@ func TestSurfaceRules(t *testing.T) {
 				b.at(ms).poll(fmt.Sprint(i+2), "t1", "working", "stage 1")
 			}
 		}, []string{reports.RuleTaskNeverFinished}, "task t1 was still working, unchanged for 5.5s, when tasks/get last answered; it never reached a terminal status"},
+		{"a task stopped only as the server shuts down", func(b *tb) {
+			b.task("1", "t1")
+			for i, ms := range []float64{1000, 3000, 6500} {
+				b.at(ms).poll(fmt.Sprint(i+2), "t1", "working", "stage 1")
+			}
+			b.clientClosed()
+			b.note("notifications/tasks/status", `{"taskId":"t1","status":"failed","statusMessage":"context canceled"}`)
+		}, []string{reports.RuleTaskNeverFinished}, ""},
 		{"a slow task that reports its stages", func(b *tb) {
 			b.task("1", "t1")
 			for i, ms := range []float64{2000, 4000, 6000, 8000} {
