@@ -31,6 +31,9 @@ func TestPlantedSurfaceBugs(t *testing.T) {
 	}{
 		{"lost-task", nil, []rule{{"baseline", reports.RuleTaskResultLost}}, ""},
 		{"stuck-task", nil, []rule{{"baseline", reports.RuleTaskNeverFinished}}, "not sent: tasks/result (task task-1 was still working when the probe stopped polling it)"},
+		{"evicting-task", nil, []rule{{"baseline", reports.RuleTaskForgotten}}, "not sent: tasks/result (tasks/get of task task-1 was not answered with its status)"},
+		{"failed-completed", nil, []rule{{"baseline", reports.RuleTaskCompletedFailing}}, ""},
+		{"shared-tasks", nil, []rule{{"baseline", reports.RuleTaskNotOwned}}, ""},
 		{"chatty-log", nil, []rule{{"baseline", reports.RuleLogBelowLevel}}, ""},
 		{"stray-update", nil, []rule{{"baseline", reports.RuleUpdateNotSubscribed}}, ""},
 		{"looping-cursor", nil, []rule{{"baseline", reports.RuleListCursorRepeats}}, ""},

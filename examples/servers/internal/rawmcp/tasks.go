@@ -36,6 +36,17 @@ type Tasks struct {
 	// failed marks it cancelled, where it must be refused and the task
 	// keep its status.
 	CancelTerminal bool
+	// EvictAfter (a bug when set): a task is forgotten this long after it
+	// was created, whatever the ttl it was given says, so that tasks/get
+	// and tasks/result of it are refused.
+	EvictAfter time.Duration
+	// CompleteOnError (a bug): a task whose work failed ends completed,
+	// with the error as a tool error (isError), where it must end failed.
+	CompleteOnError bool
+	// Others (a bug when set): tasks of other requestors, by id, that
+	// tasks/list shows this one, as a store shared between clients and
+	// not bound to any does.
+	Others []string
 
 	srv     *Server
 	ctx     context.Context
@@ -140,9 +151,10 @@ func (ts *Tasks) call(ctx context.Context, era Era, params json.RawMessage) (map
 		defer ts.running.Done()
 		text, err := ts.Work(wctx, p.Arguments, func(message string) { ts.update(t, "working", message, "", nil) })
 		status := "completed"
-		if err != nil {
+		if err != nil && !ts.CompleteOnError {
 			status = "failed"
 		}
+		// BUG (CompleteOnError): a failed tool call ends completed.
 		ts.update(t, status, "", text, err)
 	}()
 	return map[string]any{"task": created}, nil
@@ -171,6 +183,11 @@ func (ts *Tasks) lookup(params json.RawMessage) (*task, *Error) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	t := ts.tasks[id]
+	if t != nil && ts.EvictAfter > 0 && time.Since(t.created) > ts.EvictAfter {
+		// BUG (EvictAfter): evicted before its ttl ran out.
+		delete(ts.tasks, id)
+		t = nil
+	}
 	if t == nil {
 		return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("unknown task %q", id)}
 	}
@@ -219,6 +236,11 @@ func (ts *Tasks) list(ctx context.Context, era Era, params json.RawMessage) (map
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	all := []any{}
+	for _, id := range ts.Others {
+		// BUG (Others): another requestor's task, shown to this one.
+		all = append(all, map[string]any{"taskId": id, "status": "completed", "ttl": taskTTL,
+			"createdAt": time.Unix(0, 0).UTC().Format(time.RFC3339Nano), "lastUpdatedAt": time.Unix(0, 0).UTC().Format(time.RFC3339Nano)})
+	}
 	for _, id := range ts.order {
 		if t := ts.tasks[id]; t != nil {
 			all = append(all, ts.state(t))
