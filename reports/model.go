@@ -90,6 +90,10 @@ type Report struct {
 type Tool struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
+	// Commit and Go say which build made the report (mcpchaos version), so
+	// that a finding can be traced to it; empty when unknown.
+	Commit string `json:"commit,omitempty"`
+	Go     string `json:"go,omitempty"`
 }
 
 // Target is what was tested.

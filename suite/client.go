@@ -145,7 +145,7 @@ func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
 	}
 	report := &reports.Report{
 		Schema: reports.Schema,
-		Tool:   reports.Tool{Name: "mcpchaos", Version: o.Version},
+		Tool:   ReportTool(o.Version),
 		Target: reports.Target{Command: o.Client, Role: reports.RoleClient, Server: o.Server},
 		Seed:   o.Seed,
 	}

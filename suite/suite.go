@@ -150,7 +150,7 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 	}
 	report := &reports.Report{
 		Schema: reports.Schema,
-		Tool:   reports.Tool{Name: "mcpchaos", Version: o.Version},
+		Tool:   ReportTool(o.Version),
 		Target: reports.Target{Command: o.Command},
 		Seed:   o.Seed,
 	}

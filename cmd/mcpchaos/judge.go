@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/suite"
 )
 
@@ -33,7 +32,7 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		return usageError(stderr, "judge: give one or more transcript files, as in mcpchaos judge run/eof-inflight.jsonl")
 	}
-	report, err := suite.Rejudge(args, reports.Tool{Name: "mcpchaos", Version: version})
+	report, err := suite.Rejudge(args, suite.ReportTool(version))
 	if err != nil {
 		return usageError(stderr, "judge: %v", err)
 	}

@@ -5,13 +5,16 @@ package main
 
 import (
 	"io"
+
+	"github.com/mcpchaos/mcpchaos/internal/buildinfo"
 	"os"
 	"os/signal"
 	"syscall"
 )
 
-// version is stamped by releases with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+// version is this build's version: stamped by releases (scripts/package),
+// recorded by go install ...@vX, or 0.1.0-dev (see internal/buildinfo).
+var version = buildinfo.Version()
 
 func main() {
 	// With SIGPIPE observed, a write to a client that went away returns EPIPE
@@ -79,7 +82,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "scenarios":
 		return runScenarios(args[1:], stdout, stderr)
 	case "version", "--version":
-		io.WriteString(stdout, "mcpchaos "+version+"\n")
+		io.WriteString(stdout, buildinfo.Read().String())
 		return exitOK
 	case "help", "-h", "--help":
 		io.WriteString(stdout, usage)

@@ -102,7 +102,7 @@ func (r *sessionRecord) report(command string, out *reportOutputs, stdout io.Wri
 		suite.ApplyExpectation(*sc, seed, repro, &v)
 	}
 	rep := &reports.Report{
-		Schema: reports.Schema, Tool: reports.Tool{Name: "mcpchaos", Version: version},
+		Schema: reports.Schema, Tool: suite.ReportTool(version),
 		Target: target, Seed: seed, Findings: v.Findings, Outcome: "pass",
 		Scenarios: []reports.ScenarioResult{{Name: name, Seed: seed, Findings: len(v.Findings),
 			Indeterminate: v.Indeterminate, Notes: v.Notes, Transcript: r.path,
