@@ -1,5 +1,3 @@
-//go:build unix
-
 package chaos
 
 import (
@@ -8,7 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
+	"sync/atomic"
 	"time"
 )
 
@@ -24,6 +22,9 @@ type Process struct {
 
 	done  chan struct{}
 	state *os.ProcessState
+	// killed is set when SignalGroup killed the child where no signal
+	// says so in its exit status (Windows: see process_windows.go).
+	killed atomic.Bool
 
 	closeStdin sync.Once
 }
@@ -152,8 +153,8 @@ func waitAtMost[T any](ch <-chan T, d time.Duration) bool {
 
 // Exit describes how the child ended; valid after Done.
 func (p *Process) Exit() (code *int, signal string) {
-	if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return nil, SignalName(ws.Signal())
+	if sig := p.exitSignal(); sig != "" {
+		return nil, sig
 	}
 	c := p.state.ExitCode()
 	return &c, ""
@@ -167,28 +168,4 @@ func (p *Process) CloseStdin() bool {
 		closed = true
 	})
 	return closed
-}
-
-// SignalGroup sends sig to the child's whole process group, so grandchildren
-// (a shell's child, `go run`'s binary, `npx`'s node) get it too. It reports
-// whether any process received it.
-func (p *Process) SignalGroup(sig syscall.Signal) bool {
-	return syscall.Kill(-p.PID(), sig) == nil
-}
-
-var signalNames = map[syscall.Signal]string{
-	syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT",
-	syscall.SIGILL: "SIGILL", syscall.SIGTRAP: "SIGTRAP", syscall.SIGABRT: "SIGABRT",
-	syscall.SIGBUS: "SIGBUS", syscall.SIGFPE: "SIGFPE", syscall.SIGKILL: "SIGKILL",
-	syscall.SIGUSR1: "SIGUSR1", syscall.SIGSEGV: "SIGSEGV", syscall.SIGUSR2: "SIGUSR2",
-	syscall.SIGPIPE: "SIGPIPE", syscall.SIGALRM: "SIGALRM", syscall.SIGTERM: "SIGTERM",
-	syscall.SIGSTOP: "SIGSTOP", syscall.SIGCONT: "SIGCONT",
-}
-
-// SignalName is the conventional name of a signal ("SIGTERM").
-func SignalName(s syscall.Signal) string {
-	if n, ok := signalNames[s]; ok {
-		return n
-	}
-	return fmt.Sprintf("signal %d", int(s))
 }

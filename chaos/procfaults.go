@@ -1,5 +1,3 @@
-//go:build unix
-
 package chaos
 
 import (
@@ -67,10 +65,6 @@ func (s *session) heldWindow(ev *wire.Event, e faults.Effect) {
 
 // --- signal ---
 
-var faultSignals = map[string]syscall.Signal{
-	"SIGTERM": syscall.SIGTERM, "SIGKILL": syscall.SIGKILL, "SIGINT": syscall.SIGINT, "SIGSTOP": syscall.SIGSTOP,
-}
-
 // stopState is a server stopped by a signal fault, awaiting its SIGCONT.
 type stopState struct {
 	mu      sync.Mutex
@@ -84,7 +78,7 @@ func (s *session) signalFault(label string, sg *faults.Signal) {
 		s.record(wire.Event{Type: wire.EventError, Fault: label, Detail: "signal fault: unknown signal " + sg.Name})
 		return
 	}
-	if sig != syscall.SIGSTOP {
+	if sg.Name != "SIGSTOP" {
 		s.sendSignal(sg.Name, sig, "fault "+label)
 		return
 	}
@@ -126,7 +120,7 @@ func (s *session) resumeGen(gen int, why string) {
 		return
 	}
 	s.stop.stopped = false
-	s.sendSignal("SIGCONT", syscall.SIGCONT, why)
+	s.sendSignal("SIGCONT", sigCONT, why)
 }
 
 // --- stderr-flood ---

@@ -1,5 +1,3 @@
-//go:build unix
-
 package chaos
 
 import (
@@ -159,7 +157,7 @@ func (s *Served) WaitListening(ctx context.Context, addr string, timeout time.Du
 // if it is still running after Grace; then whatever is left in its group is
 // killed, its stderr drained, and its exit recorded. why says what ended
 // the session. Stop returns once the server is gone; calling it again does
-// nothing.
+// nothing. Where there is no SIGTERM (Windows), the server is killed at once.
 func (s *Served) Stop(why string) {
 	s.stopOnce.Do(func() { s.stop(why) })
 }
@@ -173,6 +171,12 @@ func (s *Served) stop(why string) {
 	case <-s.proc.Done():
 	default:
 		signalled = true
+		if !gracefulStop {
+			// No SIGTERM to ask with (Windows): killed at once.
+			s.signal(syscall.SIGKILL, "the server is stopped: "+why+" (killed at once: this OS has no SIGTERM)")
+			<-s.proc.Done()
+			break
+		}
 		s.signal(syscall.SIGTERM, "the server is stopped: "+why)
 		if !s.proc.waitExit(s.cfg.Grace) {
 			s.signal(syscall.SIGKILL, fmt.Sprintf("the server did not exit within %s of SIGTERM", s.cfg.Grace))

@@ -1,5 +1,3 @@
-//go:build unix
-
 package chaos
 
 import (
@@ -80,7 +78,8 @@ type Result struct {
 
 // Run relays one stdio session between a client (clientIn, clientOut) and a
 // server started from cfg.Command, until the server has exited. It returns an
-// error only when the server could not be started (a *StartError).
+// error only when the server could not be started (a *StartError), or on an
+// OS without stdio sessions (ErrStdioUnsupported).
 //
 // Ending: when the client closes its output (EOF on clientIn), ctx is
 // cancelled, or an eof fault fires, the shutdown ladder runs: close the
@@ -110,6 +109,9 @@ func Start(ctx context.Context, cfg Config, clientIn io.Reader, clientOut io.Wri
 	}
 	if cfg.Grace <= 0 {
 		cfg.Grace = DefaultGrace
+	}
+	if err := StdioSupported(); err != nil {
+		return nil, err
 	}
 	if err := CheckPlan(cfg.Plan); err != nil {
 		return nil, err
