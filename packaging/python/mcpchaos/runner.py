@@ -154,7 +154,9 @@ class Report(Mapping[str, Any]):
         if not fails and not self.stale_baseline and self.returncode != 0:
             lines.append(f"mcpchaos exited {self.returncode} testing {what}:")
             lines.append(self.output.rstrip())
+        totals = [ln for ln in self.output.splitlines() if re.match(r"^\d+ scenarios?: ", ln)]
         lines.append("")
+        lines.extend(totals[-1:])
         if self.cwd is not None:
             lines.append(f"repro commands run in: {self.cwd}")
         lines.append(f"report: {self.path}")
