@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/chaos"
@@ -99,6 +98,12 @@ func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
 	}
 	if o.Parallel <= 0 {
 		o.Parallel = 1
+	}
+	if o.ServerURL == nil {
+		// The server runs under mcpchaos wrap, a stdio relay.
+		if err := chaos.StdioSupported(); err != nil {
+			return nil, err
+		}
 	}
 	for _, c := range [][]string{o.Client, o.Server} {
 		if o.ServerURL != nil && len(c) == 0 {
@@ -236,7 +241,7 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 		// verdict can say whether its receive loop still runs.
 		if b, err := os.ReadFile(pidFile); err == nil {
 			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-				_ = syscall.Kill(pid, syscall.SIGUSR1)
+				askProbe(pid)
 			}
 		}
 	}, func() bool {
@@ -322,7 +327,7 @@ func waitForSessionEnd(path, pidFile string, timeout time.Duration) bool {
 			return true
 		}
 		if b, err := os.ReadFile(pidFile); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && syscall.Kill(pid, 0) != nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && processGone(pid) {
 				return false
 			}
 		}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"syscall"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/chaos"
@@ -29,13 +29,16 @@ type clientProcess struct {
 	started time.Time
 	took    time.Duration
 	stopped bool
+	// killed is set when killGroup killed the client where its exit
+	// status does not say so (Windows: see clientproc_windows.go).
+	killed atomic.Bool
 }
 
 // startClient starts argv with env and records its start.
 func startClient(argv, env []string, record func(wire.Event)) (*clientProcess, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = clientSysProcAttr()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -117,18 +120,26 @@ func (c *clientProcess) await(ctx context.Context, deadline, hangAfter, grace ti
 			if hangAfter > deadline {
 				why = "the client program is past its hang horizon of " + hangAfter.String() + " (its deadline was " + deadline.String() + ")"
 			}
-			c.record(wire.Event{Type: wire.EventSignal, Signal: "SIGTERM", PID: c.pgid, ByUs: true, Detail: why})
-			_ = syscall.Kill(c.pgid, syscall.SIGTERM)
-			if !c.waitExit(ctx, 2*grace+time.Second) {
-				c.record(wire.Event{Type: wire.EventSignal, Signal: "SIGKILL", PID: c.pgid, ByUs: true, Detail: "the client program ignored SIGTERM"})
-				_ = syscall.Kill(-c.pgid, syscall.SIGKILL)
+			switch {
+			case !clientGracefulStop:
+				// No SIGTERM to ask with (Windows): killed at once.
+				c.record(wire.Event{Type: wire.EventSignal, Signal: "SIGKILL", PID: c.pgid, ByUs: true, Detail: why + " (killed at once: this OS has no SIGTERM)"})
+				c.killGroup()
 				<-c.exited
+			default:
+				c.record(wire.Event{Type: wire.EventSignal, Signal: "SIGTERM", PID: c.pgid, ByUs: true, Detail: why})
+				c.terminate()
+				if !c.waitExit(ctx, 2*grace+time.Second) {
+					c.record(wire.Event{Type: wire.EventSignal, Signal: "SIGKILL", PID: c.pgid, ByUs: true, Detail: "the client program ignored SIGTERM"})
+					c.killGroup()
+					<-c.exited
+				}
 			}
 		}
 	}
 	exit := wire.Event{Type: wire.EventProcessExited, PID: c.pgid}
-	if ws, ok := c.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		exit.Signal = chaos.SignalName(ws.Signal())
+	if sig := c.exitSignal(); sig != "" {
+		exit.Signal = sig
 		exit.ByUs = killedByUs
 	} else {
 		code := c.cmd.ProcessState.ExitCode()
@@ -149,8 +160,8 @@ func (c *clientProcess) endWords() string {
 	if c.stopped {
 		return "was stopped by mcpchaos after " + took
 	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return "was killed by " + chaos.SignalName(ws.Signal()) + " after " + took
+	if sig := c.exitSignal(); sig != "" {
+		return "was killed by " + sig + " after " + took
 	}
 	return fmt.Sprintf("exited with status %d after %s", ps.ExitCode(), took)
 }
@@ -158,7 +169,7 @@ func (c *clientProcess) endWords() string {
 // finish kills whatever is left of the client's process group and waits
 // for its stderr to be read: nothing of the client's outlives its scenario.
 func (c *clientProcess) finish() {
-	_ = syscall.Kill(-c.pgid, syscall.SIGKILL)
+	c.killGroup()
 	select {
 	case <-c.stderrDone:
 	case <-time.After(2 * time.Second):

@@ -113,6 +113,11 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 	if o.Parallel <= 0 {
 		o.Parallel = 1
 	}
+	if o.URL == nil {
+		if err := chaos.StdioSupported(); err != nil {
+			return nil, err
+		}
+	}
 	if o.URL == nil || len(o.Command) > 0 {
 		if err := chaos.CheckCommand(o.Command); err != nil {
 			return nil, err

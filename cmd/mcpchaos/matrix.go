@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mcpchaos/mcpchaos/chaos"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/suite"
@@ -126,6 +127,11 @@ func (m *matrixFlags) resolve(fs *pflag.FlagSet, command string, matrix []faults
 // runFailed reports why a matrix could not run; a target that fails its
 // set-up shows the last lines of its own stderr, which usually say why.
 func runFailed(stderr io.Writer, command, whose string, err error) int {
+	if errors.Is(err, chaos.ErrStdioUnsupported) {
+		// A case recorded over stdio, replayed on Windows.
+		io.WriteString(stderr, stdioRefusal("mcpchaos "+command+" over stdio"))
+		return exitUsage
+	}
 	var setup *suite.SetupError
 	if errors.As(err, &setup) && len(setup.Stderr) > 0 {
 		if setup.Whose != "" {

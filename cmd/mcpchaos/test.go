@@ -82,6 +82,9 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, "test: --%s goes with --url, for an HTTP server", f)
 		}
 	}
+	if code, refused := refuseStdio(stderr, "mcpchaos test without --url (a stdio server)"); refused {
+		return code
+	}
 	defaultTarget := !hasCommand
 	if defaultTarget {
 		self, err := os.Executable()

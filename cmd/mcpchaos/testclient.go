@@ -95,6 +95,9 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 		}
 		against = target.String()
 	} else {
+		if code, refused := refuseStdio(stderr, "mcpchaos test-client without --server-url (a client of a stdio server)"); refused {
+			return code
+		}
 		if opts.Server == nil {
 			opts.Server = []string{self, "serve"}
 		}

@@ -21,7 +21,6 @@ import (
 	"github.com/mcpchaos/mcpchaos/httpchaos"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/suite"
-	"github.com/mcpchaos/mcpchaos/wire"
 )
 
 type wrapFlags struct {
@@ -72,6 +71,9 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitOK
 		}
 		return usageError(stderr, "wrap: %v (see mcpchaos wrap --help)", err)
+	}
+	if code, refused := refuseStdio(stderr, "mcpchaos wrap"); refused {
+		return code
 	}
 	if fs.NArg() > 0 {
 		return usageError(stderr, "wrap: unexpected argument %q before --; put the server command after --, as in mcpchaos wrap -- python server.py", fs.Arg(0))
@@ -292,30 +294,6 @@ func runScenarios(args []string, stdout, stderr io.Writer) int {
 	b.WriteString("\nYour own scenarios go in a scenario file (version: 1); run them with --scenario FILE or FILE#NAME.\n")
 	io.WriteString(stdout, b.String())
 	return exitOK
-}
-
-// probeOnSignal writes our pid to path and sends a liveness probe to the
-// client on each SIGUSR1: test-client uses it when the client program is past
-// its deadline, to tell a stuck receive loop from one that still answers.
-func probeOnSignal(session *chaos.Session, path string) (stop func()) {
-	usr1 := make(chan os.Signal, 1)
-	signal.Notify(usr1, syscall.SIGUSR1)
-	_ = os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())), 0o644)
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-usr1:
-				session.Probe(wire.ToClient, "the client program is past its deadline")
-			case <-done:
-				return
-			}
-		}
-	}()
-	return func() {
-		signal.Stop(usr1)
-		close(done)
-	}
 }
 
 // isHelp reports whether args ask for a command's help and nothing else.
