@@ -209,7 +209,7 @@ def _marker_kwargs(item: pytest.Item) -> Dict[str, Any]:
     marker = item.get_closest_marker(MARKER)
     if marker is None:
         raise pytest.UsageError(
-            f"{item.nodeid}: the mcpchaos_report fixture needs @pytest.mark.mcpchaos(command=[...]) or (url=...)"
+            f"{item.nodeid}: the mcpchaos_report fixture needs @pytest.mark.mcpchaos(command=[...] or url=...)"
         )
     if marker.args:
         raise pytest.UsageError(
