@@ -44,7 +44,8 @@ export interface Finding {
   /** For crashes: e.g. "go:panic", "node:unhandled-error EPIPE", "exit:1". */
   signature?: string;
   scenario: string;
-  seed: number;
+  /** A string when beyond Number.MAX_SAFE_INTEGER (seeds are uint64), so that it stays exact. */
+  seed: number | string;
   message: string;
   /** The request concerned: `id` as on the wire. */
   request?: { id?: number | string | null; method?: string; tool?: string; [key: string]: unknown };
@@ -60,7 +61,8 @@ export interface Finding {
 
 export interface ScenarioResult {
   name: string;
-  seed: number;
+  /** A string when beyond Number.MAX_SAFE_INTEGER. */
+  seed: number | string;
   outcome: 'pass' | 'fail' | 'indeterminate';
   duration_ms: number;
   /** How many findings it has. */
@@ -94,7 +96,12 @@ export interface Report {
     server?: string[];
     [key: string]: unknown;
   };
-  seed: number;
+  /**
+   * The run's seed. mcpchaos's seeds are uint64: one beyond
+   * Number.MAX_SAFE_INTEGER is a string, so that it stays exact. The API
+   * passes a random seed below 2^48 when the options give none.
+   */
+  seed: number | string;
   /** "error": the target could not be tested (`error` says why). */
   outcome: 'pass' | 'fail' | 'error';
   error?: string;
@@ -132,7 +139,7 @@ export interface RunOptions {
   scenarios?: string | string[];
   /** Fault specs, NAME[:KEY=VALUE,...] (--fault): one scenario of all of them. */
   faults?: string | string[];
-  /** The seed of every random decision (--seed). Default: random, in the report. */
+  /** The seed of every random decision (--seed). Default: a random one below 2^48 (exact as a number), in the report. */
   seed?: number | bigint | string;
   /** How long a request (test) or the client program (test-client) may take (--deadline). */
   deadline?: Duration;

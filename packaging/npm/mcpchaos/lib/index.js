@@ -12,7 +12,7 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { randomBytes } = require('node:crypto');
+const { randomBytes, randomInt } = require('node:crypto');
 
 const { PLATFORMS, BINARY_ENV, VERSION, McpChaosBinaryError, binaryPath } = require('./binary.js');
 
@@ -70,6 +70,15 @@ function stringList(value, option) {
   return list;
 }
 
+/** A command is argv, never a string to split: `["node", "server.js"]`. */
+function argvOption(value, option) {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
+    throw new TypeError(`mcpchaos: option ${option} must be an argv array of strings, e.g. ["node", "server.js"]`);
+  }
+  return value;
+}
+
 /** A duration for a Go flag: a number is milliseconds, a string goes as written ("5s", "1m30s"). */
 function duration(value, option) {
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return `${value}ms`;
@@ -87,11 +96,12 @@ function commonFlags(options) {
   const flags = [];
   for (const name of stringList(options.scenarios, 'scenarios')) flags.push('--scenario', name);
   for (const spec of stringList(options.faults, 'faults')) flags.push('--fault', spec);
-  if (options.seed !== undefined && options.seed !== null) {
-    const seed = String(options.seed);
-    if (!/^\d+$/.test(seed)) throw new TypeError('mcpchaos: option seed must be a non-negative integer');
-    flags.push('--seed', seed);
-  }
+  // mcpchaos's own random seed is a uint64, which a JavaScript number cannot
+  // hold exactly: the report's seed would not be the one its repro lines
+  // name. So the API chooses one that fits when none is given.
+  const seed = String(options.seed ?? randomInt(2 ** 48 - 1));
+  if (!/^\d+$/.test(seed)) throw new TypeError('mcpchaos: option seed must be a non-negative integer');
+  flags.push('--seed', seed);
   if (options.deadline !== undefined) flags.push('--deadline', duration(options.deadline, 'deadline'));
   if (options.parallel !== undefined) {
     if (!Number.isInteger(options.parallel) || options.parallel < 1) {
@@ -238,7 +248,7 @@ function run(subcommand, args, options, files) {
       }
       let report;
       try {
-        report = JSON.parse(fs.readFileSync(files.json, 'utf8'));
+        report = parseReport(fs.readFileSync(files.json, 'utf8'));
       } catch (err) {
         reject(new McpChaosError(`mcpchaos ${subcommand} exited ${code} but its report ${files.json} cannot be read: ${err.message}`, details()));
         return;
@@ -254,6 +264,18 @@ function run(subcommand, args, options, files) {
       resolve(report);
     });
   });
+}
+
+/**
+ * JSON.parse, but a seed beyond Number.MAX_SAFE_INTEGER (mcpchaos's seeds are
+ * uint64) stays exact, as a string. Node 18 and 20 have no JSON.parse source
+ * access; a key preceded by a backslash is inside a string, not a seed.
+ */
+function parseReport(text) {
+  const exact = text.replace(/(?<!\\)("seed"\s*:\s*)(\d{16,})\b/g, (all, key, digits) =>
+    Number.isSafeInteger(Number(digits)) ? all : `${key}"${digits}"`,
+  );
+  return JSON.parse(exact);
 }
 
 function lastLines(text, n) {
@@ -273,7 +295,7 @@ function reportFlags(files) {
  * @returns {Promise<import('./index').RunReport>}
  */
 async function runTest(options = {}) {
-  const command = stringList(options.command, 'command');
+  const command = argvOption(options.command, 'command');
   const flags = commonFlags(options);
   if (options.url !== undefined) flags.push('--url', options.url);
   const files = reportFiles(options);
@@ -291,10 +313,10 @@ async function runTest(options = {}) {
  * @returns {Promise<import('./index').RunReport>}
  */
 async function runTestClient(options) {
-  const command = stringList(options?.command, 'command');
+  const command = argvOption(options?.command, 'command');
   if (command.length === 0) throw new TypeError('mcpchaos: runTestClient needs command, the client program to run');
   const flags = commonFlags(options);
-  if (options.server !== undefined) flags.push('--server', shellQuote(stringList(options.server, 'server')));
+  if (options.server !== undefined) flags.push('--server', shellQuote(argvOption(options.server, 'server')));
   if (options.serverUrl !== undefined) flags.push('--server-url', options.serverUrl);
   const files = reportFiles(options);
   const args = [...reportFlags(files), ...flags, ...stringList(options.args, 'args'), '--', ...command];
