@@ -61,3 +61,14 @@ def serve(binary: str) -> List[str]:
 def tiny() -> List[str]:
     """The tiny Python server; add --stdout-log or --exit-at-eof to plant a bug."""
     return [sys.executable, str(TINY_SERVER)]
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """Which package and binary the tests run against (an install or a checkout)."""
+    import mcpchaos
+
+    try:
+        binary = find_mcpchaos_bin()
+    except FileNotFoundError as e:
+        binary = f"none ({e})"
+    return f"mcpchaos package: {Path(mcpchaos.__file__).parent} {mcpchaos.__version__}; binary: {binary}"
