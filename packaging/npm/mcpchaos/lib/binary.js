@@ -32,8 +32,9 @@ class McpChaosBinaryError extends Error {
 }
 
 function buildFromSource() {
-  // A version of 0.0.0 is the repository's placeholder: there is no tag of it.
-  const at = VERSION === '0.0.0' ? 'latest' : `v${VERSION}`;
+  // Releases are tagged vX.Y.Z (or vX.Y.Z-rc.N); the repository's placeholder
+  // 0.0.0 and development builds (0.1.0-dev.N) have no tag.
+  const at = VERSION === '0.0.0' || VERSION.includes('-dev') ? 'latest' : `v${VERSION}`;
   return (
     `To build it from source with Go instead:\n` +
     `  go install github.com/mcpchaos/mcpchaos/cmd/mcpchaos@${at}\n` +
