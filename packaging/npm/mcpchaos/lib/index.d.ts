@@ -154,7 +154,7 @@ export interface RunOptions {
   /** Added to process.env for mcpchaos and the command; a key set to undefined is removed. */
   env?: Record<string, string | undefined>;
   /**
-   * Where the report files go: NAME.json, NAME.html and the transcripts,
+   * Where the report files go (relative to process.cwd(), not cwd): NAME.json, NAME.html and the transcripts,
    * NAME-transcripts/. Default: a new temporary directory (NAME "report"); in
    * a given reportDir, NAME is unique per run unless reportName is given.
    */
@@ -197,7 +197,13 @@ export interface AssertOptions {
 export declare function runTest(options?: TestOptions): Promise<RunReport>;
 /** Runs `mcpchaos test-client`. Resolves to the report whether or not it has findings. */
 export declare function runTestClient(options: TestClientOptions): Promise<RunReport>;
-/** runTest, then assertNoFindings(report, { strict }). */
+/**
+ * runTest, then assertNoFindings(report, { strict }): resolves to the report,
+ * rejects with McpChaosFindingsError. The default matrix takes seconds to a
+ * minute or more (a server slow to exit waits out --grace in several
+ * scenarios): node:test sets no timeout, but Jest's and Vitest's default is
+ * 5 s, so give the test one, e.g. `test(name, fn, 120_000)`.
+ */
 export declare function testServer(options?: TestOptions): Promise<RunReport>;
 /** runTestClient, then assertNoFindings(report, { strict }). */
 export declare function testClient(options: TestClientOptions): Promise<RunReport>;
