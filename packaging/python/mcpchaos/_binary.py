@@ -26,10 +26,7 @@ DEV_VERSION = "0.0.0.dev0"
 #: Set to a path to use that binary instead of the one installed with the package.
 BINARY_ENV = "MCPCHAOS_BINARY"
 
-_INSTALL_HINT = (
-    "install it with `pip install mcpchaos` (or run `uvx mcpchaos`), or point "
-    "$MCPCHAOS_BINARY at a binary"
-)
+_INSTALL_HINT = "install it with `pip install mcpchaos` (or run `uvx mcpchaos`), or point $MCPCHAOS_BINARY at a binary"
 
 
 class McpChaosError(RuntimeError):

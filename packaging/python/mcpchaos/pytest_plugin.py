@@ -83,10 +83,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="warning findings fail tests too",
     )
     parser.addini("mcpchaos_binary", "the mcpchaos binary to run (relative to the rootdir)", default="")
-    parser.addini("mcpchaos_report_dir", "keep mcpchaos's reports in this directory (relative to the rootdir)", default="")
-    parser.addini("mcpchaos_seed", "the seed of runs whose marker names none (default: random, in the report)", default="")
-    parser.addini("mcpchaos_scenarios", "the scenarios of runs whose marker names none (default: the matrix)", type="linelist")
-    parser.addini("mcpchaos_deadline", "how long a request may stay unanswered, as mcpchaos's --deadline (5s)", default="")
+    parser.addini(
+        "mcpchaos_report_dir", "keep mcpchaos's reports in this directory (relative to the rootdir)", default=""
+    )
+    parser.addini(
+        "mcpchaos_seed", "the seed of runs whose marker names none (default: random, in the report)", default=""
+    )
+    parser.addini(
+        "mcpchaos_scenarios", "the scenarios of runs whose marker names none (default: the matrix)", type="linelist"
+    )
+    parser.addini(
+        "mcpchaos_deadline", "how long a request may stay unanswered, as mcpchaos's --deadline (5s)", default=""
+    )
     parser.addini("mcpchaos_strict", "warning findings fail tests too", type="bool", default=False)
     parser.addini("mcpchaos_args", "more mcpchaos test flags for every run (e.g. --parallel 4)", type="args")
 
@@ -202,7 +210,7 @@ def mcpchaos(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
         report_dir = config.rootpath / config.getini("mcpchaos_report_dir")
     else:
         report_dir = tmp_path_factory.getbasetemp() / "mcpchaos"
-    return McpChaos(config, request.node, report_dir)  # type: ignore[arg-type]
+    return McpChaos(config, request.node, report_dir)
 
 
 def _marker_kwargs(item: pytest.Item) -> Dict[str, Any]:
@@ -232,7 +240,7 @@ def mcpchaos_report(request: pytest.FixtureRequest, mcpchaos: McpChaos) -> Repor
     the test is set up. The test fails after its body when the report has failing
     findings (unless the marker says ``check=False``); the body may look at the
     report first, or do its own checks."""
-    item: pytest.Item = request.node  # type: ignore[assignment]
+    item: pytest.Item = request.node
     try:
         kwargs = _marker_kwargs(item)
     except pytest.UsageError as e:
@@ -280,6 +288,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     failing = [r for r in runs if not r.ok]
     dirs = sorted({str(r.path.parent) for r in runs})
     terminalreporter.write_sep("-", "mcpchaos")
+    plural = "" if len(runs) == 1 else "s"
     terminalreporter.write_line(
-        f"{len(runs)} mcpchaos run{'' if len(runs) == 1 else 's'}, {len(failing)} with failing findings; reports in {', '.join(dirs)}"
+        f"{len(runs)} mcpchaos run{plural}, {len(failing)} with failing findings; reports in {', '.join(dirs)}"
     )

@@ -85,9 +85,7 @@ class Report(Mapping[str, Any]):
         return len(self._data)
 
     def __repr__(self) -> str:
-        return (
-            f"<Report {self.outcome} {len(self.errors)} error(s) {len(self.warnings)} warning(s) {str(self.path)!r}>"
-        )
+        return f"<Report {self.outcome} {len(self.errors)} error(s) {len(self.warnings)} warning(s) {str(self.path)!r}>"
 
     @property
     def outcome(self) -> str:
@@ -175,7 +173,9 @@ _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
 
 
 def _safe(text: str) -> str:
-    return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
+    return _UNSAFE.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text
+    )
 
 
 def _excerpt(text: str, head: int = 4, tail: int = 8) -> List[str]:
@@ -296,7 +296,7 @@ def run_test(
     if html is True:
         html_path = report_path.with_suffix(".html")
     elif html:
-        html_path = Path(html)  # type: ignore[arg-type]
+        html_path = Path(html)
     transcript_dir = report_path.with_suffix(".transcripts") if html_path is not None and transcripts else None
     for stale in (report_path, html_path):
         if stale is not None and stale.exists():

@@ -80,7 +80,11 @@ def test_server_that_cannot_start_errors_at_setup(pytester: pytest.Pytester) -> 
     result = pytester.runpytest()
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
-        ["*ERROR at setup of test_server*", "mcpchaos could not test /nonexistent/mcp-server (exit status 2):", "*cannot start*"]
+        [
+            "*ERROR at setup of test_server*",
+            "mcpchaos could not test /nonexistent/mcp-server (exit status 2):",
+            "*cannot start*",
+        ]
     )
 
 
@@ -192,7 +196,9 @@ def test_options_override_the_marker(pytester: pytest.Pytester, serve: List[str]
 
 
 def test_ini_fills_in(pytester: pytest.Pytester, serve: List[str]) -> None:
-    pytester.makeini("[pytest]\nmcpchaos_seed = 11\nmcpchaos_scenarios =\n    eof-inflight\nmcpchaos_args = --deadline 3s\n")
+    pytester.makeini(
+        "[pytest]\nmcpchaos_seed = 11\nmcpchaos_scenarios =\n    eof-inflight\nmcpchaos_args = --deadline 3s\n"
+    )
     pytester.makepyfile(
         f"""
         import pytest
