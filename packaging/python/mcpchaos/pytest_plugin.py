@@ -30,6 +30,12 @@ import pytest
 from ._binary import McpChaosError
 from .runner import Report, run_test
 
+if int(pytest.__version__.split(".")[0]) < 7:  # StashKey, Item.path and the public types came in 7.0
+    raise ImportError(
+        f"the mcpchaos pytest plugin needs pytest 7.0 or later, not {pytest.__version__}: "
+        "upgrade pytest, or turn the plugin off with -p no:mcpchaos"
+    )
+
 MARKER = "mcpchaos"
 
 #: The keywords ``@pytest.mark.mcpchaos(...)`` takes.
