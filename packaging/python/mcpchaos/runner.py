@@ -316,22 +316,26 @@ def run_test(
     )
     run_env = None if env is None else {**os.environ, **env}
     try:
-        proc = subprocess.run(
+        proc = subprocess.Popen(
             argv,
             cwd=str(workdir),
             env=run_env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            timeout=timeout,
-            check=False,
         )
-    except subprocess.TimeoutExpired as e:
-        raise McpChaosError(f"mcpchaos did not finish in {timeout}s: {_shell(argv)}") from e
     except OSError as e:
         raise McpChaosError(f"cannot run {exe}: {e}") from e
-    stdout = proc.stdout.decode("utf-8", "replace")
-    stderr = proc.stderr.decode("utf-8", "replace")
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _stop(proc)
+        raise McpChaosError(f"mcpchaos did not finish in {timeout}s: {_shell(argv)}") from None
+    except BaseException:  # KeyboardInterrupt: do not leave mcpchaos and its server behind
+        _stop(proc)
+        raise
+    stdout = out.decode("utf-8", "replace")
+    stderr = err.decode("utf-8", "replace")
     if proc.returncode not in (0, 1) or not report_path.exists():
         said = _last_lines(stderr) or _last_lines(stdout) or "(nothing)"
         raise McpChaosError(
@@ -347,6 +351,17 @@ def run_test(
         cwd=workdir,
         strict=strict,
     )
+
+
+def _stop(proc: "subprocess.Popen[bytes]") -> None:
+    """Ask mcpchaos to stop (SIGTERM, so that it stops the server it started),
+    and kill it if it has not within 10 seconds."""
+    proc.terminate()
+    try:
+        proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
 
 
 def _last_lines(text: str, n: int = 15) -> str:

@@ -136,3 +136,19 @@ def test_run_test(serve: List[str], tiny: List[str], tmp_path: Path) -> None:
         mcpchaos.run_test(["/nonexistent/server"], report=tmp_path / "none.json")
     with pytest.raises(TypeError, match="list of arguments"):
         mcpchaos.run_test("python server.py", report=tmp_path / "str.json")  # type: ignore[arg-type]
+
+
+def test_run_test_timeout_stops_mcpchaos_and_its_server(tiny: List[str], tmp_path: Path) -> None:
+    tag = f"--tag-{os.getpid()}-{tmp_path.name}"  # tiny_server ignores it; it names the process
+    with pytest.raises(McpChaosError, match=r"did not finish in 0.5s"):
+        mcpchaos.run_test([*tiny, tag], report=tmp_path / "slow.json", timeout=0.5)
+    if sys.platform.startswith("linux"):
+        left = [p for p in Path("/proc").glob("[0-9]*/cmdline") if tag.encode() in _read(p)]
+        assert left == [], "the server outlived the timed-out run"
+
+
+def _read(p: Path) -> bytes:
+    try:
+        return p.read_bytes()
+    except OSError:  # the process ended meanwhile
+        return b""
