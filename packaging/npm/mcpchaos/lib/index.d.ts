@@ -87,7 +87,7 @@ export interface Fingerprint {
 /** An mcpchaos.report/v1 report. */
 export interface Report {
   schema: 'mcpchaos.report/v1';
-  tool: { name: string; version: string };
+  tool: { name: string; version: string; commit?: string; go?: string };
   target: {
     command?: string[];
     url?: string;
