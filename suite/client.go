@@ -159,13 +159,18 @@ func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
 	}
 	baseline := faults.Baseline
 	baseline.Expect = "success"
-	base, err := withProgress(o.Progress, baseline.Name, nil, func() (*scenarioRun, error) { return o.runClientScenario(ctx, baseline, work) })
+	m := matrix{n: o.Parallel, baseline: baseline, scenarios: o.Scenarios, progress: o.Progress,
+		run: func(ctx context.Context, sc faults.Scenario) (*scenarioRun, error) {
+			return o.runClientScenario(ctx, sc, work)
+		},
+		// A client that fails its baseline is a finding, not a set-up error.
+		unusable: func(*scenarioRun) bool { return false },
+	}
+	base, runs, err := m.runMatrix(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return completeMatrix(report, base, o.Parallel, o.Scenarios, func(sc faults.Scenario) (*scenarioRun, error) {
-		return withProgress(o.Progress, sc.Name, base, func() (*scenarioRun, error) { return o.runClientScenario(ctx, sc, work) })
-	})
+	return completeMatrix(report, base, runs)
 }
 
 // opensSession reports whether the client sent the request that opens an

@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/chaos"
@@ -163,7 +161,17 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 		report.Target.URL = o.URL.Redacted()
 	}
 
-	base, err := withProgress(o.Progress, faults.Baseline.Name, nil, func() (*scenarioRun, error) { return o.runScenario(ctx, faults.Baseline) })
+	m := matrix{n: o.Parallel, baseline: faults.Baseline, scenarios: o.Scenarios, progress: o.Progress,
+		run: func(ctx context.Context, sc faults.Scenario) (*scenarioRun, error) {
+			r, err := o.runScenario(ctx, sc)
+			if err == nil && sc.Name != faults.Baseline.Name {
+				scenarioHints(r, o.Deadline)
+			}
+			return r, err
+		},
+		unusable: func(base *scenarioRun) bool { return base.probeErr != nil },
+	}
+	base, runs, err := m.runMatrix(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -175,15 +183,7 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 		return nil, &SetupError{Reason: notStarted(base, o.Probe.Era, len(o.Header) > 0), Err: base.probeErr, Stderr: base.stderr}
 	}
 	workloadHints(base, o.Deadline)
-	return completeMatrix(report, base, o.Parallel, o.Scenarios, func(sc faults.Scenario) (*scenarioRun, error) {
-		return withProgress(o.Progress, sc.Name, base, func() (*scenarioRun, error) {
-			r, err := o.runScenario(ctx, sc)
-			if err == nil {
-				scenarioHints(r, o.Deadline)
-			}
-			return r, err
-		})
-	})
+	return completeMatrix(report, base, runs)
 }
 
 // notStarted says why the baseline could not run its workload. A server
@@ -213,23 +213,16 @@ func notStarted(base *scenarioRun, era string, headers bool) string {
 	return reason
 }
 
-// completeMatrix completes a report after the baseline: the scenarios run,
-// n at a time, whatever the baseline found. The baseline's findings are
+// completeMatrix completes a report from the matrix's runs: the baseline's
+// and the scenarios', in their order. The baseline's findings are
 // reported once, as the baseline's; a scenario reports what differs from
 // them, so a bug the peer has without faults is not blamed on every fault
 // (and does not hide what the faults find beyond it). A scenario run that
 // fails is saved as a regression case, with its own findings.
-func completeMatrix(report *reports.Report, base *scenarioRun, n int, scenarios []faults.Scenario, run func(faults.Scenario) (*scenarioRun, error)) (*reports.Report, error) {
+func completeMatrix(report *reports.Report, base *scenarioRun, runs []*scenarioRun) (*reports.Report, error) {
 	base.result.Outcome = reports.ScenarioOutcome(base.verdict.Findings, base.result.Indeterminate)
 	report.Baseline = &base.result
 	report.Findings = append(report.Findings, base.verdict.Findings...)
-	// --scenario baseline (the repro line of a baseline finding) selects
-	// the run that has already happened.
-	scenarios = slices.DeleteFunc(slices.Clone(scenarios), func(sc faults.Scenario) bool { return sc.Name == faults.Baseline.Name })
-	runs, err := parallel(n, scenarios, run)
-	if err != nil {
-		return nil, err
-	}
 	for _, r := range runs {
 		own, known := reports.BeyondBaseline(base.verdict.Findings, r.verdict.Findings)
 		if known > 0 {
@@ -270,31 +263,6 @@ func nothingFired(scenarios []reports.ScenarioResult) string {
 	n := len(scenarios)
 	return fmt.Sprintf("none of the %d fault %s could fire, so this run tested the baseline alone: each waited for a moment that never came (its note says which); give the target a workload that reaches them (most client scenarios wait for a tools/call; --call picks a server's tools), or choose faults it does reach with --fault (see mcpchaos faults)",
 		n, words.Plural(n, "scenario", "scenarios"))
-}
-
-// parallel runs each scenario, n at a time, and returns the runs in the
-// scenarios' order, or the first error.
-func parallel(n int, scenarios []faults.Scenario, run func(faults.Scenario) (*scenarioRun, error)) ([]*scenarioRun, error) {
-	runs := make([]*scenarioRun, len(scenarios))
-	errs := make([]error, len(scenarios))
-	sem := make(chan struct{}, n)
-	var wg sync.WaitGroup
-	for i, sc := range scenarios {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			runs[i], errs[i] = run(sc)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return runs, nil
 }
 
 type scenarioRun struct {

@@ -43,7 +43,7 @@ func (m *matrixFlags) register(fs *pflag.FlagSet, deadline time.Duration, deadli
 	fs.DurationVar(&m.grace, "grace", suite.DefaultGrace, graceDoc)
 	m.reports.register(fs, "write the mcpchaos.report/v1 JSON report to `FILE`")
 	fs.StringVar(&m.transcriptDir, "transcript-dir", "", "write one transcript per scenario into `DIR`")
-	fs.IntVar(&m.parallel, "parallel", 1, "scenarios to run at once")
+	fs.IntVar(&m.parallel, "parallel", 1, "scenarios to run at once, the baseline among them (above 1, it runs beside the others rather than before them)")
 	fs.BoolVar(&m.strict, "strict", false, "exit 1 on warnings too")
 	fs.StringVar(&m.saveCase, "save-case", "", "write each failing scenario run into `DIR` as a regression case file")
 	fs.StringVar(&m.baselinePath, "baseline", "", "the known findings in `FILE` (written by --write-baseline) do not fail the run; a new one does, and so does an entry that no longer fails")

@@ -33,7 +33,7 @@ type progressLine struct {
 }
 
 // newProgress starts the display of a run of the selected scenarios and the
-// baseline, which always runs first (and runs once when it is selected
+// baseline, which always starts first (and runs once when it is selected
 // too); close ends it before the summary is printed.
 func newProgress(w io.Writer, selected []faults.Scenario) *progressLine {
 	total := 1
