@@ -18,6 +18,25 @@ const ItemTemplate = "example://items/{id}"
 // by completion/complete.
 var styles = []string{"brief", "detailed"}
 
+// renderTime is how long the summarize prompt and an item take to make, as
+// a prompt or resource that reads a file or a database does. It is what
+// lets eof-surface and cut-surface do what they are for on this server: the
+// probe sends its prompts/get and resources/read together, and handlers
+// that answered at once could all be done before the last of them arrived
+// (seen on a loaded machine over HTTP, where each is its own POST), so the
+// two were never in flight at once and the scenario could not fire.
+const renderTime = 100 * time.Millisecond
+
+// render waits renderTime, or until the request is cancelled.
+func render(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(renderTime):
+		return nil
+	}
+}
+
 // researchSteps and researchStep shape the research tool's work.
 const (
 	researchSteps = 3
@@ -137,20 +156,26 @@ func addSurface(s *server.MCPServer, t tools, subs *subscriptions, harmless func
 	})
 }
 
-func summarize(_ context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+func summarize(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 	style := req.Params.Arguments["style"]
 	if style == "" {
 		return nil, fmt.Errorf("style is required (%s)", strings.Join(styles, " or "))
+	}
+	if err := render(ctx); err != nil {
+		return nil, err
 	}
 	return mcp.NewGetPromptResult("A summary request", []mcp.PromptMessage{
 		mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(fmt.Sprintf("Give a %s summary of %s.", style, HelloURI))),
 	}), nil
 }
 
-func item(_ context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+func item(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 	id := strings.TrimPrefix(req.Params.URI, "example://items/")
 	if id == "" || strings.Contains(id, "/") {
 		return nil, fmt.Errorf("no item at %s", req.Params.URI)
+	}
+	if err := render(ctx); err != nil {
+		return nil, err
 	}
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/plain", Text: "Item " + id + "."}}, nil
 }
