@@ -39,12 +39,12 @@ func (m matrix) runMatrix(ctx context.Context) (base *scenarioRun, runs []*scena
 	// the run that always happens.
 	scenarios := slices.DeleteFunc(slices.Clone(m.scenarios), func(sc faults.Scenario) bool { return sc.Name == faults.Baseline.Name })
 	if m.n <= 1 {
-		base, err = m.one(ctx, m.baseline, nil)
+		base, err = m.one(ctx, m.baseline, nil, nil)
 		if err != nil || m.unusable(base) {
 			return base, nil, err
 		}
 		for _, sc := range scenarios {
-			r, err := m.one(ctx, sc, func() *scenarioRun { return base })
+			r, err := m.one(ctx, sc, nil, func() *scenarioRun { return base })
 			if err != nil {
 				return nil, nil, err
 			}
@@ -62,8 +62,7 @@ func (m matrix) runMatrix(ctx context.Context) (base *scenarioRun, runs []*scena
 	sem <- struct{}{}
 	go func() {
 		defer close(baseDone)
-		defer func() { <-sem }()
-		base, baseErr = m.one(ctx, m.baseline, nil)
+		base, baseErr = m.one(ctx, m.baseline, func() { <-sem }, nil)
 		if baseErr != nil || m.unusable(base) {
 			cancel()
 		}
@@ -85,7 +84,7 @@ func (m matrix) runMatrix(ctx context.Context) (base *scenarioRun, runs []*scena
 				errs[i] = ctx.Err()
 				return
 			}
-			runs[i], errs[i] = m.oneInSlot(ctx, sc, sem, waitBase)
+			runs[i], errs[i] = m.one(ctx, sc, func() { <-sem }, waitBase)
 		}()
 	}
 	wg.Wait()
@@ -104,28 +103,20 @@ func (m matrix) runMatrix(ctx context.Context) (base *scenarioRun, runs []*scena
 	return base, runs, nil
 }
 
-// one runs a scenario between the progress display's calls; base, nil for
-// the baseline itself, waits for the baseline's run.
-func (m matrix) one(ctx context.Context, sc faults.Scenario, base func() *scenarioRun) (*scenarioRun, error) {
-	if m.progress != nil {
-		m.progress.Started(sc.Name)
-	}
-	start := time.Now()
-	r, err := m.run(ctx, sc)
-	m.finished(sc.Name, r, err, time.Since(start), base)
-	return r, err
-}
-
-// oneInSlot is one for a scenario holding a slot of sem: the slot is given
-// back when the run ends, before the wait for the baseline's findings.
-func (m matrix) oneInSlot(ctx context.Context, sc faults.Scenario, sem chan struct{}, base func() *scenarioRun) (*scenarioRun, error) {
+// one runs a scenario between the progress display's calls. release, if
+// not nil, gives back the scenario's slot as soon as the run ends, before
+// the wait for the baseline's findings (base, nil for the baseline itself),
+// which only the display needs.
+func (m matrix) one(ctx context.Context, sc faults.Scenario, release func(), base func() *scenarioRun) (*scenarioRun, error) {
 	if m.progress != nil {
 		m.progress.Started(sc.Name)
 	}
 	start := time.Now()
 	r, err := m.run(ctx, sc)
 	took := time.Since(start)
-	<-sem
+	if release != nil {
+		release()
+	}
 	m.finished(sc.Name, r, err, took, base)
 	return r, err
 }

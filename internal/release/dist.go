@@ -38,6 +38,14 @@ type Artifact struct {
 
 const modulePath = "github.com/mcpchaos/mcpchaos"
 
+// The longest a child of the build may take: go build of one target, and
+// npm pack of one package (which only reads files; it never needs the
+// registry).
+const (
+	buildTimeout = 15 * time.Minute
+	packTimeout  = 2 * time.Minute
+)
+
 // Build writes every artifact of a release into cfg.Out, then SHA256SUMS.
 // cfg.Out must be empty, absent, or an earlier output of Build (it holds a
 // SHA256SUMS): anything else might be someone's files, and Build replaces
@@ -185,6 +193,9 @@ func prepareOut(out string) error {
 // vcs.modified) to the stamped commit, and CGO_ENABLED=0 makes it static,
 // so the same source gives the same bytes anywhere.
 func buildBinary(ctx context.Context, cfg Config, t Target, dir string) ([]byte, error) {
+	// A cold build of one target takes about a minute on two cores.
+	ctx, cancel := context.WithTimeout(ctx, buildTimeout)
+	defer cancel()
 	out := filepath.Join(dir, t.Exe())
 	ldflags := fmt.Sprintf("-s -w -buildid= -X %[1]s/internal/buildinfo.version=%[2]s -X %[1]s/internal/buildinfo.commit=%[3]s",
 		modulePath, cfg.Version, cfg.Commit)
@@ -192,6 +203,9 @@ func buildBinary(ctx context.Context, cfg Config, t Target, dir string) ([]byte,
 	cmd.Dir = cfg.Root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+t.GOOS, "GOARCH="+t.GOARCH, "GOFLAGS=")
 	if msg, err := cmd.CombinedOutput(); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("go build for %s took more than %v: stopped", t, buildTimeout)
+		}
 		return nil, fmt.Errorf("go build for %s: %v\n%s", t, err, msg)
 	}
 	return os.ReadFile(out)

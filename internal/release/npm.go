@@ -65,6 +65,8 @@ func platformPackageJSON(t Target, version string) ([]byte, error) {
 // outDir, returning its name. npm gives every entry the same fixed time and
 // sorts nothing we care about, so the tarball depends only on the files.
 func npmPack(ctx context.Context, npm, dir, outDir string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, packTimeout)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, npm, "pack", "--json", "--pack-destination", outDir)
 	cmd.Dir = dir
 	var stderr bytes.Buffer

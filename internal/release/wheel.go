@@ -92,8 +92,8 @@ func (w Wheel) metadata() string {
 	return b.String()
 }
 
-// wheelPackage reads the pure-Python package for a wheel: every file below
-// dir but bytecode caches.
+// wheelPackage keeps of the files of the pure-Python package what a wheel
+// ships: everything but bytecode caches.
 func wheelPackage(files []File) []File {
 	var out []File
 	for _, f := range files {

@@ -16,8 +16,6 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"flag"
 	"time"
 
@@ -31,9 +29,6 @@ func main() {
 		PollInterval: 100,
 		// BUG: tasks/cancel overwrites a terminal status. FIX: -32602.
 		CancelTerminal: !*fixed,
-		Work: func(ctx context.Context, _ json.RawMessage, status func(string)) (string, error) {
-			status("rendering")
-			return "rendered", rawmcp.Sleep(ctx, 300*time.Millisecond)
-		},
+		Work:           rawmcp.Steady("rendering", "rendered", 300*time.Millisecond),
 	}, "render", "Renders a report as a task.")
 }

@@ -12,8 +12,6 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"flag"
 	"time"
 
@@ -25,10 +23,7 @@ func main() {
 	flag.Parse()
 	ts := &rawmcp.Tasks{
 		PollInterval: 100,
-		Work: func(ctx context.Context, _ json.RawMessage, status func(string)) (string, error) {
-			status("exporting")
-			return "exported", rawmcp.Sleep(ctx, 400*time.Millisecond)
-		},
+		Work:         rawmcp.Steady("exporting", "exported", 400*time.Millisecond),
 	}
 	if !*fixed {
 		ts.EvictAfter = 150 * time.Millisecond // BUG: shorter than the ttl

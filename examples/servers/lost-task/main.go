@@ -14,8 +14,6 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"flag"
 	"time"
 
@@ -29,9 +27,6 @@ func main() {
 		PollInterval: 100,
 		// BUG: a task reported completed is dropped. FIX: kept for its ttl.
 		ForgetCompleted: !*fixed,
-		Work: func(ctx context.Context, _ json.RawMessage, status func(string)) (string, error) {
-			status("converting")
-			return "converted", rawmcp.Sleep(ctx, 300*time.Millisecond)
-		},
+		Work:            rawmcp.Steady("converting", "converted", 300*time.Millisecond),
 	}, "convert", "Converts a document as a task.")
 }

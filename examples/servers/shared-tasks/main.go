@@ -15,8 +15,6 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"flag"
 	"time"
 
@@ -28,10 +26,7 @@ func main() {
 	flag.Parse()
 	ts := &rawmcp.Tasks{
 		PollInterval: 100,
-		Work: func(ctx context.Context, _ json.RawMessage, status func(string)) (string, error) {
-			status("summarizing")
-			return "summarized", rawmcp.Sleep(ctx, 300*time.Millisecond)
-		},
+		Work:         rawmcp.Steady("summarizing", "summarized", 300*time.Millisecond),
 	}
 	if !*fixed {
 		ts.Others = []string{"another-client-task-7"} // BUG: not this client's

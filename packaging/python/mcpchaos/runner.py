@@ -29,6 +29,11 @@ Finding = Dict[str, Any]
 
 SCHEMA = "mcpchaos.report/v1"
 
+# The longest a run may take when the caller sets no timeout, as the Node
+# API's default: a run never blocks without a deadline, even if mcpchaos
+# itself were to hang.
+DEFAULT_TIMEOUT = 15 * 60.0
+
 
 class Report(Mapping[str, Any]):
     """A ``mcpchaos.report/v1`` report: the parsed JSON (read it as a dict) plus
@@ -286,7 +291,11 @@ def run_test(
     Raises :class:`McpChaosError` when mcpchaos could not test the target (exit
     status 2, or no report), with what mcpchaos said; FileNotFoundError when there
     is no binary. Findings never raise: read ``report.ok`` / ``report.describe()``.
+    ``timeout`` is the most seconds the run may take (default 15 minutes); past
+    it mcpchaos is stopped and McpChaosError raised.
     """
+    if timeout is None:
+        timeout = DEFAULT_TIMEOUT
     exe = resolve_binary(binary)
     workdir = Path(cwd) if cwd is not None else Path.cwd()
     report_path = Path(report) if report is not None else workdir / "mcpchaos-report.json"

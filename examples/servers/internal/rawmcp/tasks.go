@@ -285,6 +285,16 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// Steady is the work of most planted task servers: it reports status once,
+// works for d (or until cancelled), and returns result. The bug of each
+// lies in the store, not in the work.
+func Steady(status, result string, d time.Duration) func(context.Context, json.RawMessage, func(string)) (string, error) {
+	return func(ctx context.Context, _ json.RawMessage, report func(string)) (string, error) {
+		report(status)
+		return result, Sleep(ctx, d)
+	}
+}
+
 // ServeTasks serves, on stdio, srv with echo and tool, which may only run as
 // a task (execution.taskSupport "required") and whose work is ts.Work: the
 // planted task servers differ only in the work and in ts's bugs. It logs
