@@ -2,7 +2,9 @@ package judge
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcpchaos/mcpchaos/internal/words"
 	"github.com/mcpchaos/mcpchaos/reports"
@@ -54,10 +56,19 @@ type accepted struct {
 type sessionEnds struct {
 	exchanges map[int64]*httpExchange
 	order     []int64
-	// ended holds each session whose DELETE the server accepted.
-	ended    map[string]accepted
-	reported map[string]bool
-	fs       []reports.Finding
+	// ended holds each session whose DELETE the server accepted, until
+	// endedKeptUS has passed since (endedOrder, oldest first): a proxy that
+	// runs for days sees millions of sessions end, and a request under an
+	// id its server ended minutes ago is a client's confusion, not the
+	// server serving on.
+	ended      map[string]accepted
+	endedOrder []string
+	reported   map[string]bool
+	// fs are the first maxServedAfterDelete sessions served after their
+	// DELETE, one finding each; moreServed counts the rest, which the last
+	// finding tells (a server that serves on does it to every session).
+	fs         []reports.Finding
+	moreServed int
 
 	fg forgottenSessions
 	cd deadSessions
@@ -108,6 +119,7 @@ func (s *sessionEnds) http(e *wire.Event) (endedBy string) {
 		}
 		if _, seen := s.ended[x.session]; !seen {
 			s.ended[x.session] = accepted{status: e.Status, ev: evidenceOf(e)}
+			s.endedOrder = append(s.endedOrder, x.session)
 		}
 		return x.byFault
 	case x.afterEnd != nil && ok && !s.reported[x.session]:
@@ -115,6 +127,10 @@ func (s *sessionEnds) http(e *wire.Event) (endedBy string) {
 			s.reported = map[string]bool{}
 		}
 		s.reported[x.session] = true
+		if len(s.fs) >= maxServedAfterDelete {
+			s.moreServed++
+			return ""
+		}
 		s.fs = append(s.fs, reports.NewFinding(reports.RuleServedAfterDelete, fmt.Sprintf(
 			"the server accepted the DELETE of session %s (status %d at seq %d) and then served it: a %s of that session, sent after, was answered %d, not 404",
 			words.Cut(x.session, 40), x.afterEnd.status, x.afterEnd.ev.Seq, x.method, e.Status), []reports.Evidence{x.afterEnd.ev, evidenceOf(e)}))
@@ -132,7 +148,47 @@ func (s *sessionEnds) message(e *wire.Event) {
 	s.cd.began(x, e)
 }
 
+// maxServedAfterDelete bounds the served-after-delete findings of a
+// session: one server bug, seen in each of a proxy's thousands of
+// sessions, is a few findings and a count, not thousands.
+const maxServedAfterDelete = 3
+
+// findings returns the served-after-delete findings.
+func (s *sessionEnds) findings() []reports.Finding {
+	if s.moreServed == 0 {
+		return s.fs
+	}
+	fs := slices.Clone(s.fs)
+	last := &fs[len(fs)-1]
+	last.Message += fmt.Sprintf(" (and %d more %s served after their DELETE the same way)", s.moreServed, words.Plural(s.moreServed, "session", "sessions"))
+	return fs
+}
+
+// endedKeptUS is how long, in µs, after its DELETE was accepted a session's end is
+// remembered: twice the longest a request may take (the deadline that
+// progress pushes back, DefaultMaxDeadline), so that a request in flight
+// at the end, or a client retrying a call that timed out, is still judged.
+const endedKeptUS = int64(2 * DefaultMaxDeadline / time.Microsecond)
+
+// forgetEnded lets go of the sessions that ended more than endedKeptUS
+// before t.
+func (s *sessionEnds) forgetEnded(t int64) {
+	n := 0
+	for _, id := range s.endedOrder {
+		if t-s.ended[id].ev.TUS <= endedKeptUS {
+			break
+		}
+		delete(s.ended, id)
+		delete(s.reported, id)
+		n++
+	}
+	if n > 0 {
+		s.endedOrder = slices.Delete(s.endedOrder, 0, n)
+	}
+}
+
 func (s *sessionEnds) request(e *wire.Event) {
+	s.forgetEnded(e.T)
 	if s.exchanges == nil {
 		s.exchanges = map[int64]*httpExchange{}
 	}

@@ -541,7 +541,7 @@ func (j *Judger) Verdict() Verdict {
 		fs = append(fs, j.tr.answerFindings(j)...)
 		fs = append(fs, j.cr.findings(j)...)
 		fs = append(fs, j.hc.findings()...)
-		fs = append(fs, j.se.fs...)
+		fs = append(fs, j.se.findings()...)
 		fs = append(fs, j.se.fg.findings(j)...)
 		fs = append(fs, j.pc.zombie(j)...)
 		fs = append(fs, j.pc.httpZombie(j)...)

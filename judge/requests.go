@@ -141,9 +141,14 @@ type probeInfo struct {
 }
 
 // answered remembers the last answeredCap answers by id, so that a second
-// answer is recognised as a duplicate. It is a ring: memory stays constant
-// however many requests a session makes, at the price that an answer
-// repeated more than answeredCap answers later counts as unknown.
+// answer is recognised as a duplicate: an answer repeated more than
+// answeredCap answers later counts as unknown. Only the latest answer to
+// each id is kept, stamped with its place in the order of answers, and
+// the stale are swept out every answeredCap answers: memory follows the ids
+// answered recently, not the answers. Over HTTP, where every session
+// numbers its requests from 1, that is a few ids however many sessions a
+// proxy relays (issue 31: a ring of every answer held 64 Ki of them, 5 MB,
+// most of them unreachable behind a later answer to the same id).
 const answeredCap = 1 << 16
 
 type answeredEntry struct {
@@ -157,35 +162,40 @@ type answeredEntry struct {
 	// cancelled is set for a request the client cancelled before any
 	// answer: one late answer is then allowed (the race the spec expects).
 	cancelled bool
+	// stamp is how many answers were put before it.
+	stamp int64
 }
 
 type answeredRing struct {
-	ring []answeredEntry
-	next int
-	byID map[string]int // index into ring
+	byID map[string]*answeredEntry
+	puts int64
 }
 
 func (a *answeredRing) put(e answeredEntry) {
 	if a.byID == nil {
-		a.byID = map[string]int{}
+		a.byID = map[string]*answeredEntry{}
 	}
-	if len(a.ring) < answeredCap {
-		a.ring = append(a.ring, e)
-		a.byID[e.id] = len(a.ring) - 1
-		return
+	e.stamp = a.puts
+	a.puts++
+	if old := a.byID[e.id]; old != nil {
+		*old = e
+	} else {
+		a.byID[e.id] = &e
 	}
-	old := a.ring[a.next]
-	if i, ok := a.byID[old.id]; ok && i == a.next {
-		delete(a.byID, old.id)
+	if a.puts%answeredCap == 0 {
+		for id, x := range a.byID {
+			if a.stale(x) {
+				delete(a.byID, id)
+			}
+		}
 	}
-	a.ring[a.next] = e
-	a.byID[e.id] = a.next
-	a.next = (a.next + 1) % answeredCap
 }
 
+func (a *answeredRing) stale(x *answeredEntry) bool { return a.puts-x.stamp > answeredCap }
+
 func (a *answeredRing) get(id string) *answeredEntry {
-	if i, ok := a.byID[id]; ok {
-		return &a.ring[i]
+	if x := a.byID[id]; x != nil && !a.stale(x) {
+		return x
 	}
 	return nil
 }
