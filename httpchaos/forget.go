@@ -3,6 +3,7 @@ package httpchaos
 import (
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -22,7 +23,14 @@ import (
 // fault that forged it.
 type forgery struct {
 	id, label string
+	// used is when the client last sent a request under the session.
+	used time.Time
 }
+
+// forgetIdle is how long a forgery outlives the client's last use of it:
+// longer than a client's retries with backoff, and than the judge's
+// deadline, pushed back by progress at most DefaultMaxDeadline.
+var forgetIdle = 5 * time.Minute
 
 // forget makes the upstream forget session from now on: its requests go
 // on with forged. The first forgery of a session stands.
@@ -36,7 +44,14 @@ func (p *Proxy) forget(session, forged, label string) {
 	if _, ok := p.forgotten[session]; ok {
 		return
 	}
-	p.forgotten[session] = forgery{id: forged, label: label}
+	now := time.Now()
+	for s, f := range p.forgotten {
+		if now.Sub(f.used) > forgetIdle {
+			delete(p.forgotten, s)
+			delete(p.forgedFrom, f.id)
+		}
+	}
+	p.forgotten[session] = forgery{id: forged, label: label, used: now}
 	p.forgedFrom[forged] = session
 }
 
@@ -57,6 +72,10 @@ func (x *exchange) sendForged(h http.Header) {
 	}
 	x.p.mu.Lock()
 	f, ok := x.p.forgotten[session]
+	if ok {
+		f.used = time.Now()
+		x.p.forgotten[session] = f
+	}
 	x.p.mu.Unlock()
 	if !ok {
 		return
