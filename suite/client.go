@@ -96,8 +96,8 @@ func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
 	if o.Grace <= 0 {
 		o.Grace = DefaultGrace
 	}
-	if o.Parallel <= 0 {
-		o.Parallel = 1
+	if o.Parallel < 0 {
+		o.Parallel = 0
 	}
 	if o.ServerURL == nil {
 		// The server runs under mcpchaos wrap, a stdio relay.
@@ -124,7 +124,8 @@ func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
 		if err := checkHTTPScenarios(o.Scenarios); err != nil {
 			return nil, err
 		}
-		if err := checkOnePort(o.Server, o.Parallel); err != nil {
+		var err error
+		if o.Parallel, err = onePort(o.Server, o.Parallel); err != nil {
 			return nil, err
 		}
 		if len(o.Server) == 0 {
@@ -170,6 +171,7 @@ func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	base.result.Notes = append(base.result.Notes, m.notes...)
 	return completeMatrix(report, base, runs)
 }
 

@@ -204,17 +204,21 @@ func CheckReachable(ctx context.Context, u *url.URL) error {
 	return conn.Close()
 }
 
-// checkHTTPScenarios refuses a scenario with a fault that has no meaning
-// over HTTP, before anything runs.
-// checkOnePort refuses to run scenarios in parallel when each starts the
-// HTTP server from a command: they would all start it on one port.
-func checkOnePort(command []string, parallel int) error {
-	if len(command) > 0 && parallel > 1 {
-		return fmt.Errorf("%d scenarios at once: each starts the server %s on the port of its URL, so they run one at a time (run them one at a time, or start the server yourself and give only its URL)", parallel, ShellQuote(command))
+// onePort says how many scenarios go at once when each starts the HTTP
+// server from a command: they would all start it on one port, so one at a
+// time, and asking for more is refused.
+func onePort(command []string, parallel int) (int, error) {
+	if len(command) == 0 {
+		return parallel, nil
 	}
-	return nil
+	if parallel > 1 {
+		return 0, fmt.Errorf("%d scenarios at once: each starts the server %s on the port of its URL, so they run one at a time (run them one at a time, or start the server yourself and give only its URL)", parallel, ShellQuote(command))
+	}
+	return 1, nil
 }
 
+// checkHTTPScenarios refuses a scenario with a fault that has no meaning
+// over HTTP, before anything runs.
 func checkHTTPScenarios(scs []faults.Scenario) error {
 	for _, sc := range scs {
 		parsed, err := sc.Parse()

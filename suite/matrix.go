@@ -2,17 +2,22 @@ package suite
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/internal/words"
 	"github.com/mcpchaos/mcpchaos/reports"
 )
 
 // matrix is one run of a scenario matrix: the baseline and the fault
-// scenarios, n at a time.
+// scenarios, side by side or one at a time.
 type matrix struct {
+	// n is --parallel: how many runs at most go at once, 0 to let the
+	// machine decide (sizeParallel).
 	n         int
 	baseline  faults.Scenario
 	scenarios []faults.Scenario
@@ -22,127 +27,316 @@ type matrix struct {
 	// start or initialize): the scenarios running beside it are stopped,
 	// and nothing but the baseline is returned.
 	unusable func(base *scenarioRun) bool
+	// noSession, if set, says a scenario's run never opened its session
+	// (the probe never initialized): beside others, that is what a target
+	// that takes one session at a time does.
+	noSession func(r *scenarioRun) bool
+
+	// machine sizes the matrix and cpu measures how busy it is; both are
+	// the real machine's unless a test sets them.
+	machine *machine
+	cpu     func() (cpuSample, bool)
+
+	mu sync.Mutex
+	// notes say how the matrix ran when that is worth knowing (capped,
+	// lowered, runs made again alone); they go with the baseline's.
+	notes []string
+	// shown are the runs the progress display was told of that have not
+	// ended for it.
+	shown map[string]bool
 }
 
-// runMatrix runs the baseline and the scenarios. With one at a time the
-// baseline runs alone first, as it always did. With more, it runs beside
-// the scenarios from the start: every scenario runs its own fresh server
-// (or client), so nothing but the baseline's role as the reference of
-// what a fault adds holds them apart, and that role is played after all
-// have ended. Waiting for it first made a matrix take the baseline's time
-// plus the longest scenario's. The runs come back in the scenarios' order;
-// the progress display hears of each as it starts and ends, a scenario's
-// end once the baseline's findings are known (its own findings are those
-// beyond them).
-func (m matrix) runMatrix(ctx context.Context) (base *scenarioRun, runs []*scenarioRun, err error) {
+// attempt is one run of a scenario and what the matrix knows of it.
+type attempt struct {
+	r    *scenarioRun
+	err  error
+	took time.Duration
+	// busy is the share of the machine's CPU in use while it ran, and
+	// busyKnown whether it could be measured.
+	busy      float64
+	busyKnown bool
+	// beside is how many other runs went while it ran.
+	beside bool
+}
+
+func (m *matrix) note(format string, args ...any) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.notes = append(m.notes, fmt.Sprintf(format, args...))
+}
+
+// runMatrix runs the baseline and the scenarios. One at a time, the
+// baseline runs alone first, as it always did. Side by side, it runs
+// beside the scenarios from the start: every scenario runs its own fresh
+// server (or client), so nothing but the baseline's role as the reference
+// of what a fault adds holds them apart, and that role is played after
+// all have ended. Waiting for it first made a matrix take the baseline's
+// time plus the longest scenario's. The runs come back in the scenarios'
+// order; the progress display hears of each as it starts and ends, a
+// scenario's end once the baseline's findings are known (its own findings
+// are those beyond them).
+//
+// Side by side, a run is made again alone when what it found may be the
+// neighbours' doing rather than the target's: a finding that depends on
+// time (a hang, a slow exit) made while the machine was busy, or a
+// session that never opened although the baseline's did (a target that
+// takes one session at a time; the runs not yet started then go one at a
+// time). The run alone stands, and its notes say why it was made.
+func (m *matrix) runMatrix(ctx context.Context) (base *scenarioRun, runs []*scenarioRun, err error) {
 	// --scenario baseline (the repro line of a baseline finding) selects
 	// the run that always happens.
 	scenarios := slices.DeleteFunc(slices.Clone(m.scenarios), func(sc faults.Scenario) bool { return sc.Name == faults.Baseline.Name })
-	if m.n <= 1 {
-		base, err = m.one(ctx, m.baseline, nil, nil)
-		if err != nil || m.unusable(base) {
-			return base, nil, err
-		}
-		for _, sc := range scenarios {
-			r, err := m.one(ctx, sc, nil, func() *scenarioRun { return base })
-			if err != nil {
-				return nil, nil, err
-			}
-			runs = append(runs, r)
-		}
-		return base, runs, nil
+	mc := thisMachine()
+	if m.machine != nil {
+		mc = *m.machine
 	}
+	if m.cpu == nil {
+		m.cpu = readCPU
+	}
+	n, capped := sizeParallel(m.n, len(scenarios)+1, mc)
+	if capped != "" {
+		m.note("%s", capped)
+	}
+	if n <= 1 {
+		return m.oneAtATime(ctx, scenarios)
+	}
+	return m.sideBySide(ctx, scenarios, n, mc)
+}
 
-	ctx, cancel := context.WithCancel(ctx)
+// oneAtATime runs the baseline, then each scenario, alone.
+func (m *matrix) oneAtATime(ctx context.Context, scenarios []faults.Scenario) (*scenarioRun, []*scenarioRun, error) {
+	m.started(m.baseline.Name)
+	b := m.attempt(ctx, m.baseline, false)
+	m.finished(m.baseline.Name, b, nil)
+	if b.err != nil || m.unusable(b.r) {
+		return b.r, nil, b.err
+	}
+	runs, err := m.alone(ctx, scenarios, b.r)
+	return b.r, runs, err
+}
+
+// alone runs scenarios one after another against the baseline base.
+func (m *matrix) alone(ctx context.Context, scenarios []faults.Scenario, base *scenarioRun) ([]*scenarioRun, error) {
+	var runs []*scenarioRun
+	for _, sc := range scenarios {
+		m.started(sc.Name)
+		a := m.attempt(ctx, sc, false)
+		m.finished(sc.Name, a, base)
+		if a.err != nil {
+			return nil, a.err
+		}
+		runs = append(runs, a.r)
+	}
+	return runs, nil
+}
+
+func (m *matrix) sideBySide(ctx context.Context, scenarios []faults.Scenario, n int, mc machine) (*scenarioRun, []*scenarioRun, error) {
+	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sem := make(chan struct{}, m.n)
-	baseDone := make(chan struct{})
-	var baseErr error
+	lim := newLimiter(n)
 	// The baseline takes its slot before any scenario can.
-	sem <- struct{}{}
+	lim.acquire(runCtx)
+	m.started(m.baseline.Name)
+	var b attempt
+	// final says the baseline of this first pass stands: it was usable,
+	// and nothing it found is to be made again alone.
+	final := func() bool {
+		return b.err == nil && !m.unusable(b.r) && m.again(b, nil) == ""
+	}
+	baseDone := make(chan struct{})
 	go func() {
 		defer close(baseDone)
-		base, baseErr = m.one(ctx, m.baseline, func() { <-sem }, nil)
-		if baseErr != nil || m.unusable(base) {
+		b = m.attempt(runCtx, m.baseline, true)
+		lim.release()
+		if b.err != nil || m.unusable(b.r) {
 			cancel()
+			return
+		}
+		if busy(b) && b.busyKnown && lim.lower(mc.cores) {
+			m.note("the machine was busy while the baseline ran (%.0f%% of its CPU): the runs still to start went at most %d at once, one a core", 100*b.busy, mc.cores)
+		}
+		if final() {
+			m.finished(m.baseline.Name, b, nil)
 		}
 	}()
-	waitBase := func() *scenarioRun {
-		<-baseDone
-		return base
-	}
-	runs = make([]*scenarioRun, len(scenarios))
-	errs := make([]error, len(scenarios))
+	tries := make([]attempt, len(scenarios))
+	whys := make([]string, len(scenarios))
+	var oneSession sync.Once
 	var wg sync.WaitGroup
 	for i, sc := range scenarios {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				errs[i] = ctx.Err()
+			if !lim.acquire(runCtx) {
+				tries[i].err = runCtx.Err()
 				return
 			}
-			runs[i], errs[i] = m.one(ctx, sc, func() { <-sem }, waitBase)
+			m.started(sc.Name)
+			tries[i] = m.attempt(runCtx, sc, true)
+			lim.release()
+			if tries[i].err == nil && m.noSession != nil && m.noSession(tries[i].r) {
+				<-baseDone
+				if final() && !m.noSession(b.r) {
+					oneSession.Do(func() {
+						if lim.lower(1) {
+							m.note("%s could not open its session beside other runs, although the baseline did: the target may take one session at a time, so the runs still to start went one at a time, and those that could not open theirs were made again alone", sc.Name)
+						}
+					})
+				}
+			}
+			<-baseDone
+			if !final() {
+				return // told once the baseline is made again, or never
+			}
+			if whys[i] = m.again(tries[i], b.r); whys[i] == "" {
+				m.finished(sc.Name, tries[i], b.r)
+			}
 		}()
 	}
 	wg.Wait()
 	<-baseDone
-	if baseErr != nil {
-		return nil, nil, baseErr
+	if b.err != nil {
+		return nil, nil, b.err
 	}
-	if m.unusable(base) {
-		return base, nil, nil
+	if m.unusable(b.r) {
+		return m.baselineAlone(ctx, scenarios, b)
 	}
-	for _, err := range errs {
-		if err != nil {
-			return nil, nil, err
+	if why := m.again(b, nil); why != "" {
+		m.note("the baseline was made again alone: %s", why)
+		b = m.attempt(ctx, m.baseline, false)
+		if b.err != nil || m.unusable(b.r) {
+			m.finished(m.baseline.Name, b, nil)
+			return b.r, nil, b.err
+		}
+		m.finished(m.baseline.Name, b, nil)
+		for i := range tries {
+			if whys[i] = m.again(tries[i], b.r); whys[i] == "" {
+				m.finished(scenarios[i].Name, tries[i], b.r)
+			}
 		}
 	}
-	return base, runs, nil
+	runs := make([]*scenarioRun, len(scenarios))
+	for i, sc := range scenarios {
+		if whys[i] != "" {
+			a := m.attempt(ctx, sc, false)
+			if a.err == nil {
+				a.r.result.Notes = append(a.r.result.Notes, "made again alone after running beside others: "+whys[i])
+			}
+			tries[i] = a
+			m.finished(sc.Name, a, b.r)
+		}
+		if tries[i].err != nil {
+			return nil, nil, tries[i].err
+		}
+		runs[i] = tries[i].r
+	}
+	return b.r, runs, nil
 }
 
-// one runs a scenario between the progress display's calls. release, if
-// not nil, gives back the scenario's slot as soon as the run ends, before
-// the wait for the baseline's findings (base, nil for the baseline itself),
-// which only the display needs.
-func (m matrix) one(ctx context.Context, sc faults.Scenario, release func(), base func() *scenarioRun) (*scenarioRun, error) {
-	if m.progress != nil {
-		m.progress.Started(sc.Name)
+// baselineAlone follows a baseline that could not test the target while
+// the scenarios started beside it: it is made again alone, and if then it
+// can, the target takes one session at a time and the matrix runs so.
+func (m *matrix) baselineAlone(ctx context.Context, scenarios []faults.Scenario, first attempt) (*scenarioRun, []*scenarioRun, error) {
+	b := m.attempt(ctx, m.baseline, false)
+	if b.err != nil || m.unusable(b.r) {
+		m.finished(m.baseline.Name, b, nil)
+		return b.r, nil, b.err
 	}
+	m.note("the baseline could not start or initialize the target beside other runs, but did alone: the target takes one session at a time, so the scenarios ran one at a time")
+	m.finished(m.baseline.Name, b, nil)
+	runs, err := m.alone(ctx, scenarios, b.r)
+	return b.r, runs, err
+}
+
+// again says why a run made beside others is to be made again alone, or
+// "": base is the baseline (nil for the baseline itself).
+func (m *matrix) again(a attempt, base *scenarioRun) string {
+	if a.err != nil || !a.beside {
+		return ""
+	}
+	if base != nil && m.noSession != nil && m.noSession(a.r) && !m.noSession(base) {
+		return "it could not open its session beside other runs, although the baseline did"
+	}
+	if !busy(a) {
+		return ""
+	}
+	own := a.r.verdict.Findings
+	if base != nil {
+		own, _ = reports.BeyondBaseline(base.verdict.Findings, own)
+	}
+	var timed []string
+	for _, f := range own {
+		if dependsOnTime(f) && !slices.Contains(timed, f.Kind) {
+			timed = append(timed, f.Kind)
+		}
+	}
+	if len(timed) == 0 {
+		return ""
+	}
+	load := "could not be measured here"
+	if a.busyKnown {
+		load = fmt.Sprintf("was %.0f%% busy", 100*a.busy)
+	}
+	return fmt.Sprintf("its %s %s on time, and the machine %s while it ran beside others",
+		strings.Join(timed, " and "), words.Plural(len(timed), "finding depends", "findings depend"), load)
+}
+
+// dependsOnTime says a finding rests on how long the peer took (to answer,
+// to exit), which neighbours on a busy machine lengthen.
+func dependsOnTime(f reports.Finding) bool {
+	return f.Kind == reports.KindHang || f.Kind == reports.KindZombie
+}
+
+// busy says the run went on a busy machine, or one whose load is unknown.
+func busy(a attempt) bool {
+	return a.beside && (!a.busyKnown || a.busy >= busyThreshold)
+}
+
+// attempt runs a scenario once, measuring the machine's load meanwhile;
+// beside says other runs may go at the same time.
+func (m *matrix) attempt(ctx context.Context, sc faults.Scenario, beside bool) attempt {
+	w := startCPUWindow(m.cpu)
 	start := time.Now()
 	r, err := m.run(ctx, sc)
-	took := time.Since(start)
-	if release != nil {
-		release()
-	}
-	m.finished(sc.Name, r, err, took, base)
-	return r, err
+	a := attempt{r: r, err: err, took: time.Since(start), beside: beside}
+	a.busy, a.busyKnown = w.busy(m.cpu)
+	return a
 }
 
-func (m matrix) finished(name string, r *scenarioRun, err error, took time.Duration, base func() *scenarioRun) {
+// started tells the progress display a run started, once: a run made
+// again alone, or one that ran beside a baseline that was then made again,
+// has not ended for the display.
+func (m *matrix) started(name string) {
 	if m.progress == nil {
 		return
 	}
-	if err != nil {
-		if base != nil {
-			if b := base(); b == nil || m.unusable(b) {
-				return
-			}
-		}
-		m.progress.Finished(name, reports.OutcomeError, 0, took)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.shown == nil {
+		m.shown = map[string]bool{}
+	}
+	if !m.shown[name] {
+		m.shown[name] = true
+		m.progress.Started(name)
+	}
+}
+
+// finished tells the progress display a run ended; base is the baseline
+// the run's own findings are counted beyond (nil for the baseline).
+func (m *matrix) finished(name string, a attempt, base *scenarioRun) {
+	if m.progress == nil {
 		return
 	}
-	own := r.verdict.Findings
-	if base != nil {
-		b := base()
-		if b == nil || m.unusable(b) {
-			// The matrix ends with the baseline's set-up error; what ran
-			// beside it, or was stopped, is not a result.
-			return
-		}
-		own, _ = reports.BeyondBaseline(b.verdict.Findings, own)
+	m.mu.Lock()
+	delete(m.shown, name)
+	m.mu.Unlock()
+	if a.err != nil {
+		m.progress.Finished(name, reports.OutcomeError, 0, a.took)
+		return
 	}
-	m.progress.Finished(name, reports.ScenarioOutcome(own, r.result.Indeterminate), len(own), took)
+	own := a.r.verdict.Findings
+	if base != nil {
+		own, _ = reports.BeyondBaseline(base.verdict.Findings, own)
+	}
+	m.progress.Finished(name, reports.ScenarioOutcome(own, a.r.result.Indeterminate), len(own), a.took)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/judge"
+	"github.com/mcpchaos/mcpchaos/probe"
 	"github.com/mcpchaos/mcpchaos/reports"
 )
 
@@ -54,6 +57,7 @@ func TestMatrixRunsTheBaselineBesideTheScenarios(t *testing.T) {
 	started := make(chan string, 3)
 	progress := &recordedProgress{}
 	m := matrix{n: 4, baseline: faults.Baseline, scenarios: scenarioNames("a", "baseline", "b", "c"), progress: progress,
+		machine: &twoCores, cpu: cpuAt(0.2),
 		run: func(ctx context.Context, sc faults.Scenario) (*scenarioRun, error) {
 			r := &scenarioRun{result: reports.ScenarioResult{Name: sc.Name}}
 			if sc.Name != faults.Baseline.Name {
@@ -131,13 +135,14 @@ func TestMatrixOneAtATime(t *testing.T) {
 }
 
 // A baseline that cannot test the target (the server never initializes)
-// stops the scenarios running beside it; the matrix returns the baseline
-// alone, so that the caller reports the set-up error, and the display hears
-// of no scenario's end.
+// stops the scenarios running beside it; made again alone, it still
+// cannot, so the matrix returns the baseline alone, for the caller to
+// report the set-up error, and the display hears of no scenario's end.
 func TestMatrixStopsWhenTheBaselineCannotTest(t *testing.T) {
 	progress := &recordedProgress{}
 	stopped := make(chan string, 2)
 	m := matrix{n: 3, baseline: faults.Baseline, scenarios: scenarioNames("a", "b"), progress: progress,
+		machine: &twoCores, cpu: cpuAt(0.2),
 		run: func(ctx context.Context, sc faults.Scenario) (*scenarioRun, error) {
 			if sc.Name == faults.Baseline.Name {
 				return &scenarioRun{probeErr: errors.New("no answer to initialize")}, nil
@@ -171,7 +176,7 @@ func TestMatrixStopsWhenTheBaselineCannotTest(t *testing.T) {
 // the matrix with it, the baseline's first.
 func TestMatrixReturnsTheRunsError(t *testing.T) {
 	for _, n := range []int{1, 3} {
-		m := matrix{n: n, baseline: faults.Baseline, scenarios: scenarioNames("a", "b"),
+		m := matrix{n: n, baseline: faults.Baseline, scenarios: scenarioNames("a", "b"), machine: &twoCores, cpu: cpuAt(0.2),
 			run: func(ctx context.Context, sc faults.Scenario) (*scenarioRun, error) {
 				if sc.Name == "b" {
 					return nil, errors.New("disk full")
@@ -183,5 +188,246 @@ func TestMatrixReturnsTheRunsError(t *testing.T) {
 		if _, _, err := m.runMatrix(context.Background()); err == nil || err.Error() != "disk full" {
 			t.Errorf("n=%d: err = %v, want disk full", n, err)
 		}
+	}
+}
+
+var twoCores = machine{cores: 2, memFree: 8 << 30, memKnown: true}
+
+// cpuAt is a machine whose CPU is busy at share of its time, all the time.
+func cpuAt(share float64) func() (cpuSample, bool) {
+	var mu sync.Mutex
+	var s cpuSample
+	return func() (cpuSample, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		s.total += 1000
+		s.idle += uint64(1000 * (1 - share))
+		return s, true
+	}
+}
+
+func unknownCPU() (cpuSample, bool) { return cpuSample{}, false }
+
+// countingRuns is a scenario runner that counts the runs of each scenario
+// and finds what find says for the nth of them (1 for the first).
+type countingRuns struct {
+	mu   sync.Mutex
+	runs map[string]int
+	find func(scenario string, nth int) []reports.Finding
+}
+
+func (c *countingRuns) run(ctx context.Context, sc faults.Scenario) (*scenarioRun, error) {
+	c.mu.Lock()
+	if c.runs == nil {
+		c.runs = map[string]int{}
+	}
+	c.runs[sc.Name]++
+	nth := c.runs[sc.Name]
+	c.mu.Unlock()
+	r := &scenarioRun{result: reports.ScenarioResult{Name: sc.Name}}
+	r.verdict.Findings = c.find(sc.Name, nth)
+	return r, nil
+}
+
+func hangFinding(scenario string) reports.Finding {
+	return reports.Finding{Kind: reports.KindHang, Severity: reports.SeverityError, Rule: reports.RuleUnanswered, Scenario: scenario}
+}
+
+// A finding that depends on time (a hang), made beside other runs on a
+// busy machine, may be the neighbours' doing: the run is made again alone,
+// and that run stands, with a note that says why it was made. A finding
+// that does not depend on time (a crash) stands as found, and on an idle
+// machine so does a hang. Where the load cannot be measured, the machine
+// is taken as busy.
+func TestMatrixMakesTimedFindingsAgainAloneOnABusyMachine(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		cpu       func() (cpuSample, bool)
+		wantAgain bool
+	}{
+		{"busy", cpuAt(0.97), true},
+		{"unknown", unknownCPU, true},
+		{"idle", cpuAt(0.3), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &countingRuns{find: func(sc string, nth int) []reports.Finding {
+				switch {
+				case sc == "slow" && nth == 1: // hung only beside the others
+					return []reports.Finding{hangFinding(sc)}
+				case sc == "crashing":
+					return []reports.Finding{crashFinding(sc)}
+				}
+				return nil
+			}}
+			progress := &recordedProgress{}
+			m := matrix{n: 4, baseline: faults.Baseline, scenarios: scenarioNames("slow", "crashing", "quiet"), progress: progress,
+				machine: &twoCores, cpu: tc.cpu, run: c.run, unusable: func(*scenarioRun) bool { return false }}
+			_, runs, err := m.runMatrix(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantRuns := map[string]int{"baseline": 1, "slow": 1, "crashing": 1, "quiet": 1}
+			wantSlow := 1
+			if tc.wantAgain {
+				wantRuns["slow"], wantSlow = 2, 0
+			}
+			if diff := cmp.Diff(wantRuns, c.runs); diff != "" {
+				t.Errorf("runs made (-want +got):\n%s", diff)
+			}
+			if got := len(runs[0].verdict.Findings); got != wantSlow {
+				t.Errorf("slow has %d findings, want %d", got, wantSlow)
+			}
+			if got := len(runs[1].verdict.Findings); got != 1 {
+				t.Errorf("crashing has %d findings, want its crash", got)
+			}
+			again := false
+			for _, n := range runs[0].result.Notes {
+				again = again || strings.Contains(n, "made again alone") && strings.Contains(n, "hang finding depends on time")
+			}
+			if again != tc.wantAgain {
+				t.Errorf("slow's notes %q: a note that it was made again alone: %v, want %v", runs[0].result.Notes, again, tc.wantAgain)
+			}
+			ends := 0
+			for _, e := range progress.events {
+				if strings.HasPrefix(e, "end slow") {
+					ends++
+					if want := "end slow pass 0"; tc.wantAgain && e != want {
+						t.Errorf("the display was told %q, want %q (the run alone)", e, want)
+					}
+				}
+			}
+			if ends != 1 {
+				t.Errorf("the display heard of slow's end %d times: %q", ends, progress.events)
+			}
+		})
+	}
+}
+
+// The baseline's own slow exit, on a busy machine, is confirmed alone
+// before the scenarios' findings are counted beyond it.
+func TestMatrixMakesTheBaselineAgainAlone(t *testing.T) {
+	zombie := reports.Finding{Kind: reports.KindZombie, Severity: reports.SeverityWarning, Rule: reports.RuleShutdownSIGTERM}
+	c := &countingRuns{find: func(sc string, nth int) []reports.Finding {
+		// The server never exits on its own: every run finds it.
+		z := zombie
+		z.Scenario = sc
+		return []reports.Finding{z}
+	}}
+	m := matrix{n: 4, baseline: faults.Baseline, scenarios: scenarioNames("a", "b"),
+		machine: &twoCores, cpu: cpuAt(0.95), run: c.run, unusable: func(*scenarioRun) bool { return false }}
+	base, runs, err := m.runMatrix(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The scenarios' zombie is the baseline's: not theirs to confirm.
+	if diff := cmp.Diff(map[string]int{"baseline": 2, "a": 1, "b": 1}, c.runs); diff != "" {
+		t.Errorf("runs made (-want +got):\n%s", diff)
+	}
+	if len(base.verdict.Findings) != 1 || len(runs) != 2 {
+		t.Fatalf("base %v, runs %d", base.verdict.Findings, len(runs))
+	}
+	if !slices.ContainsFunc(m.notes, func(n string) bool {
+		return strings.HasPrefix(n, "the baseline was made again alone: its zombie finding depends on time")
+	}) {
+		t.Errorf("notes %q do not say the baseline was made again alone", m.notes)
+	}
+}
+
+// A target that takes one session at a time (a stdio server that locks a
+// file, an HTTP server with one session slot): beside others, a run cannot
+// open its session. Whichever run lost the race, the matrix ends with every
+// run's session opened, made alone, and says why, rather than reporting
+// what concurrency made.
+func TestMatrixFallsBackForATargetOfOneSession(t *testing.T) {
+	for _, n := range []int{2, 4} {
+		var slot sync.Mutex
+		var mu sync.Mutex
+		made := map[string]int{}
+		m := matrix{n: n, baseline: faults.Baseline, scenarios: scenarioNames("a", "b", "c"),
+			machine: &twoCores, cpu: cpuAt(0.2),
+			run: func(ctx context.Context, sc faults.Scenario) (*scenarioRun, error) {
+				mu.Lock()
+				made[sc.Name]++
+				mu.Unlock()
+				r := &scenarioRun{result: reports.ScenarioResult{Name: sc.Name}, probe: &probe.Outcome{}}
+				if !slot.TryLock() {
+					r.probeErr = errors.New("409 Conflict: a session is open")
+					return r, nil
+				}
+				defer slot.Unlock()
+				time.Sleep(50 * time.Millisecond)
+				r.probe.Initialized = true
+				return r, nil
+			},
+			unusable:  func(base *scenarioRun) bool { return base.probeErr != nil },
+			noSession: func(r *scenarioRun) bool { return r.probe == nil || !r.probe.Initialized },
+		}
+		base, runs, err := m.runMatrix(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !base.probe.Initialized {
+			t.Fatalf("n=%d: the baseline never opened its session", n)
+		}
+		for _, r := range runs {
+			if !r.probe.Initialized {
+				t.Errorf("n=%d: %s never opened its session (made %d times)", n, r.result.Name, made[r.result.Name])
+			}
+		}
+		if !slices.ContainsFunc(m.notes, func(s string) bool { return strings.Contains(s, "one session at a time") }) {
+			t.Errorf("n=%d: notes %q do not say the target takes one session at a time", n, m.notes)
+		}
+	}
+}
+
+func TestSizeParallel(t *testing.T) {
+	small := machine{cores: 2, memFree: 1 << 30, memKnown: true} // 4 runs of 256 MB
+	unknownMem := machine{cores: 2}
+	for _, tc := range []struct {
+		name        string
+		asked, runs int
+		mc          machine
+		want        int
+		capped      bool
+	}{
+		{"auto takes every run of a small matrix", 0, 8, twoCores, 8, false},
+		{"auto stops at four a core", 0, 20, twoCores, 8, false},
+		{"auto stops where memory does", 0, 8, small, 4, false},
+		{"auto without a memory figure", 0, 8, unknownMem, 8, false},
+		{"one a time", 1, 8, twoCores, 1, false},
+		{"asked for, within what the machine holds", 12, 20, twoCores, 12, false},
+		{"more than the matrix has", 12, 8, twoCores, 8, false},
+		{"more than the memory holds", 6, 8, small, 4, true},
+		{"more than the cores hold", 40, 50, unknownMem, 32, true},
+		{"nothing free still runs one", 0, 8, machine{cores: 2, memKnown: true}, 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n, note := sizeParallel(tc.asked, tc.runs, tc.mc)
+			if n != tc.want || (note != "") != tc.capped {
+				t.Errorf("sizeParallel(%d, %d, %v) = %d, %q; want %d, capped %v", tc.asked, tc.runs, tc.mc, n, note, tc.want, tc.capped)
+			}
+		})
+	}
+}
+
+func TestLimiterLowered(t *testing.T) {
+	l := newLimiter(2)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if !l.acquire(ctx) || !l.acquire(ctx) {
+		t.Fatal("two slots of two not given")
+	}
+	if !l.lower(1) || l.lower(3) {
+		t.Fatal("lower(1) then lower(3): want true, false")
+	}
+	l.release()
+	short, stop := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer stop()
+	if l.acquire(short) {
+		t.Fatal("a slot was given while one ran under a limit of one")
+	}
+	l.release()
+	if !l.acquire(ctx) {
+		t.Fatal("no slot once none ran")
 	}
 }

@@ -53,7 +53,10 @@ type Options struct {
 	// waited for (MCP, Lifecycle: Timeouts); 0 is DefaultMaxDeadline.
 	MaxDeadline time.Duration
 	// Grace is each wait of the shutdown ladder.
-	Grace    time.Duration
+	Grace time.Duration
+	// Parallel is how many runs of the matrix go at once, the baseline
+	// among them; 0 lets the machine decide (its cores and free memory),
+	// and 1 runs the baseline alone first, then each scenario alone.
 	Parallel int
 	// TranscriptDir, if set, receives one JSONL transcript per scenario.
 	TranscriptDir string
@@ -108,8 +111,8 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 	if o.MaxDeadline <= 0 {
 		o.MaxDeadline = DefaultMaxDeadline
 	}
-	if o.Parallel <= 0 {
-		o.Parallel = 1
+	if o.Parallel < 0 {
+		o.Parallel = 0
 	}
 	if o.URL == nil {
 		if err := chaos.StdioSupported(); err != nil {
@@ -132,7 +135,8 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 		if err := checkHTTPScenarios(o.Scenarios); err != nil {
 			return nil, err
 		}
-		if err := checkOnePort(o.Command, o.Parallel); err != nil {
+		var err error
+		if o.Parallel, err = onePort(o.Command, o.Parallel); err != nil {
 			return nil, err
 		}
 		if len(o.Command) == 0 {
@@ -169,12 +173,14 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 			}
 			return r, err
 		},
-		unusable: func(base *scenarioRun) bool { return base.probeErr != nil },
+		unusable:  func(base *scenarioRun) bool { return base.probeErr != nil },
+		noSession: func(r *scenarioRun) bool { return r.probe == nil || !r.probe.Initialized },
 	}
 	base, runs, err := m.runMatrix(ctx)
 	if err != nil {
 		return nil, err
 	}
+	base.result.Notes = append(base.result.Notes, m.notes...)
 	if base.probeErr != nil {
 		var unknown *probe.UnknownToolError
 		if errors.As(base.probeErr, &unknown) {

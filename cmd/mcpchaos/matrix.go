@@ -43,7 +43,7 @@ func (m *matrixFlags) register(fs *pflag.FlagSet, deadline time.Duration, deadli
 	fs.DurationVar(&m.grace, "grace", suite.DefaultGrace, graceDoc)
 	m.reports.register(fs, "write the mcpchaos.report/v1 JSON report to `FILE`")
 	fs.StringVar(&m.transcriptDir, "transcript-dir", "", "write one transcript per scenario into `DIR`")
-	fs.IntVar(&m.parallel, "parallel", 1, "scenarios to run at once, the baseline among them (above 1, it runs beside the others rather than before them)")
+	fs.IntVar(&m.parallel, "parallel", 0, "runs of the matrix to go at once, the baseline among them (default: as many as the machine's cores and memory take; 1 runs the baseline alone first, then each scenario alone)")
 	fs.BoolVar(&m.strict, "strict", false, "exit 1 on warnings too")
 	fs.StringVar(&m.saveCase, "save-case", "", "write each failing scenario run into `DIR` as a regression case file")
 	fs.StringVar(&m.baselinePath, "baseline", "", "the known findings in `FILE` (written by --write-baseline) do not fail the run; a new one does, and so does an entry that no longer fails")
@@ -82,8 +82,11 @@ func (m *matrixFlags) finish(report *reports.Report, command string, stdout, std
 // command, or the built-in scenarios and scenario files --scenario names)
 // and draws the seed when none was given; the error is a usage error.
 func (m *matrixFlags) resolve(fs *pflag.FlagSet, command string, matrix []faults.Scenario) ([]faults.Scenario, error) {
-	if m.deadline <= 0 || m.grace <= 0 || m.parallel <= 0 {
-		return nil, errors.New("--deadline, --grace and --parallel must be positive")
+	if m.deadline <= 0 || m.grace <= 0 {
+		return nil, errors.New("--deadline and --grace must be positive")
+	}
+	if m.parallel < 0 || (m.parallel == 0 && fs.Changed("parallel")) {
+		return nil, errors.New("--parallel must be positive (leave it out to let the machine decide)")
 	}
 	if err := m.reports.parse(true); err != nil {
 		return nil, err

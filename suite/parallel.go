@@ -1,0 +1,121 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/mcpchaos/mcpchaos/internal/words"
+)
+
+const (
+	// autoPerCore is how many runs go at once per core when the user
+	// leaves the choice to mcpchaos. A run mostly waits: on deadlines,
+	// on the shutdown ladder's grace, on a server's timers (the default
+	// matrix on server-everything keeps 2 cores 16% busy with 8 runs at
+	// once), so several share a core without slowing one another.
+	autoPerCore = 4
+	// maxPerCore bounds what a user may ask for: past it, the runs'
+	// start-ups alone (a Node or Python interpreter each) keep the cores
+	// busy, and a handler slowed by its neighbours looks hung.
+	maxPerCore = 16
+	// runMemory is what one run is allowed for its target: a Node or
+	// Python server with its interpreter takes 50 to 150 MB.
+	runMemory = 256 << 20
+)
+
+// machine is what sizes a matrix: its cores and the memory it has free.
+type machine struct {
+	cores    int
+	memFree  uint64
+	memKnown bool
+}
+
+func thisMachine() machine {
+	free, ok := memAvailable()
+	return machine{cores: cores(), memFree: free, memKnown: ok}
+}
+
+// holds is the most runs the machine takes at once.
+func (mc machine) holds() int {
+	n := maxPerCore * mc.cores
+	if mc.memKnown {
+		n = min(n, int(mc.memFree/runMemory))
+	}
+	return max(n, 1)
+}
+
+func (mc machine) String() string {
+	s := fmt.Sprintf("%d %s", mc.cores, words.Plural(mc.cores, "core", "cores"))
+	if mc.memKnown {
+		s += fmt.Sprintf(", %.1f GB free at %d MB a run", float64(mc.memFree)/1e9, runMemory>>20)
+	}
+	return s
+}
+
+// sizeParallel says how many of a matrix's runs (the baseline among them)
+// go at once. asked is --parallel, 0 to let the machine decide: as many
+// as the cores take (autoPerCore each) and the memory, never more than
+// there are runs. What the user asked for is capped at what the machine
+// holds, and note says so.
+func sizeParallel(asked, runs int, mc machine) (n int, note string) {
+	if asked == 0 {
+		return max(1, min(runs, autoPerCore*mc.cores, mc.holds())), ""
+	}
+	if h := mc.holds(); asked > h && h < runs {
+		return h, fmt.Sprintf("--parallel %d is more runs at once than this machine holds (%s): %d ran at once", asked, mc, h)
+	}
+	return max(1, min(asked, runs)), ""
+}
+
+// limiter lets at most limit runs go at once; the limit can be lowered
+// while runs go (a busy machine, a target that takes one session at a
+// time), which holds back the runs not yet started.
+type limiter struct {
+	mu      sync.Mutex
+	limit   int
+	running int
+	freed   chan struct{} // closed and replaced whenever a slot may be free
+}
+
+func newLimiter(n int) *limiter {
+	return &limiter{limit: max(n, 1), freed: make(chan struct{})}
+}
+
+// acquire waits for a slot; false if ctx ended first.
+func (l *limiter) acquire(ctx context.Context) bool {
+	for {
+		l.mu.Lock()
+		if l.running < l.limit {
+			l.running++
+			l.mu.Unlock()
+			return true
+		}
+		freed := l.freed
+		l.mu.Unlock()
+		select {
+		case <-freed:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+func (l *limiter) release() {
+	l.mu.Lock()
+	l.running--
+	close(l.freed)
+	l.freed = make(chan struct{})
+	l.mu.Unlock()
+}
+
+// lower sets the limit to n if that is lower, and reports whether it was.
+func (l *limiter) lower(n int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n >= l.limit {
+		return false
+	}
+	l.limit = max(n, 1)
+	return true
+}
