@@ -122,6 +122,11 @@ type Judger struct {
 	// impossible to judge (see Verdict).
 	notes, unknown notes
 
+	// unreachable counts the requests the proxy answered 502 because the
+	// upstream could not be reached, the first and last at unreachableT.
+	unreachable                    int
+	unreachableFrom, unreachableTo int64
+
 	tr tracker
 	pr protocolChecks
 	pc processFacts
@@ -302,6 +307,14 @@ func (j *Judger) add(e *wire.Event) {
 		j.pc.pipeClosed(j, e)
 		if cl != nil {
 			cl.serverEvent(j, e)
+		}
+	case wire.EventError:
+		if strings.HasPrefix(e.Detail, upstreamUnreachable) {
+			if j.unreachable == 0 {
+				j.unreachableFrom = e.T
+			}
+			j.unreachable++
+			j.unreachableTo = e.T
 		}
 	case wire.EventSignal:
 		if j.p.process {
@@ -484,6 +497,10 @@ func (j *Judger) exitedOnItsOwn() {
 	j.notes.add(fmt.Sprintf("the server exited on its own (%s) at %s, before mcpchaos asked it to stop: the requests sent after found nothing listening", pc.exitWords(), words.Duration(pc.exit.TUS)))
 }
 
+// upstreamUnreachable starts the error event of a request the proxy could
+// not relay (httpchaos badGateway).
+const upstreamUnreachable = "the upstream could not be reached"
+
 // holdsOutput names the faults whose events can carry a window (UntilUS or
 // Forever) during which the peer's output could not be read or written.
 var holdsOutput = map[string]bool{"stall": true, "signal": true, "stderr-flood": true, "throttle": true}
@@ -532,6 +549,13 @@ func (j *Judger) Verdict() Verdict {
 		j.unknown.add("the transcript has no session-end event (did mcpchaos die?): judged what it holds")
 	}
 	j.exitedOnItsOwn()
+	if j.unreachable > 0 {
+		// The server was down or restarting (a proxy in front of a server
+		// that is restarted): what went unanswered meanwhile is not held
+		// against it, but a report that ran through it must say so.
+		j.notes.add(fmt.Sprintf("the upstream could not be reached for %d %s, between %s and %s: mcpchaos answered %s 502 (was the server down or restarting?)",
+			j.unreachable, words.Plural(j.unreachable, "request", "requests"), words.Duration(j.unreachableFrom), words.Duration(j.unreachableTo), words.Plural(j.unreachable, "it", "them")))
+	}
 	var fs []reports.Finding
 	if j.cl != nil {
 		fs = j.clientFindings()

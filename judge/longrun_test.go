@@ -105,3 +105,20 @@ func TestEndedSessionsAreLetGo(t *testing.T) {
 		t.Errorf("a POST just within %d µs of the DELETE, served: %v; want served-after-delete", endedKeptUS, fs)
 	}
 }
+
+// An upstream restarted under a long-running proxy shows in the report:
+// the requests answered 502 meanwhile are counted in a note.
+func TestUnreachableUpstreamIsNoted(t *testing.T) {
+	b := httpSession()
+	for i := range 3 {
+		b.at(float64(1000 + 500*i)).add(wire.Event{Type: wire.EventError, Exchange: int64(i + 1), HTTP: "POST /mcp",
+			Detail: "the upstream could not be reached: dial tcp 127.0.0.1:3000: connect: connection refused"})
+	}
+	b.end("the proxy got SIGTERM")
+	v := Session(b.evs)
+	want := "the upstream could not be reached for 3 requests, between 1s and 2s: mcpchaos answered them 502 (was the server down or restarting?)"
+	checkNotes(t, []string{want}, v.Notes)
+	if len(v.Findings) != 0 {
+		t.Errorf("findings %v; the server is not blamed for being away", v.Findings)
+	}
+}
