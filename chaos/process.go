@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpchaos/mcpchaos/internal/machine"
 )
 
 // Process is a child started in its own process group, with our ends of its
@@ -137,6 +139,33 @@ func (p *Process) Done() <-chan struct{} { return p.done }
 // waitExit waits up to d for the child to exit and reports whether it did:
 // each rung of a shutdown ladder.
 func (p *Process) waitExit(d time.Duration) bool { return waitAtMost(p.done, d) }
+
+// waitExitCounted is waitExit with d counted at the share of a core the
+// process could have had (wall time when share is nil), and never longer
+// than five times d on the wall clock.
+func (p *Process) waitExitCounted(d time.Duration, share func() float64) bool {
+	if share == nil {
+		return p.waitExit(d)
+	}
+	clock := machine.NewClock(share)
+	step := min(max(d/50, 10*time.Millisecond), 200*time.Millisecond)
+	t := time.NewTicker(step)
+	defer t.Stop()
+	limit := time.NewTimer(5 * d)
+	defer limit.Stop()
+	for {
+		select {
+		case <-p.done:
+			return true
+		case <-limit.C:
+			return false
+		case <-t.C:
+			if clock.Tick() >= d {
+				return false
+			}
+		}
+	}
+}
 
 // waitAtMost waits up to d for ch to deliver or close, and reports whether
 // it did.

@@ -36,6 +36,12 @@ type Config struct {
 	MaxLine int
 	// Grace is each wait of the shutdown ladder (DefaultGrace if 0).
 	Grace time.Duration
+	// Share, if set, is the share of a core a process that wants the CPU
+	// gets now (machine.Share): the ladder's waits are counted at it, so
+	// that a server slowed by its neighbours on a busy machine is given the
+	// time to exit it would have had alone (up to five graces on the wall
+	// clock). Nil counts wall time.
+	Share func() float64
 	// Stderr receives the child's stderr as it comes; nil discards it (it is
 	// drained and recorded either way).
 	Stderr io.Writer
@@ -377,7 +383,7 @@ func (s *session) ladder(why string) {
 	s.writers[wire.ToServer].closeRecorded(func() {
 		s.recordPipe(wire.PipeServerInput, why, true)
 	})
-	wait := func() bool { return s.proc.waitExit(s.cfg.Grace) }
+	wait := func() bool { return s.proc.waitExitCounted(s.cfg.Grace, s.cfg.Share) }
 	if wait() {
 		return
 	}

@@ -168,6 +168,12 @@ func (j *Judger) add(e *wire.Event) {
 	if j.done {
 		return
 	}
+	if e.Type == wire.EventCPUShare {
+		// Not something the peer did: it neither ends nor lengthens the
+		// record, it only says how fast the peer's deadlines ran.
+		j.st.share(e.T, float64(e.CPUShare)/1000)
+		return
+	}
 	j.lastT = max(j.lastT, e.T)
 	if e.Peer != "" {
 		j.peerEvent(e)

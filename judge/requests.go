@@ -1149,7 +1149,9 @@ func (j *Judger) deadlineOf(r *openReq, endT int64) (d int64, forever, capped bo
 func (j *Judger) waitedWords(r *openReq, d int64, capped bool) string {
 	if r.lastProgress == nil {
 		w := "after " + words.Duration(j.deadlineUS)
-		if ext := d - r.fwd.TUS - j.deadlineUS; ext > 0 {
+		if ext := d - r.fwd.TUS - j.deadlineUS; ext > 0 && len(j.st.shares) > 0 {
+			w += fmt.Sprintf(" of the CPU time the %s could have had (%s on the wall clock: the machine's cores were shared, or a fault held its output)", j.p.name, words.Duration(d-r.fwd.TUS))
+		} else if ext > 0 {
 			w += fmt.Sprintf(" (plus %s while a fault held the %s's output)", words.Duration(ext), j.p.name)
 		}
 		return w

@@ -14,6 +14,32 @@ type window struct{ start, end int64 }
 // not run while its answer could not have been read.
 type stalls struct {
 	w []window
+	// shares are the cpu-share events in time order: from each one's t on,
+	// a deadline runs at its share of a core (1 before the first).
+	shares []shareFrom
+}
+
+// shareFrom is the share of a core the peer could have had from t on.
+type shareFrom struct {
+	t     int64
+	share float64
+}
+
+// share records a cpu-share event: from t on, time counts at share.
+func (s *stalls) share(t int64, share float64) {
+	s.shares = append(s.shares, shareFrom{t, min(1, max(share, 0.01))})
+}
+
+// shareAt returns the share in force at t and when it next changes.
+func (s *stalls) shareAt(t int64) (share float64, until int64) {
+	share, until = 1, never
+	for _, c := range s.shares {
+		if c.t > t {
+			return share, c.t
+		}
+		share = c.share
+	}
+	return share, until
 }
 
 // add records a stall from start until end. Stall events come in time order,
@@ -33,6 +59,9 @@ func (s *stalls) add(start, end int64) {
 // the transcript never saw it lift. forever reports that the budget was never
 // used up.
 func (s *stalls) deadline(from, budget, endT int64) (d int64, forever bool) {
+	if len(s.shares) > 0 {
+		return s.sharedDeadline(from, budget, endT)
+	}
 	t, left := from, budget
 	for _, w := range s.w {
 		end := w.end
@@ -68,4 +97,44 @@ func (s *stalls) heldAt(at, endT int64) bool {
 		}
 	}
 	return false
+}
+
+// sharedDeadline is deadline on a machine whose cores the peer shared: the
+// budget runs at the share of a core in force (cpu-share events), and not at
+// all while a stall holds the peer's output.
+func (s *stalls) sharedDeadline(from, budget, endT int64) (d int64, forever bool) {
+	t, left := from, float64(budget)
+	for {
+		held := false
+		next := int64(never)
+		for _, w := range s.w {
+			end := w.end
+			if end > endT {
+				end = never
+			}
+			if end <= t {
+				continue
+			}
+			if w.start <= t {
+				if end == never {
+					return never, true
+				}
+				t, held = end, true
+				break
+			}
+			next = w.start
+			break
+		}
+		if held {
+			continue
+		}
+		share, changes := s.shareAt(t)
+		until := min(next, changes)
+		need := int64(math.Ceil(left / share))
+		if until == never || t+need <= until {
+			return t + need, false
+		}
+		left -= float64(until-t) * share
+		t = until
+	}
 }

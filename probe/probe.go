@@ -81,6 +81,12 @@ type Config struct {
 	// never concurrent, and none happens after Run returns. A request still
 	// stuck in a write to w is not reported: the server never got it.
 	Overdue func(id, method string)
+	// Share, if set, is the share of a core (0 to 1) a process that wants
+	// the CPU gets now: deadlines and graces are counted at it, so that on
+	// a machine whose cores are all taken a server is given the time it
+	// would have had alone (machine.Share; nil counts wall time). The wall
+	// time a request is waited for stays capped by MaxDeadline.
+	Share func() float64
 	// ClientName is the clientInfo name (default "mcpchaos-probe").
 	ClientName string
 	// Seed chooses the samples of long listings (resources to read,

@@ -231,8 +231,10 @@ func (s *session) enqueueLocked(o outgoing) error {
 // deadline, until MaxDeadline after p was sent.
 func (s *session) watch(p *pending) {
 	defer s.watchers.Done()
-	t := time.NewTimer(s.cfg.Deadline)
-	defer t.Stop()
+	t := newCountdown(s.cfg.Deadline, s.cfg.Share)
+	defer t.stop()
+	// The cap is wall time: however busy the machine, a request is not
+	// waited for past it.
 	limit := time.NewTimer(s.cfg.MaxDeadline)
 	defer limit.Stop()
 	progressed := false
@@ -246,17 +248,19 @@ wait:
 			return
 		case <-p.progressed:
 			progressed = true
-			t.Reset(s.cfg.Deadline)
-		case <-t.C:
-			break wait
+			t.reset(s.cfg.Deadline)
+		case <-t.C():
+			if t.expired() {
+				break wait
+			}
 		case <-limit.C:
 			break wait
 		}
 	}
 	// How long p was given before it was overdue: the deadline, or longer
-	// when progress moved it.
+	// when progress moved it or the machine was busy.
 	waited := s.cfg.Deadline
-	if progressed {
+	if progressed || t.stretch() > 0 {
 		waited = time.Since(p.sent).Round(100 * time.Millisecond)
 	}
 	if s.markOverdue(p) && s.cfg.Overdue != nil {
@@ -264,13 +268,26 @@ wait:
 		s.cfg.Overdue(p.id, p.method)
 		s.overdueMu.Unlock()
 	}
-	t.Reset(s.grace)
-	select {
-	case <-p.done:
-	case <-s.ctx.Done():
-		s.settle(p, false, nil, "cancelled: "+s.ctx.Err().Error())
-	case <-t.C:
-		s.settle(p, false, nil, s.giveUpReason(p, waited))
+	t.reset(s.grace)
+	// The grace too is counted at the peer's share of a core, but never
+	// past the cap and one grace on wall time.
+	graceCap := time.NewTimer(max(s.grace, time.Until(p.sent.Add(s.cfg.MaxDeadline+s.grace))))
+	defer graceCap.Stop()
+	for {
+		select {
+		case <-p.done:
+			return
+		case <-s.ctx.Done():
+			s.settle(p, false, nil, "cancelled: "+s.ctx.Err().Error())
+			return
+		case <-t.C():
+			if !t.expired() {
+				continue
+			}
+		case <-graceCap.C:
+		}
+		s.settle(p, false, nil, s.giveUpReason(p, waited+t.stretch()))
+		return
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -348,11 +349,24 @@ var corpusCoverage = map[string][2]int{
 	"tavily-mcp":                           {3, 3},
 }
 
+// TestCorpusVerdicts runs each server's default matrix as a user's
+// `mcpchaos test` does, side by side (as many runs at once as the machine
+// takes). With MCPCHAOS_CORPUS_HOGS=N (scripts/test sets it for a second
+// pass, alone), N processes spin on the CPU meanwhile, as a neighbour job
+// on a CI runner does: the verdicts must not change (issue 31: a handler
+// slowed by its neighbours is not hung).
 func TestCorpusVerdicts(t *testing.T) {
 	dir := corpusDir(t)
 	// The TypeScript SDK's example servers ship inside the SDK that
 	// examples/typescript pins.
 	typeScriptSDK(t, filepath.Join(repoRoot(t), "examples", "typescript"))
+	if n := os.Getenv("MCPCHAOS_CORPUS_HOGS"); n != "" {
+		hogs, err := strconv.Atoi(n)
+		if err != nil || hogs < 1 {
+			t.Fatalf("MCPCHAOS_CORPUS_HOGS=%q: want how many CPU hogs to run, a positive number", n)
+		}
+		spinCPU(t, hogs)
+	}
 	for _, srv := range corpus {
 		t.Run(srv.name, func(t *testing.T) {
 			t.Parallel()
@@ -368,7 +382,6 @@ func TestCorpusVerdicts(t *testing.T) {
 				Scenarios: faults.ServerScenarios(),
 				Seed:      1,
 				Deadline:  srv.deadline,
-				Parallel:  2,
 				Repro:     func(s string, seed uint64) string { return fmt.Sprintf("--scenario %s --seed %d", s, seed) },
 			})
 			if err != nil {
@@ -415,4 +428,26 @@ func verdictsOf(r *reports.Report) map[string]verdict {
 		out[s.Name] = verdict{s.Outcome, slices.Compact(rs)}
 	}
 	return out
+}
+
+// spinCPU keeps n processes busy on the CPU until the test ends (the
+// subtests of a parallel test included): each is a shell spinning in a
+// loop, at the priority of everything else.
+func spinCPU(t *testing.T, n int) {
+	t.Helper()
+	var hogs []*exec.Cmd
+	for range n {
+		hog := exec.Command("sh", "-c", "while :; do :; done")
+		if err := hog.Start(); err != nil {
+			t.Fatalf("a CPU hog did not start: %v", err)
+		}
+		hogs = append(hogs, hog)
+	}
+	t.Cleanup(func() {
+		for _, hog := range hogs {
+			_ = hog.Process.Kill()
+			_ = hog.Wait()
+		}
+	})
+	t.Logf("%d CPU hogs spin beside the corpus", n)
 }

@@ -277,6 +277,11 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 		o.observe(sc.Name, Decisions(events))
 	}
 	run := clientVerdict(sc, seed, repro, judge.Session(events), time.Since(rec.start))
+	var served openingAnswer
+	for i := range events {
+		served.see(&events[i])
+	}
+	run.opened = served.answered
 	run.stderr = stderrText(rec.events)
 	res := &run.result
 	if o.TranscriptDir != "" {

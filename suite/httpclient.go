@@ -54,6 +54,7 @@ func (o ClientOptions) runHTTPClientScenario(ctx context.Context, sc faults.Scen
 		o.observe(sc.Name, log.decisions.out)
 	}
 	run := clientVerdict(sc, seed, repro, verdict, time.Since(start))
+	run.opened = log.served.answered
 	run.stderr = log.clientStderr.list()
 	run.result.Transcript = log.path
 	run.save = o.caseSaver(sc, seed, deadline, o.hangAfterFor(sc, deadline), log.decisions.out)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/internal/machine"
 	"github.com/mcpchaos/mcpchaos/internal/words"
 	"github.com/mcpchaos/mcpchaos/reports"
 )
@@ -27,15 +28,11 @@ type matrix struct {
 	// start or initialize): the scenarios running beside it are stopped,
 	// and nothing but the baseline is returned.
 	unusable func(base *scenarioRun) bool
-	// noSession, if set, says a scenario's run never opened its session
-	// (the probe never initialized): beside others, that is what a target
-	// that takes one session at a time does.
-	noSession func(r *scenarioRun) bool
 
-	// machine sizes the matrix and cpu measures how busy it is; both are
+	// host sizes the matrix and cpu measures how busy it is; both are
 	// the real machine's unless a test sets them.
-	machine *machine
-	cpu     func() (cpuSample, bool)
+	host *host
+	cpu  func() (machine.CPUSample, bool)
 
 	mu sync.Mutex
 	// notes say how the matrix ran when that is worth knowing (capped,
@@ -86,12 +83,12 @@ func (m *matrix) runMatrix(ctx context.Context) (base *scenarioRun, runs []*scen
 	// --scenario baseline (the repro line of a baseline finding) selects
 	// the run that always happens.
 	scenarios := slices.DeleteFunc(slices.Clone(m.scenarios), func(sc faults.Scenario) bool { return sc.Name == faults.Baseline.Name })
-	mc := thisMachine()
-	if m.machine != nil {
-		mc = *m.machine
+	mc := thisHost()
+	if m.host != nil {
+		mc = *m.host
 	}
 	if m.cpu == nil {
-		m.cpu = readCPU
+		m.cpu = machine.ReadCPU
 	}
 	n, capped := sizeParallel(m.n, len(scenarios)+1, mc)
 	if capped != "" {
@@ -130,7 +127,7 @@ func (m *matrix) alone(ctx context.Context, scenarios []faults.Scenario, base *s
 	return runs, nil
 }
 
-func (m *matrix) sideBySide(ctx context.Context, scenarios []faults.Scenario, n int, mc machine) (*scenarioRun, []*scenarioRun, error) {
+func (m *matrix) sideBySide(ctx context.Context, scenarios []faults.Scenario, n int, mc host) (*scenarioRun, []*scenarioRun, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	lim := newLimiter(n)
@@ -174,9 +171,9 @@ func (m *matrix) sideBySide(ctx context.Context, scenarios []faults.Scenario, n 
 			m.started(sc.Name)
 			tries[i] = m.attempt(runCtx, sc, true)
 			lim.release()
-			if tries[i].err == nil && m.noSession != nil && m.noSession(tries[i].r) {
+			if tries[i].err == nil && noSession(tries[i].r) {
 				<-baseDone
-				if final() && !m.noSession(b.r) {
+				if final() && !noSession(b.r) {
 					oneSession.Do(func() {
 						if lim.lower(1) {
 							m.note("%s could not open its session beside other runs, although the baseline did: the target may take one session at a time, so the runs still to start went one at a time, and those that could not open theirs were made again alone", sc.Name)
@@ -254,7 +251,7 @@ func (m *matrix) again(a attempt, base *scenarioRun) string {
 	if a.err != nil || !a.beside {
 		return ""
 	}
-	if base != nil && m.noSession != nil && m.noSession(a.r) && !m.noSession(base) {
+	if base != nil && noSession(a.r) && !noSession(base) {
 		return "it could not open its session beside other runs, although the baseline did"
 	}
 	if !busy(a) {
@@ -295,11 +292,11 @@ func busy(a attempt) bool {
 // attempt runs a scenario once, measuring the machine's load meanwhile;
 // beside says other runs may go at the same time.
 func (m *matrix) attempt(ctx context.Context, sc faults.Scenario, beside bool) attempt {
-	w := startCPUWindow(m.cpu)
+	w := machine.StartWindow(m.cpu)
 	start := time.Now()
 	r, err := m.run(ctx, sc)
 	a := attempt{r: r, err: err, took: time.Since(start), beside: beside}
-	a.busy, a.busyKnown = w.busy(m.cpu)
+	a.busy, a.busyKnown = w.Busy()
 	return a
 }
 
@@ -340,3 +337,9 @@ func (m *matrix) finished(name string, a attempt, base *scenarioRun) {
 	}
 	m.progress.Finished(name, reports.ScenarioOutcome(own, a.r.result.Indeterminate), len(own), a.took)
 }
+
+// noSession says a run never opened its MCP session (the probe never
+// initialized; the server never answered the client program's opening
+// request): beside other runs, that is what a target that takes one
+// session at a time does.
+func noSession(r *scenarioRun) bool { return !r.opened }

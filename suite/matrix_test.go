@@ -13,9 +13,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/internal/machine"
 	"github.com/mcpchaos/mcpchaos/judge"
-	"github.com/mcpchaos/mcpchaos/probe"
 	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/wire"
 )
 
 // recordedProgress keeps what a progress display was told, in order.
@@ -57,7 +58,7 @@ func TestMatrixRunsTheBaselineBesideTheScenarios(t *testing.T) {
 	started := make(chan string, 3)
 	progress := &recordedProgress{}
 	m := matrix{n: 4, baseline: faults.Baseline, scenarios: scenarioNames("a", "baseline", "b", "c"), progress: progress,
-		machine: &twoCores, cpu: cpuAt(0.2),
+		host: &twoCores, cpu: cpuAt(0.2),
 		run: func(ctx context.Context, sc faults.Scenario) (*scenarioRun, error) {
 			r := &scenarioRun{result: reports.ScenarioResult{Name: sc.Name}}
 			if sc.Name != faults.Baseline.Name {
@@ -142,7 +143,7 @@ func TestMatrixStopsWhenTheBaselineCannotTest(t *testing.T) {
 	progress := &recordedProgress{}
 	stopped := make(chan string, 2)
 	m := matrix{n: 3, baseline: faults.Baseline, scenarios: scenarioNames("a", "b"), progress: progress,
-		machine: &twoCores, cpu: cpuAt(0.2),
+		host: &twoCores, cpu: cpuAt(0.2),
 		run: func(ctx context.Context, sc faults.Scenario) (*scenarioRun, error) {
 			if sc.Name == faults.Baseline.Name {
 				return &scenarioRun{probeErr: errors.New("no answer to initialize")}, nil
@@ -176,7 +177,7 @@ func TestMatrixStopsWhenTheBaselineCannotTest(t *testing.T) {
 // the matrix with it, the baseline's first.
 func TestMatrixReturnsTheRunsError(t *testing.T) {
 	for _, n := range []int{1, 3} {
-		m := matrix{n: n, baseline: faults.Baseline, scenarios: scenarioNames("a", "b"), machine: &twoCores, cpu: cpuAt(0.2),
+		m := matrix{n: n, baseline: faults.Baseline, scenarios: scenarioNames("a", "b"), host: &twoCores, cpu: cpuAt(0.2),
 			run: func(ctx context.Context, sc faults.Scenario) (*scenarioRun, error) {
 				if sc.Name == "b" {
 					return nil, errors.New("disk full")
@@ -191,22 +192,22 @@ func TestMatrixReturnsTheRunsError(t *testing.T) {
 	}
 }
 
-var twoCores = machine{cores: 2, memFree: 8 << 30, memKnown: true}
+var twoCores = host{cores: 2, memFree: 8 << 30, memKnown: true}
 
 // cpuAt is a machine whose CPU is busy at share of its time, all the time.
-func cpuAt(share float64) func() (cpuSample, bool) {
+func cpuAt(share float64) func() (machine.CPUSample, bool) {
 	var mu sync.Mutex
-	var s cpuSample
-	return func() (cpuSample, bool) {
+	var s machine.CPUSample
+	return func() (machine.CPUSample, bool) {
 		mu.Lock()
 		defer mu.Unlock()
-		s.total += 1000
-		s.idle += uint64(1000 * (1 - share))
+		s.Total += 1000
+		s.Idle += uint64(1000 * (1 - share))
 		return s, true
 	}
 }
 
-func unknownCPU() (cpuSample, bool) { return cpuSample{}, false }
+func unknownCPU() (machine.CPUSample, bool) { return machine.CPUSample{}, false }
 
 // countingRuns is a scenario runner that counts the runs of each scenario
 // and finds what find says for the nth of them (1 for the first).
@@ -242,7 +243,7 @@ func hangFinding(scenario string) reports.Finding {
 func TestMatrixMakesTimedFindingsAgainAloneOnABusyMachine(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
-		cpu       func() (cpuSample, bool)
+		cpu       func() (machine.CPUSample, bool)
 		wantAgain bool
 	}{
 		{"busy", cpuAt(0.97), true},
@@ -261,7 +262,7 @@ func TestMatrixMakesTimedFindingsAgainAloneOnABusyMachine(t *testing.T) {
 			}}
 			progress := &recordedProgress{}
 			m := matrix{n: 4, baseline: faults.Baseline, scenarios: scenarioNames("slow", "crashing", "quiet"), progress: progress,
-				machine: &twoCores, cpu: tc.cpu, run: c.run, unusable: func(*scenarioRun) bool { return false }}
+				host: &twoCores, cpu: tc.cpu, run: c.run, unusable: func(*scenarioRun) bool { return false }}
 			_, runs, err := m.runMatrix(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -314,7 +315,7 @@ func TestMatrixMakesTheBaselineAgainAlone(t *testing.T) {
 		return []reports.Finding{z}
 	}}
 	m := matrix{n: 4, baseline: faults.Baseline, scenarios: scenarioNames("a", "b"),
-		machine: &twoCores, cpu: cpuAt(0.95), run: c.run, unusable: func(*scenarioRun) bool { return false }}
+		host: &twoCores, cpu: cpuAt(0.95), run: c.run, unusable: func(*scenarioRun) bool { return false }}
 	base, runs, err := m.runMatrix(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -344,33 +345,32 @@ func TestMatrixFallsBackForATargetOfOneSession(t *testing.T) {
 		var mu sync.Mutex
 		made := map[string]int{}
 		m := matrix{n: n, baseline: faults.Baseline, scenarios: scenarioNames("a", "b", "c"),
-			machine: &twoCores, cpu: cpuAt(0.2),
+			host: &twoCores, cpu: cpuAt(0.2),
 			run: func(ctx context.Context, sc faults.Scenario) (*scenarioRun, error) {
 				mu.Lock()
 				made[sc.Name]++
 				mu.Unlock()
-				r := &scenarioRun{result: reports.ScenarioResult{Name: sc.Name}, probe: &probe.Outcome{}}
+				r := &scenarioRun{result: reports.ScenarioResult{Name: sc.Name}}
 				if !slot.TryLock() {
 					r.probeErr = errors.New("409 Conflict: a session is open")
 					return r, nil
 				}
 				defer slot.Unlock()
 				time.Sleep(50 * time.Millisecond)
-				r.probe.Initialized = true
+				r.opened = true
 				return r, nil
 			},
-			unusable:  func(base *scenarioRun) bool { return base.probeErr != nil },
-			noSession: func(r *scenarioRun) bool { return r.probe == nil || !r.probe.Initialized },
+			unusable: func(base *scenarioRun) bool { return base.probeErr != nil },
 		}
 		base, runs, err := m.runMatrix(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !base.probe.Initialized {
+		if !base.opened {
 			t.Fatalf("n=%d: the baseline never opened its session", n)
 		}
 		for _, r := range runs {
-			if !r.probe.Initialized {
+			if !r.opened {
 				t.Errorf("n=%d: %s never opened its session (made %d times)", n, r.result.Name, made[r.result.Name])
 			}
 		}
@@ -381,12 +381,12 @@ func TestMatrixFallsBackForATargetOfOneSession(t *testing.T) {
 }
 
 func TestSizeParallel(t *testing.T) {
-	small := machine{cores: 2, memFree: 1 << 30, memKnown: true} // 4 runs of 256 MB
-	unknownMem := machine{cores: 2}
+	small := host{cores: 2, memFree: 1 << 30, memKnown: true} // 4 runs of 256 MB
+	unknownMem := host{cores: 2}
 	for _, tc := range []struct {
 		name        string
 		asked, runs int
-		mc          machine
+		mc          host
 		want        int
 		capped      bool
 	}{
@@ -399,7 +399,7 @@ func TestSizeParallel(t *testing.T) {
 		{"more than the matrix has", 12, 8, twoCores, 8, false},
 		{"more than the memory holds", 6, 8, small, 4, true},
 		{"more than the cores hold", 40, 50, unknownMem, 32, true},
-		{"nothing free still runs one", 0, 8, machine{cores: 2, memKnown: true}, 1, false},
+		{"nothing free still runs one", 0, 8, host{cores: 2, memKnown: true}, 1, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n, note := sizeParallel(tc.asked, tc.runs, tc.mc)
@@ -429,5 +429,30 @@ func TestLimiterLowered(t *testing.T) {
 	l.release()
 	if !l.acquire(ctx) {
 		t.Fatal("no slot once none ran")
+	}
+}
+
+// A session is open once its opening request is answered with a result:
+// one refused (an error, or nothing) never opened.
+func TestOpeningAnswer(t *testing.T) {
+	req := wire.Event{Dir: wire.ToServer.String(), Kind: "request", Method: "initialize", ID: "0"}
+	for _, tc := range []struct {
+		name   string
+		events []wire.Event
+		want   bool
+	}{
+		{"answered", []wire.Event{req, {Dir: wire.ToClient.String(), Kind: "response", ID: "0"}}, true},
+		{"refused", []wire.Event{req, {Dir: wire.ToClient.String(), Kind: "error", ID: "0"}}, false},
+		{"another answered", []wire.Event{req, {Dir: wire.ToClient.String(), Kind: "response", ID: "1"}}, false},
+		{"never asked", []wire.Event{{Dir: wire.ToClient.String(), Kind: "response", ID: "0"}}, false},
+		{"discover", []wire.Event{{Dir: wire.ToServer.String(), Kind: "request", Method: "server/discover", ID: "7"}, {Dir: wire.ToClient.String(), Kind: "response", ID: "7"}}, true},
+	} {
+		var o openingAnswer
+		for i := range tc.events {
+			o.see(&tc.events[i])
+		}
+		if o.answered != tc.want {
+			t.Errorf("%s: answered = %v, want %v", tc.name, o.answered, tc.want)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/mcpchaos/mcpchaos/internal/machine"
 	"github.com/mcpchaos/mcpchaos/internal/words"
 )
 
@@ -22,22 +23,27 @@ const (
 	// runMemory is what one run is allowed for its target: a Node or
 	// Python server with its interpreter takes 50 to 150 MB.
 	runMemory = 256 << 20
+	// busyThreshold is the share of the machine's CPU time in use above
+	// which a run counts as made on a busy machine: its handlers and its
+	// exit may then have been slowed by its neighbours rather than by
+	// themselves.
+	busyThreshold = 0.85
 )
 
-// machine is what sizes a matrix: its cores and the memory it has free.
-type machine struct {
+// host is what sizes a matrix: its cores and the memory it has free.
+type host struct {
 	cores    int
 	memFree  uint64
 	memKnown bool
 }
 
-func thisMachine() machine {
-	free, ok := memAvailable()
-	return machine{cores: cores(), memFree: free, memKnown: ok}
+func thisHost() host {
+	free, ok := machine.MemAvailable()
+	return host{cores: machine.Cores(), memFree: free, memKnown: ok}
 }
 
 // holds is the most runs the machine takes at once.
-func (mc machine) holds() int {
+func (mc host) holds() int {
 	n := maxPerCore * mc.cores
 	if mc.memKnown {
 		n = min(n, int(mc.memFree/runMemory))
@@ -45,7 +51,7 @@ func (mc machine) holds() int {
 	return max(n, 1)
 }
 
-func (mc machine) String() string {
+func (mc host) String() string {
 	s := fmt.Sprintf("%d %s", mc.cores, words.Plural(mc.cores, "core", "cores"))
 	if mc.memKnown {
 		s += fmt.Sprintf(", %.1f GB free at %d MB a run", float64(mc.memFree)/1e9, runMemory>>20)
@@ -58,7 +64,7 @@ func (mc machine) String() string {
 // as the cores take (autoPerCore each) and the memory, never more than
 // there are runs. What the user asked for is capped at what the machine
 // holds, and note says so.
-func sizeParallel(asked, runs int, mc machine) (n int, note string) {
+func sizeParallel(asked, runs int, mc host) (n int, note string) {
 	if asked == 0 {
 		return max(1, min(runs, autoPerCore*mc.cores, mc.holds())), ""
 	}

@@ -39,6 +39,26 @@ type sessionLog struct {
 	// is not an MCP client.
 	opened atomic.Bool
 	first  string
+	// served watches whether the server answered the opening request.
+	served openingAnswer
+}
+
+// openingAnswer sees whether a session's opening request (initialize, or
+// server/discover) got a result: a session that never did was never
+// opened, which beside other runs is what a server of one session does.
+type openingAnswer struct {
+	id       string
+	answered bool
+}
+
+func (o *openingAnswer) see(e *wire.Event) {
+	switch {
+	case o.answered:
+	case o.id == "" && e.Dir == wire.ToServer.String() && e.Kind == "request" && (e.Method == "initialize" || e.Method == "server/discover"):
+		o.id = e.ID
+	case o.id != "" && e.Dir == wire.ToClient.String() && e.Kind == "response" && e.ID == o.id:
+		o.answered = true
+	}
 }
 
 // stderrTailLines is how much of the server's stderr a set-up error shows.
@@ -66,6 +86,7 @@ func newSessionLog(dir, name string) (*sessionLog, error) {
 func (l *sessionLog) see(e wire.Event) {
 	l.judge.Add(e)
 	l.decisions.add(&e)
+	l.served.see(&e)
 	if !l.opened.Load() {
 		l.seeOpening(&e)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/chaos"
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/internal/machine"
 	"github.com/mcpchaos/mcpchaos/internal/shell"
 	"github.com/mcpchaos/mcpchaos/internal/words"
 	"github.com/mcpchaos/mcpchaos/judge"
@@ -173,8 +175,7 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 			}
 			return r, err
 		},
-		unusable:  func(base *scenarioRun) bool { return base.probeErr != nil },
-		noSession: func(r *scenarioRun) bool { return r.probe == nil || !r.probe.Initialized },
+		unusable: func(base *scenarioRun) bool { return base.probeErr != nil },
 	}
 	base, runs, err := m.runMatrix(ctx)
 	if err != nil {
@@ -282,6 +283,9 @@ type scenarioRun struct {
 	refused string
 	// probe is what the probe client saw (nil under test-client).
 	probe *probe.Outcome
+	// opened says the run's MCP session opened: the probe initialized, or
+	// the server answered the client program's opening request.
+	opened bool
 	// save writes the run as a regression case with the findings that are
 	// its own (not the baseline's); nil when no case is to be saved.
 	save func(own []reports.Finding) error
@@ -311,12 +315,20 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 		st.repro = o.Repro(sc.Selector(), seed)
 	}
 	st.probe = o.probeConfig(sc, deadline, st.maxDeadline)
+	// Side by side, or beside a neighbour's job, the server shares the
+	// cores: its deadlines and graces count the CPU it could have had, and
+	// the transcript records the share so that the judge counts the same.
+	load := machine.StartSampler(func(share float64) {
+		log.rec.Record(wire.Event{Type: wire.EventCPUShare, CPUShare: int(math.Round(share * 1000))})
+	})
+	st.share, st.probe.Share = load.Share, load.Share
 	start := time.Now()
 	drive := o.driveStdio
 	if o.URL != nil {
 		drive = o.driveHTTP
 	}
 	d, err := drive(ctx, st)
+	load.Stop()
 	if err != nil {
 		_, _ = log.finish()
 		return nil, err
@@ -330,7 +342,8 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 	if o.observe != nil {
 		o.observe(sc.Name, log.decisions.out)
 	}
-	run := &scenarioRun{probeErr: d.probeErr, stderr: log.stderr.list(), discoverOnStderr: log.discoverOnStderr, refused: d.refused, verdict: verdict, probe: d.outcome}
+	run := &scenarioRun{probeErr: d.probeErr, stderr: log.stderr.list(), discoverOnStderr: log.discoverOnStderr, refused: d.refused, verdict: verdict, probe: d.outcome,
+		opened: d.outcome != nil && d.outcome.Initialized}
 	ApplyExpectation(sc, seed, st.repro, &run.verdict)
 	res := reports.ScenarioResult{
 		Name:          sc.Name,
@@ -367,6 +380,8 @@ type setup struct {
 	deadline, maxDeadline time.Duration
 	repro                 string
 	probe                 probe.Config
+	// share is the share of a core the server gets (machine.Sampler).
+	share func() float64
 }
 
 // probeConfig shapes the probe client for one scenario.
@@ -410,6 +425,7 @@ func (o Options) driveStdio(ctx context.Context, st setup) (driven, error) {
 		Plan:        st.plan,
 		Recorder:    st.log.rec,
 		Grace:       o.Grace,
+		Share:       st.share,
 		Tool:        o.Tool,
 		Scenario:    st.sc.Name,
 		Role:        "server",

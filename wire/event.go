@@ -55,6 +55,12 @@ const (
 	// says how), or an SSE event with no message (a priming event, the
 	// legacy transport's endpoint).
 	EventHTTP = "http"
+	// EventCPUShare is the share of a core a process that wants the CPU got
+	// from then on (CPUShare, in thousandths), recorded when it changes:
+	// the judge counts deadlines at it, as the probe did, so that a peer
+	// slowed by its neighbours on a busy machine is not judged hung. A
+	// transcript without one was made on a machine taken as idle.
+	EventCPUShare = "cpu-share"
 )
 
 // TranscriptFormat numbers the ways of writing a transcript that a reader
@@ -126,6 +132,8 @@ type Event struct {
 	// is set instead for a stall that lasts until the session ends.
 	UntilUS int64 `json:"until_us,omitempty"`
 	Forever bool  `json:"forever,omitempty"`
+	// CPUShare is a cpu-share event's share of a core, in thousandths.
+	CPUShare int `json:"cpu_share,omitempty"`
 
 	Pipe    string   `json:"pipe,omitempty"`
 	PID     int      `json:"pid,omitempty"`

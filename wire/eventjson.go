@@ -56,6 +56,7 @@ func (e *Event) AppendBody(dst []byte) []byte {
 	dst = appendField(dst, "action", e.Action)
 	dst = appendField(dst, "detail", e.Detail)
 	dst = appendInt(dst, "until_us", e.UntilUS)
+	dst = appendInt(dst, "cpu_share", int64(e.CPUShare))
 	if e.Forever {
 		dst = append(dst, `,"forever":true`...)
 	}
