@@ -61,7 +61,11 @@ func TestMCPGo020(t *testing.T) {
 		summary := wantFindings(t, report, []found{})
 		// No Mcp-Session-Id on the legacy transport: no session to end.
 		// On a loaded machine even its slow calls are not always three in
-		// flight together (CI saw it once): cut-inflight may not fire.
-		wantIndeterminate(t, report, summary, []string{"end-session-task", "end-session-inflight", "unknown-session"}, "cut-inflight")
+		// flight together (CI saw it once): cut-inflight may not fire. Its
+		// prompts and resources answer at once, so whether prompts/get and
+		// resources/read are ever in flight together is timing too (CI saw
+		// cut-surface not fire once, with the corpus running side by side
+		// beside it): cut-surface may not fire either.
+		wantIndeterminate(t, report, summary, []string{"end-session-task", "end-session-inflight", "unknown-session"}, "cut-inflight", "cut-surface")
 	})
 }
