@@ -234,13 +234,13 @@ func hangFinding(scenario string) reports.Finding {
 	return reports.Finding{Kind: reports.KindHang, Severity: reports.SeverityError, Rule: reports.RuleUnanswered, Scenario: scenario}
 }
 
-// A finding that depends on time (a hang), made beside other runs on a
-// busy machine, may be the neighbours' doing: the run is made again alone,
-// and that run stands, with a note that says why it was made. A finding
-// that does not depend on time (a crash) stands as found, and on an idle
-// machine so does a hang. Where the load cannot be measured, the machine
-// is taken as busy.
-func TestMatrixMakesTimedFindingsAgainAloneOnABusyMachine(t *testing.T) {
+// A scenario's finding that depends on time (a hang), made beside other
+// runs, may be the neighbours' doing, whatever the CPU did (CI saw
+// notion-mcp-server exit late beside seven copies of itself resolving
+// api.notion.com, on a machine under 85% busy): the run is made again
+// alone, and that run stands, with a note that says why it was made. A
+// finding that does not depend on time (a crash) stands as found.
+func TestMatrixMakesTimedFindingsAgainAlone(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		cpu       func() (machine.CPUSample, bool)
@@ -248,7 +248,7 @@ func TestMatrixMakesTimedFindingsAgainAloneOnABusyMachine(t *testing.T) {
 	}{
 		{"busy", cpuAt(0.97), true},
 		{"unknown", unknownCPU, true},
-		{"idle", cpuAt(0.3), false},
+		{"idle", cpuAt(0.3), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &countingRuns{find: func(sc string, nth int) []reports.Finding {
@@ -283,7 +283,7 @@ func TestMatrixMakesTimedFindingsAgainAloneOnABusyMachine(t *testing.T) {
 			}
 			again := false
 			for _, n := range runs[0].result.Notes {
-				again = again || strings.Contains(n, "made again alone") && strings.Contains(n, "hang finding depends on time")
+				again = again || strings.Contains(n, "made again alone") && strings.Contains(n, "hang finding depends on time, and it ran beside others")
 			}
 			if again != tc.wantAgain {
 				t.Errorf("slow's notes %q: a note that it was made again alone: %v, want %v", runs[0].result.Notes, again, tc.wantAgain)
@@ -305,32 +305,43 @@ func TestMatrixMakesTimedFindingsAgainAloneOnABusyMachine(t *testing.T) {
 }
 
 // The baseline's own slow exit, on a busy machine, is confirmed alone
-// before the scenarios' findings are counted beyond it.
+// before the scenarios' findings are counted beyond it; on an idle one it
+// stands, so that a server that never exits on its own does not cost
+// every matrix its baseline's time twice.
 func TestMatrixMakesTheBaselineAgainAlone(t *testing.T) {
 	zombie := reports.Finding{Kind: reports.KindZombie, Severity: reports.SeverityWarning, Rule: reports.RuleShutdownSIGTERM}
-	c := &countingRuns{find: func(sc string, nth int) []reports.Finding {
-		// The server never exits on its own: every run finds it.
-		z := zombie
-		z.Scenario = sc
-		return []reports.Finding{z}
-	}}
-	m := matrix{n: 4, baseline: faults.Baseline, scenarios: scenarioNames("a", "b"),
-		host: &twoCores, cpu: cpuAt(0.95), run: c.run, unusable: func(*scenarioRun) bool { return false }}
-	base, runs, err := m.runMatrix(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The scenarios' zombie is the baseline's: not theirs to confirm.
-	if diff := cmp.Diff(map[string]int{"baseline": 2, "a": 1, "b": 1}, c.runs); diff != "" {
-		t.Errorf("runs made (-want +got):\n%s", diff)
-	}
-	if len(base.verdict.Findings) != 1 || len(runs) != 2 {
-		t.Fatalf("base %v, runs %d", base.verdict.Findings, len(runs))
-	}
-	if !slices.ContainsFunc(m.notes, func(n string) bool {
-		return strings.HasPrefix(n, "the baseline was made again alone: its zombie finding depends on time")
-	}) {
-		t.Errorf("notes %q do not say the baseline was made again alone", m.notes)
+	for _, tc := range []struct {
+		name      string
+		busy      float64
+		baselines int
+	}{{"busy", 0.95, 2}, {"idle", 0.3, 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &countingRuns{find: func(sc string, nth int) []reports.Finding {
+				// The server never exits on its own: every run finds it.
+				z := zombie
+				z.Scenario = sc
+				return []reports.Finding{z}
+			}}
+			m := matrix{n: 4, baseline: faults.Baseline, scenarios: scenarioNames("a", "b"),
+				host: &twoCores, cpu: cpuAt(tc.busy), run: c.run, unusable: func(*scenarioRun) bool { return false }}
+			base, runs, err := m.runMatrix(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The scenarios' zombie is the baseline's: not theirs to confirm.
+			if diff := cmp.Diff(map[string]int{"baseline": tc.baselines, "a": 1, "b": 1}, c.runs); diff != "" {
+				t.Errorf("runs made (-want +got):\n%s", diff)
+			}
+			if len(base.verdict.Findings) != 1 || len(runs) != 2 {
+				t.Fatalf("base %v, runs %d", base.verdict.Findings, len(runs))
+			}
+			said := slices.ContainsFunc(m.notes, func(n string) bool {
+				return strings.HasPrefix(n, "the baseline was made again alone: its zombie finding depends on time")
+			})
+			if said != (tc.baselines == 2) {
+				t.Errorf("notes %q: say the baseline was made again alone: %v, want %v", m.notes, said, tc.baselines == 2)
+			}
+		})
 	}
 }
 
