@@ -147,9 +147,7 @@ func (p *Process) waitExitCounted(d time.Duration, share func() float64) bool {
 	if share == nil {
 		return p.waitExit(d)
 	}
-	clock := machine.NewClock(share)
-	step := min(max(d/50, 10*time.Millisecond), 200*time.Millisecond)
-	t := time.NewTicker(step)
+	t := machine.NewTimer(d, share)
 	defer t.Stop()
 	limit := time.NewTimer(5 * d)
 	defer limit.Stop()
@@ -159,8 +157,8 @@ func (p *Process) waitExitCounted(d time.Duration, share func() float64) bool {
 			return true
 		case <-limit.C:
 			return false
-		case <-t.C:
-			if clock.Tick() >= d {
+		case <-t.C():
+			if t.Expired() {
 				return false
 			}
 		}

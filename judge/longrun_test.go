@@ -13,7 +13,7 @@ import (
 // not grow with the calls or the sessions it has seen.
 
 func TestAnsweredKeepsTheLatestAnswerPerIDForAnsweredCapAnswers(t *testing.T) {
-	var a answeredRing
+	var a recentAnswers
 	a.put(answeredEntry{id: "x", seq: 1})
 	for i := range answeredCap - 1 {
 		a.put(answeredEntry{id: fmt.Sprint(i), seq: int64(i + 2)})

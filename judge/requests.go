@@ -166,12 +166,12 @@ type answeredEntry struct {
 	stamp int64
 }
 
-type answeredRing struct {
+type recentAnswers struct {
 	byID map[string]*answeredEntry
 	puts int64
 }
 
-func (a *answeredRing) put(e answeredEntry) {
+func (a *recentAnswers) put(e answeredEntry) {
 	if a.byID == nil {
 		a.byID = map[string]*answeredEntry{}
 	}
@@ -191,9 +191,9 @@ func (a *answeredRing) put(e answeredEntry) {
 	}
 }
 
-func (a *answeredRing) stale(x *answeredEntry) bool { return a.puts-x.stamp > answeredCap }
+func (a *recentAnswers) stale(x *answeredEntry) bool { return a.puts-x.stamp > answeredCap }
 
-func (a *answeredRing) get(id string) *answeredEntry {
+func (a *recentAnswers) get(id string) *answeredEntry {
 	if x := a.byID[id]; x != nil && !a.stale(x) {
 		return x
 	}
@@ -237,7 +237,7 @@ type tracker struct {
 	// byExchange finds the open request whose HTTP exchange a
 	// notification came on.
 	byExchange map[int64]*openReq
-	answers    answeredRing
+	answers    recentAnswers
 	// tolerated counts ids the peer may answer without being asked by the
 	// other side: requests mcpchaos injected, invalid frames with an id.
 	tolerated map[string]int

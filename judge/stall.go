@@ -53,65 +53,29 @@ func (s *stalls) add(start, end int64) {
 	s.w = append(s.w, window{start, end})
 }
 
+// endBy is w's end as a transcript that ends at endT saw it: a stall that
+// had not lifted by then lasts for ever.
+func (w window) endBy(endT int64) int64 {
+	if w.end > endT {
+		return never
+	}
+	return w.end
+}
+
 // deadline is when a request forwarded at from, given budget microseconds of
-// time during which its answer could have been read, is overdue. A stall
-// that had not lifted by endT (the end of the session) counts as for ever:
-// the transcript never saw it lift. forever reports that the budget was never
-// used up.
+// time during which its answer could have been read, is overdue. The budget
+// does not run while a stall holds the peer's output (one that had not
+// lifted by endT, the end of the session, counts as for ever: the transcript
+// never saw it lift), and runs at the share of a core in force otherwise
+// (cpu-share events; a whole core without them). forever reports that the
+// budget was never used up.
 func (s *stalls) deadline(from, budget, endT int64) (d int64, forever bool) {
-	if len(s.shares) > 0 {
-		return s.sharedDeadline(from, budget, endT)
-	}
-	t, left := from, budget
-	for _, w := range s.w {
-		end := w.end
-		if end > endT {
-			end = never
-		}
-		if end <= t {
-			continue
-		}
-		if w.start >= t+left {
-			break
-		}
-		if w.start > t {
-			left -= w.start - t
-		}
-		if end == never {
-			return never, true
-		}
-		t = end
-	}
-	return t + left, false
-}
-
-// heldAt reports whether a stall held the peer's output at time at.
-func (s *stalls) heldAt(at, endT int64) bool {
-	for _, w := range s.w {
-		end := w.end
-		if end > endT {
-			end = never
-		}
-		if w.start <= at && at < end {
-			return true
-		}
-	}
-	return false
-}
-
-// sharedDeadline is deadline on a machine whose cores the peer shared: the
-// budget runs at the share of a core in force (cpu-share events), and not at
-// all while a stall holds the peer's output.
-func (s *stalls) sharedDeadline(from, budget, endT int64) (d int64, forever bool) {
 	t, left := from, float64(budget)
 	for {
 		held := false
-		next := int64(never)
+		next := int64(never) // when the next stall starts
 		for _, w := range s.w {
-			end := w.end
-			if end > endT {
-				end = never
-			}
+			end := w.endBy(endT)
 			if end <= t {
 				continue
 			}
@@ -120,9 +84,9 @@ func (s *stalls) sharedDeadline(from, budget, endT int64) (d int64, forever bool
 					return never, true
 				}
 				t, held = end, true
-				break
+			} else {
+				next = w.start
 			}
-			next = w.start
 			break
 		}
 		if held {
@@ -137,4 +101,14 @@ func (s *stalls) sharedDeadline(from, budget, endT int64) (d int64, forever bool
 		left -= float64(until-t) * share
 		t = until
 	}
+}
+
+// heldAt reports whether a stall held the peer's output at time at.
+func (s *stalls) heldAt(at, endT int64) bool {
+	for _, w := range s.w {
+		if w.start <= at && at < w.endBy(endT) {
+			return true
+		}
+	}
+	return false
 }

@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpchaos/mcpchaos/wire"
+
+	"github.com/mcpchaos/mcpchaos/internal/machine"
 )
 
 const (
@@ -228,39 +230,23 @@ func (s *session) enqueueLocked(o outgoing) error {
 
 // watch enforces p's deadline: report it overdue once, give it a grace
 // period, then give up on it. Each progress notification for p restarts the
-// deadline, until MaxDeadline after p was sent.
+// deadline, until MaxDeadline after p was sent. Both waits are counted at
+// the peer's share of a core (Config.Share), with wall-clock caps: however
+// busy the machine, p is not waited for past MaxDeadline and one grace.
 func (s *session) watch(p *pending) {
 	defer s.watchers.Done()
-	t := newCountdown(s.cfg.Deadline, s.cfg.Share)
-	defer t.stop()
-	// The cap is wall time: however busy the machine, a request is not
-	// waited for past it.
+	t := machine.NewTimer(s.cfg.Deadline, s.cfg.Share)
+	defer t.Stop()
 	limit := time.NewTimer(s.cfg.MaxDeadline)
 	defer limit.Stop()
-	progressed := false
-wait:
-	for {
-		select {
-		case <-p.done:
-			return
-		case <-s.ctx.Done():
-			s.settle(p, false, nil, "cancelled: "+s.ctx.Err().Error())
-			return
-		case <-p.progressed:
-			progressed = true
-			t.reset(s.cfg.Deadline)
-		case <-t.C():
-			if t.expired() {
-				break wait
-			}
-		case <-limit.C:
-			break wait
-		}
+	settled, progressed := s.await(p, t, limit.C, p.progressed)
+	if settled {
+		return
 	}
 	// How long p was given before it was overdue: the deadline, or longer
 	// when progress moved it or the machine was busy.
 	waited := s.cfg.Deadline
-	if progressed || t.stretch() > 0 {
+	if progressed || t.Stretch() > 0 {
 		waited = time.Since(p.sent).Round(100 * time.Millisecond)
 	}
 	if s.markOverdue(p) && s.cfg.Overdue != nil {
@@ -268,26 +254,35 @@ wait:
 		s.cfg.Overdue(p.id, p.method)
 		s.overdueMu.Unlock()
 	}
-	t.reset(s.grace)
-	// The grace too is counted at the peer's share of a core, but never
-	// past the cap and one grace on wall time.
+	t.Reset(s.grace)
 	graceCap := time.NewTimer(max(s.grace, time.Until(p.sent.Add(s.cfg.MaxDeadline+s.grace))))
 	defer graceCap.Stop()
+	if settled, _ := s.await(p, t, graceCap.C, nil); !settled {
+		s.settle(p, false, nil, s.giveUpReason(p, waited+t.Stretch()))
+	}
+}
+
+// await waits for p until t expires or limit fires; each signal on
+// progress (nil: none) restarts t. settled says p was answered, or given
+// up with the session's context; progressed says progress came.
+func (s *session) await(p *pending, t *machine.Timer, limit <-chan time.Time, progress <-chan struct{}) (settled, progressed bool) {
 	for {
 		select {
 		case <-p.done:
-			return
+			return true, progressed
 		case <-s.ctx.Done():
 			s.settle(p, false, nil, "cancelled: "+s.ctx.Err().Error())
-			return
+			return true, progressed
+		case <-progress:
+			progressed = true
+			t.Reset(s.cfg.Deadline)
 		case <-t.C():
-			if !t.expired() {
-				continue
+			if t.Expired() {
+				return false, progressed
 			}
-		case <-graceCap.C:
+		case <-limit:
+			return false, progressed
 		}
-		s.settle(p, false, nil, s.giveUpReason(p, waited+t.stretch()))
-		return
 	}
 }
 

@@ -29,25 +29,11 @@ func TestProxyReportAndTranscript(t *testing.T) {
 	defer upstream.Close()
 	dir := t.TempDir()
 	reportPath, transcriptPath := filepath.Join(dir, "report.json"), filepath.Join(dir, "t.jsonl")
-	stderrR, stderrW := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		done <- run([]string{"proxy", "--upstream", upstream.URL + "/mcp", "--listen", "127.0.0.1:0", "--seed", "3",
-			"--fault", "delay:on=s2c:response:tools/call,for=50ms", "--duration", "2s",
-			"--report", reportPath, "--transcript", transcriptPath}, strings.NewReader(""), io.Discard, stderrW)
-		stderrW.Close()
-	}()
-	lines := bufio.NewScanner(stderrR)
-	if !lines.Scan() {
-		t.Fatal("no start line")
-	}
-	m := regexp.MustCompile(`point the client at (\S+) `).FindStringSubmatch(lines.Text())
-	if m == nil {
-		t.Fatalf("start line %q names no endpoint", lines.Text())
-	}
-	go io.Copy(io.Discard, stderrR)
+	endpoint, done := startProxy(t, "--upstream", upstream.URL+"/mcp", "--listen", "127.0.0.1:0", "--seed", "3",
+		"--fault", "delay:on=s2c:response:tools/call,for=50ms", "--duration", "2s",
+		"--report", reportPath, "--transcript", transcriptPath)
 
-	c, err := client.NewStreamableHttpClient(m[1])
+	c, err := client.NewStreamableHttpClient(endpoint)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,4 +82,26 @@ func TestProxyReportAndTranscript(t *testing.T) {
 	if v := judge.Session(events); len(v.Findings) != 0 || len(v.Indeterminate) != 0 {
 		t.Errorf("judged offline: %+v", v)
 	}
+}
+
+// startProxy runs mcpchaos proxy with args, and returns the endpoint its
+// start line names and where its exit status will come.
+func startProxy(t *testing.T, args ...string) (endpoint string, done <-chan int) {
+	t.Helper()
+	stderrR, stderrW := io.Pipe()
+	exited := make(chan int, 1)
+	go func() {
+		exited <- run(append([]string{"proxy"}, args...), strings.NewReader(""), io.Discard, stderrW)
+		stderrW.Close()
+	}()
+	lines := bufio.NewScanner(stderrR)
+	if !lines.Scan() {
+		t.Fatal("no start line")
+	}
+	m := regexp.MustCompile(`point the client at (\S+) `).FindStringSubmatch(lines.Text())
+	if m == nil {
+		t.Fatalf("start line %q names no endpoint", lines.Text())
+	}
+	go io.Copy(io.Discard, stderrR)
+	return m[1], exited
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -35,24 +33,10 @@ func TestProxyReportIsTheBatchJudgeOfItsTranscript(t *testing.T) {
 	defer upstream.Close()
 	dir := t.TempDir()
 	live, transcript, batch := filepath.Join(dir, "live.json"), filepath.Join(dir, "t.jsonl"), filepath.Join(dir, "batch.json")
-	stderrR, stderrW := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		done <- run([]string{"proxy", "--upstream", upstream.URL + "/mcp", "--listen", "127.0.0.1:0", "--seed", "5",
-			"--deadline", "400ms", "--fault", "drop:on=s2c:response:tools/call,tool=slow,id=8", "--duration", "5s",
-			"--report", live, "--transcript", transcript}, strings.NewReader(""), io.Discard, stderrW)
-		stderrW.Close()
-	}()
-	lines := bufio.NewScanner(stderrR)
-	if !lines.Scan() {
-		t.Fatal("no start line")
-	}
-	m := regexp.MustCompile(`point the client at (\S+) `).FindStringSubmatch(lines.Text())
-	if m == nil {
-		t.Fatalf("start line %q names no endpoint", lines.Text())
-	}
-	go io.Copy(io.Discard, stderrR)
-	c := &rawSession{url: m[1], hc: &http.Client{Timeout: 3 * time.Second}}
+	endpoint, done := startProxy(t, "--upstream", upstream.URL+"/mcp", "--listen", "127.0.0.1:0", "--seed", "5",
+		"--deadline", "400ms", "--fault", "drop:on=s2c:response:tools/call,tool=slow,id=8", "--duration", "5s",
+		"--report", live, "--transcript", transcript)
+	c := &rawSession{url: endpoint, hc: &http.Client{Timeout: 3 * time.Second}}
 
 	var wg sync.WaitGroup
 	errs := make(chan error, 32)

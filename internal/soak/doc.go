@@ -4,9 +4,10 @@
 // takes minutes and its figures depend on the machine, so scripts/soak
 // runs it by hand and docs/performance.md records what it printed.
 //
-// Two modes. -rounds N runs N rounds of -sessions concurrent sessions of
-// -calls tool calls each against -url and prints the RSS of process -pid
-// after each round: the figure the issue was opened on. Without -rounds it
+// Two modes. -rounds N starts mcpchaos serve --http and the proxy in front
+// with no fault, runs N rounds of -sessions concurrent sessions of -calls
+// tool calls each, and prints the proxy's RSS after each round: the figure
+// the issue was opened on. Without -rounds it
 // is the soak: it starts mcpchaos serve --http and mcpchaos proxy --report
 // (binary -bin) with a plan that delays, resets, answers in the server's
 // place and forgets sessions, keeps -sessions sessions going for -duration

@@ -41,7 +41,6 @@ type options struct {
 	report                  bool
 	abandon                 float64
 	dir                     string
-	pprof                   string
 }
 
 func main() {
@@ -55,7 +54,6 @@ func main() {
 	flag.DurationVar(&o.interval, "interval", 5*time.Second, "how often the proxy is sampled")
 	flag.Float64Var(&o.abandon, "abandon", 0.1, "share of sessions left without a DELETE")
 	flag.StringVar(&o.dir, "dir", "", "where the report and the processes' output go (default: a temporary directory)")
-	flag.StringVar(&o.pprof, "pprof", "", "save the proxy's heap profile after each round from the pprof listener at `ADDR` (a build of mcpchaos with one: see doc.go)")
 	flag.Parse()
 	if o.bin == "" {
 		fmt.Fprintln(os.Stderr, "soak: no -bin; build mcpchaos first (go build -o /tmp/mcpchaos ./cmd/mcpchaos) and pass -bin /tmp/mcpchaos")
@@ -174,10 +172,6 @@ func startSetup(o options, faults []string) (*setup, error) {
 	for _, f := range faults {
 		args = append(args, "--fault", f)
 	}
-	if o.pprof != "" {
-		os.Setenv("PPROF_ADDR", o.pprof)
-		defer os.Unsetenv("PPROF_ADDR")
-	}
 	if s.proxy, err = start(o.dir, "proxy", o.bin, args...); err != nil {
 		s.upstream.stop(syscall.SIGKILL, 5*time.Second)
 		return nil, err
@@ -294,11 +288,6 @@ func runRounds(o options) error {
 		}
 		fmt.Printf("round %d: %d sessions x %d calls in %s; proxy RSS %.1f MB, threads %d, fds %d\n",
 			r, o.sessions, o.calls, time.Since(began).Round(time.Millisecond), float64(smp.rssKB)/1024, smp.threads, smp.fds)
-		if o.pprof != "" {
-			if err := saveHeap(o.pprof, filepath.Join(o.dir, fmt.Sprintf("heap%d.pb.gz", r))); err != nil {
-				return err
-			}
-		}
 	}
 	c.counts.print(os.Stdout)
 	if n := c.counts.unexplained.Load(); n > 0 {
@@ -314,21 +303,6 @@ func runRounds(o options) error {
 	s.proxy = nil
 	fmt.Printf("the proxy judged and wrote its report in %s\n", time.Since(began).Round(time.Millisecond))
 	return nil
-}
-
-// saveHeap saves the heap profile the pprof listener at addr serves, after
-// a collection, to path: read it with go tool pprof -sample_index=inuse_space.
-func saveHeap(addr, path string) error {
-	resp, err := http.Get("http://" + addr + "/debug/pprof/heap?gc=1")
-	if err != nil {
-		return fmt.Errorf("-pprof %s: %v (was the binary built with a pprof listener? see doc.go)", addr, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, b, 0o644)
 }
 
 // isExit says err is the proxy's exit status, which is its verdict.
