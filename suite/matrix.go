@@ -175,9 +175,11 @@ func (m *matrix) sideBySide(ctx context.Context, scenarios []faults.Scenario, n 
 				<-baseDone
 				if final() && !noSession(b.r) {
 					oneSession.Do(func() {
+						held := ""
 						if lim.lower(1) {
-							m.note("%s could not open its session beside other runs, although the baseline did: the target may take one session at a time, so the runs still to start went one at a time, and those that could not open theirs were made again alone", sc.Name)
+							held = "the runs still to start went one at a time, and "
 						}
+						m.note("%s could not open its session beside other runs, although the baseline did: the target may take one session at a time, so %sthose that could not open theirs were made again alone", sc.Name, held)
 					})
 				}
 			}

@@ -428,18 +428,34 @@ func TestLimiterLowered(t *testing.T) {
 	if !l.acquire(ctx) || !l.acquire(ctx) {
 		t.Fatal("two slots of two not given")
 	}
+	// A third run waits for a slot: lowering the limit holds it back.
+	third := make(chan bool, 1)
+	go func() { third <- l.acquire(ctx) }()
+	for {
+		l.mu.Lock()
+		waiting := l.waiting
+		l.mu.Unlock()
+		if waiting == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
 	if !l.lower(1) || l.lower(3) {
 		t.Fatal("lower(1) then lower(3): want true, false")
 	}
 	l.release()
-	short, stop := context.WithTimeout(ctx, 50*time.Millisecond)
-	defer stop()
-	if l.acquire(short) {
+	select {
+	case <-third:
 		t.Fatal("a slot was given while one ran under a limit of one")
+	case <-time.After(50 * time.Millisecond):
 	}
 	l.release()
-	if !l.acquire(ctx) {
+	if !<-third {
 		t.Fatal("no slot once none ran")
+	}
+	// With nothing waiting, lowering holds nothing back.
+	if newLimiter(4).lower(2) {
+		t.Fatal("lower reported runs held back when none waited")
 	}
 }
 

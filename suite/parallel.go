@@ -81,6 +81,7 @@ type limiter struct {
 	mu      sync.Mutex
 	limit   int
 	running int
+	waiting int
 	freed   chan struct{} // closed and replaced whenever a slot may be free
 }
 
@@ -98,10 +99,16 @@ func (l *limiter) acquire(ctx context.Context) bool {
 			return true
 		}
 		freed := l.freed
+		l.waiting++
 		l.mu.Unlock()
 		select {
 		case <-freed:
 		case <-ctx.Done():
+		}
+		l.mu.Lock()
+		l.waiting--
+		l.mu.Unlock()
+		if ctx.Err() != nil {
 			return false
 		}
 	}
@@ -115,7 +122,8 @@ func (l *limiter) release() {
 	l.mu.Unlock()
 }
 
-// lower sets the limit to n if that is lower, and reports whether it was.
+// lower sets the limit to n if that is lower, and reports whether it was
+// and some run waits for a slot: whether lowering it holds anything back.
 func (l *limiter) lower(n int) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -123,5 +131,5 @@ func (l *limiter) lower(n int) bool {
 		return false
 	}
 	l.limit = max(n, 1)
-	return true
+	return l.waiting > 0
 }

@@ -7,9 +7,10 @@ import (
 )
 
 // Sampler follows the share of a core a process that wants the CPU gets
-// (see Share) for the length of one run: smoothed over about a second, so
-// that one busy instant does not count as a busy machine, and in steps of
-// 5%, so that a run records a handful of changes rather than one a sample.
+// for the length of one run: smoothed over about a second, so that one busy
+// instant does not count as a busy machine, in steps of 5%, and changed by
+// two steps at least (or back to a whole core), so that a run records a
+// handful of changes rather than one a sample.
 // Share reads it; changed hears of every change, for the transcript.
 type Sampler struct {
 	mu    sync.Mutex
@@ -59,6 +60,11 @@ func (s *Sampler) follow(changed func(share float64)) {
 		share := quantize(min(1, cores/max(avg, 1)))
 		s.mu.Lock()
 		was := s.share
+		// A change of one step is noise around a step's edge: it would
+		// fill the transcript with events that change no verdict.
+		if math.Abs(share-was) < 2*shareStep-1e-9 && share != 1 {
+			share = was
+		}
 		s.share = share
 		s.mu.Unlock()
 		if share != was && changed != nil {
@@ -67,9 +73,12 @@ func (s *Sampler) follow(changed func(share float64)) {
 	}
 }
 
-// quantize rounds a share to 5% steps, never below 5%.
+// shareStep is the step a share is rounded to.
+const shareStep = 0.05
+
+// quantize rounds a share to shareStep, never below one step.
 func quantize(share float64) float64 {
-	return max(0.05, math.Round(share*20)/20)
+	return max(shareStep, math.Round(share/shareStep)*shareStep)
 }
 
 // Share is the share of a core a process that wants the CPU gets now.
