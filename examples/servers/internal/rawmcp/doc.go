@@ -8,7 +8,8 @@
 // with server/discover and per-request _meta), can send requests to the client
 // (roots/list) and wait for their answers, and on stdin EOF waits a bounded
 // time for running handlers before Serve returns. Each exported hook on Server
-// (OnNotification, OnRequest, WriteLine, AtEOF, KeepPendingAtEOF,
-// HandlerWait, ReadLines, OnBadLine) is one behaviour an example swaps to
-// plant its bug; left at its zero value it is the correct behaviour.
+// (OnNotification, OnInitialized, OnRequest, OnStrayResponse, WriteLine,
+// AtEOF, KeepPendingAtEOF, HandlerWait, ReadLines, OnBadLine) is one
+// behaviour an example swaps to plant its bug; left at its zero value it is
+// the correct behaviour.
 package rawmcp

@@ -63,10 +63,23 @@ type Server struct {
 	StatefulOnly bool
 
 	// OnNotification receives, on the read loop, every client notification
-	// Serve does not handle itself (it handles notifications/initialized and
-	// notifications/cancelled). nil ignores them, as MCP requires. The read
+	// Serve does not handle itself (it handles notifications/initialized,
+	// see OnInitialized, and notifications/cancelled). nil ignores them, as
+	// MCP requires. The read
 	// loop reads nothing else until it returns.
 	OnNotification func(Notification)
+
+	// OnInitialized runs on the read loop for each notifications/initialized
+	// from the client (Serve keeps no session state of its own). nil
+	// ignores it.
+	OnInitialized func(params json.RawMessage)
+
+	// OnStrayResponse runs on the read loop for a response from the client
+	// that no request of the server's is waiting for: one it never sent, one
+	// it stopped waiting for, or one answered already (the same answer
+	// twice). nil logs it and reads on, as JSON-RPC asks of a response the
+	// receiver cannot match.
+	OnStrayResponse func(id json.RawMessage, r Response)
 
 	// OnRequest runs on the read loop for every client request before Serve
 	// handles it (id is its JSON text); returning false drops the request
@@ -281,6 +294,9 @@ func (s *Server) handleLine(line []byte) {
 func (s *Server) notification(n Notification) {
 	switch n.Method {
 	case "notifications/initialized":
+		if s.OnInitialized != nil {
+			s.OnInitialized(n.Params)
+		}
 	case "notifications/cancelled":
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`
@@ -386,15 +402,19 @@ func (s *Server) deliver(m message) {
 	answer := s.pending[string(m.ID)]
 	delete(s.pending, string(m.ID))
 	s.mu.Unlock()
+	r := Response{Result: m.Result}
+	if m.Error != nil {
+		r = Response{Err: m.Error}
+	}
 	if answer == nil {
+		if s.OnStrayResponse != nil {
+			s.OnStrayResponse(m.ID, r)
+			return
+		}
 		s.ErrorLog.Printf("stdin: response to id %s, which we never asked or already forgot", m.ID)
 		return
 	}
-	if m.Error != nil {
-		answer <- Response{Err: m.Error}
-		return
-	}
-	answer <- Response{Result: m.Result}
+	answer <- r
 }
 
 func (s *Server) failPending(err error) {

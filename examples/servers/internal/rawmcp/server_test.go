@@ -541,3 +541,59 @@ func TestOnBadLineHook(t *testing.T) {
 		t.Error("OnBadLine was not called")
 	}
 }
+
+// OnInitialized sees every notifications/initialized, repeats included, with
+// its params; nothing is answered.
+func TestOnInitializedHook(t *testing.T) {
+	seen := make(chan string, 2)
+	c := serve(t, &Server{OnInitialized: func(params json.RawMessage) { seen <- string(params) }})
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{"_meta":{"again":true}}}`)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	if _, before := c.response("1"); len(before) != 0 {
+		t.Errorf("notifications/initialized was answered: %v", before)
+	}
+	close(seen)
+	var got []string
+	for p := range seen {
+		got = append(got, p)
+	}
+	if diff := cmp.Diff([]string{"", `{"_meta":{"again":true}}`}, got); diff != "" {
+		t.Errorf("OnInitialized saw (-want +got):\n%s", diff)
+	}
+}
+
+// OnStrayResponse takes the answers no request waits for: the second copy of
+// an answer already delivered, and one to an id never sent. The first copy
+// still reaches the request waiting for it.
+func TestOnStrayResponseHook(t *testing.T) {
+	stray := make(chan string, 4)
+	c := serve(t, &Server{Tools: []Tool{rootsTool()}, OnStrayResponse: func(id json.RawMessage, r Response) {
+		stray <- fmt.Sprintf("%s %s %v", id, r.Result, r.Err)
+	}})
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"roots"}}`)
+	req := c.next()
+	if req.Method != "roots/list" {
+		t.Fatalf("want a roots/list request, got %s", req.raw)
+	}
+	answer := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"roots":[]}}`, req.ID)
+	c.send("%s", answer)
+	if got := string(c.result2("1")); got != `{"content":[{"text":"{\"roots\":[]}","type":"text"}]}` {
+		t.Errorf("roots call = %s", got)
+	}
+	c.send("%s", answer)
+	c.send(`{"jsonrpc":"2.0","id":"never","error":{"code":-32601,"message":"no"}}`)
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	if _, before := c.response("2"); len(before) != 0 {
+		t.Errorf("the stray answers were answered: %v", before)
+	}
+	close(stray)
+	var got []string
+	for s := range stray {
+		got = append(got, s)
+	}
+	want := []string{string(req.ID) + ` {"roots":[]} <nil>`, `"never"  JSON-RPC error -32601: no`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("OnStrayResponse saw (-want +got):\n%s", diff)
+	}
+}
