@@ -39,6 +39,25 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", name, markdownOutcome(s.Outcome), s.Findings, words.Duration(s.DurationMS*1000), strings.Join(notes, "<br>"))
 	}
+	if x := r.Explore; x != nil {
+		b.WriteString("\n### What explore covered\n\n")
+		for _, l := range x.lines() {
+			fmt.Fprintf(&b, "- %s\n", markdownText(l))
+		}
+		b.WriteString("\n")
+		first := true
+		b.WriteString(x.coverageTable(func(cells ...string) string {
+			for i := range cells {
+				cells[i] = markdownText(cells[i])
+			}
+			line := "| " + strings.Join(cells, " | ") + " |\n"
+			if first {
+				first = false
+				line += strings.Repeat("|---", len(cells)) + "|\n"
+			}
+			return line
+		}))
+	}
 	if len(r.StaleBaseline) > 0 {
 		fmt.Fprintf(&b, "\n### Stale baseline entries\n\nThese no longer fail: remove them from %s.\n\n", markdownCode(orDash(r.BaselineFile)))
 		for _, fp := range r.StaleBaseline {

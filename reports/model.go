@@ -84,6 +84,8 @@ type Report struct {
 	// Shard is set on the report of one shard of a matrix (--shard K/N).
 	Shard         *Shard        `json:"shard,omitempty"`
 	StaleBaseline []Fingerprint `json:"stale_baseline,omitempty"`
+	// Explore is set on the report of mcpchaos explore: what it searched.
+	Explore *Exploration `json:"explore,omitempty"`
 }
 
 // Tool names the program that wrote the report.

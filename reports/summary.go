@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/mcpchaos/mcpchaos/internal/words"
 )
@@ -47,6 +48,15 @@ func WriteSummary(w io.Writer, r *Report) {
 	for _, f := range r.Findings {
 		b.WriteString("\n")
 		writeFinding(&b, &f)
+	}
+	if r.Explore != nil {
+		b.WriteString("\n")
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		io.WriteString(tw, r.Explore.coverageTable(func(cells ...string) string { return strings.Join(cells, "\t") + "\n" }))
+		tw.Flush()
+		for _, l := range r.Explore.lines() {
+			b.WriteString(words.Terminal(l) + "\n")
+		}
 	}
 	for _, fp := range r.StaleBaseline {
 		fmt.Fprintf(&b, "\nstale baseline entry: %s\n", staleWords(fp, r.BaselineFile))

@@ -41,6 +41,8 @@ type sessionLog struct {
 	first  string
 	// served watches whether the server answered the opening request.
 	served openingAnswer
+	// messages, if set, collects the messages received (Trials' baseline).
+	messages *messageLog
 }
 
 // openingAnswer sees whether a session's opening request (initialize, or
@@ -87,6 +89,9 @@ func (l *sessionLog) see(e wire.Event) {
 	l.judge.Add(e)
 	l.decisions.add(&e)
 	l.served.see(&e)
+	if l.messages != nil {
+		l.messages.see(&e)
+	}
 	if !l.opened.Load() {
 		l.seeOpening(&e)
 	}

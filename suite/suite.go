@@ -101,9 +101,10 @@ func (e *SetupError) Error() string {
 
 func (e *SetupError) Unwrap() error { return e.Err }
 
-// Run runs the baseline and then the scenarios, and returns the report. An
-// error is a *SetupError (or a *chaos.StartError, or ctx's error).
-func Run(ctx context.Context, o Options) (*reports.Report, error) {
+// prepare fills in the defaults and checks what every run of the target
+// needs: a command that exists, scenarios its transport can run (scs), a
+// reachable URL, the directories asked for.
+func (o *Options) prepare(ctx context.Context, scs []faults.Scenario) error {
 	if o.Deadline <= 0 {
 		o.Deadline = DefaultDeadline
 	}
@@ -118,44 +119,57 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 	}
 	if o.URL == nil {
 		if err := chaos.StdioSupported(); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if o.URL == nil || len(o.Command) > 0 {
 		if err := chaos.CheckCommand(o.Command); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if err := checkServerScenarios(o.Scenarios); err != nil {
-		return nil, err
+	if err := o.checkScenarios(scs); err != nil {
+		return err
 	}
-	if o.URL == nil {
-		if err := checkStdioScenarios(o.Scenarios); err != nil {
-			return nil, err
-		}
-	} else {
-		if err := checkHTTPScenarios(o.Scenarios); err != nil {
-			return nil, err
-		}
+	if o.URL != nil {
 		var err error
 		if o.Parallel, err = onePort(o.Command, o.Parallel); err != nil {
-			return nil, err
+			return err
 		}
 		if len(o.Command) == 0 {
 			if err := CheckReachable(ctx, o.URL); err != nil {
-				return nil, &SetupError{Reason: "the HTTP server cannot be reached", Err: err}
+				return &SetupError{Reason: "the HTTP server cannot be reached", Err: err}
 			}
 		}
 	}
 	if o.CaseDir != "" {
 		if err := os.MkdirAll(o.CaseDir, 0o755); err != nil {
-			return nil, fmt.Errorf("cannot create the case directory: %w", err)
+			return fmt.Errorf("cannot create the case directory: %w", err)
 		}
 	}
 	if o.TranscriptDir != "" {
 		if err := os.MkdirAll(o.TranscriptDir, 0o755); err != nil {
-			return nil, fmt.Errorf("cannot create the transcript directory: %w", err)
+			return fmt.Errorf("cannot create the transcript directory: %w", err)
 		}
+	}
+	return nil
+}
+
+// checkScenarios refuses scenarios the target's transport cannot run.
+func (o *Options) checkScenarios(scs []faults.Scenario) error {
+	if err := checkServerScenarios(scs); err != nil {
+		return err
+	}
+	if o.URL == nil {
+		return checkStdioScenarios(scs)
+	}
+	return checkHTTPScenarios(scs)
+}
+
+// Run runs the baseline and then the scenarios, and returns the report. An
+// error is a *SetupError (or a *chaos.StartError, or ctx's error).
+func Run(ctx context.Context, o Options) (*reports.Report, error) {
+	if err := o.prepare(ctx, o.Scenarios); err != nil {
+		return nil, err
 	}
 	report := &reports.Report{
 		Schema: reports.Schema,
@@ -182,15 +196,24 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 		return nil, err
 	}
 	base.result.Notes = append(base.result.Notes, m.notes...)
-	if base.probeErr != nil {
-		var unknown *probe.UnknownToolError
-		if errors.As(base.probeErr, &unknown) {
-			return nil, &SetupError{Reason: "a --call names a tool the server does not list", Err: base.probeErr}
-		}
-		return nil, &SetupError{Reason: notStarted(base, o.Probe.Era, len(o.Header) > 0), Err: base.probeErr, Stderr: base.stderr}
+	if err := o.baselineFailed(base); err != nil {
+		return nil, err
 	}
 	workloadHints(base, o.Deadline)
 	return completeMatrix(report, base, runs)
+}
+
+// baselineFailed is the set-up error of a baseline that could not run its
+// workload, or nil.
+func (o *Options) baselineFailed(base *scenarioRun) error {
+	if base.probeErr == nil {
+		return nil
+	}
+	var unknown *probe.UnknownToolError
+	if errors.As(base.probeErr, &unknown) {
+		return &SetupError{Reason: "a --call names a tool the server does not list", Err: base.probeErr}
+	}
+	return &SetupError{Reason: notStarted(base, o.Probe.Era, len(o.Header) > 0), Err: base.probeErr, Stderr: base.stderr}
 }
 
 // notStarted says why the baseline could not run its workload. A server
@@ -286,6 +309,8 @@ type scenarioRun struct {
 	// opened says the run's MCP session opened: the probe initialized, or
 	// the server answered the client program's opening request.
 	opened bool
+	// decisions are what the run's faults did, and to which messages.
+	decisions []faults.Decision
 	// save writes the run as a regression case with the findings that are
 	// its own (not the baseline's); nil when no case is to be saved.
 	save func(own []reports.Finding) error
@@ -294,6 +319,12 @@ type scenarioRun struct {
 // runScenario runs one scenario: against a fresh server process through
 // the stdio relay, or, with a URL, through a fresh proxy.
 func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenarioRun, error) {
+	return o.runScenarioLogged(ctx, sc, nil)
+}
+
+// runScenarioLogged is runScenario with a hook that sets up the session's
+// log before anything is recorded.
+func (o Options) runScenarioLogged(ctx context.Context, sc faults.Scenario, setUp func(*sessionLog)) (*scenarioRun, error) {
 	parsed, err := sc.Parse()
 	if err != nil {
 		return nil, err
@@ -303,6 +334,9 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 	log, err := newSessionLog(o.TranscriptDir, sc.Name)
 	if err != nil {
 		return nil, err
+	}
+	if setUp != nil {
+		setUp(log)
 	}
 	st := setup{
 		sc: sc, seed: seed, plan: faults.NewPlan(seed, parsed), log: log,
@@ -342,7 +376,7 @@ func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenario
 	if o.observe != nil {
 		o.observe(sc.Name, log.decisions.out)
 	}
-	run := &scenarioRun{probeErr: d.probeErr, stderr: log.stderr.list(), discoverOnStderr: log.discoverOnStderr, refused: d.refused, verdict: verdict, probe: d.outcome,
+	run := &scenarioRun{decisions: log.decisions.out, probeErr: d.probeErr, stderr: log.stderr.list(), discoverOnStderr: log.discoverOnStderr, refused: d.refused, verdict: verdict, probe: d.outcome,
 		opened: d.outcome != nil && d.outcome.Initialized}
 	ApplyExpectation(sc, seed, st.repro, &run.verdict)
 	res := reports.ScenarioResult{

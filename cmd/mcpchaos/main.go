@@ -34,6 +34,9 @@ Usage:
                                            through a matrix of fault scenarios, judge, report
   mcpchaos test-client [flags] -- CLIENT    run a client program against faults (it must launch
                                            $MCPCHAOS_SERVER_COMMAND), judge its hangs and crashes
+  mcpchaos explore [flags] [-- CMD [ARGS...]]
+                                           search a server's fault space (default: the bundled
+                                           example), shrink each finding to its smallest plan
   mcpchaos wrap [flags] -- CMD [ARGS...]   relay a stdio MCP session to CMD, injecting faults
   mcpchaos proxy --upstream URL [flags]    relay MCP over HTTP (streamable HTTP, legacy SSE)
                                            to URL, injecting faults
@@ -71,6 +74,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runTest(args[1:], stdout, stderr)
 	case "test-client":
 		return runTestClient(args[1:], stdout, stderr)
+	case "explore":
+		return runExplore(args[1:], stdout, stderr)
 	case "judge":
 		return runJudge(args[1:], stdout, stderr)
 	case "report":

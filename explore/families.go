@@ -1,0 +1,182 @@
+package explore
+
+import (
+	"github.com/mcpchaos/mcpchaos/suite"
+)
+
+// family is a fault family explore tries at the messages it can act on,
+// with the parameters of its one systematic setting. The settings are the
+// default matrix's where it has one (a 2 s stall, 100 notifications): a
+// bug they expose is then shrunk to the least that still does.
+type family struct {
+	name   string
+	params []param
+	// applies says the family can act on the message, in the session's era.
+	applies func(m suite.Message, stateful bool) bool
+	stdio   bool
+	http    bool
+	// ownMoment: the fault names its own moment (early-request fires on
+	// notifications/initialized), so it is one point, not one a message.
+	ownMoment bool
+	// ladders are the smaller settings shrinking tries, per parameter,
+	// from the largest down.
+	ladders map[string][]string
+}
+
+func (f family) transport(http bool) bool {
+	if http {
+		return f.http
+	}
+	return f.stdio
+}
+
+func familyNamed(name string) (family, bool) {
+	for _, f := range families {
+		if f.name == name {
+			return f, true
+		}
+	}
+	return family{}, false
+}
+
+// Message predicates.
+func clientRequest(m suite.Message) bool { return m.Dir == "c2s" && m.Kind == "request" }
+func clientNote(m suite.Message) bool    { return m.Dir == "c2s" && m.Kind == "notification" }
+
+// opening says the message opens the session: a request that must not be
+// cancelled (MCP, Cancellation: initialize MUST NOT be cancelled), and
+// that no other request can be in flight beside.
+func opening(m suite.Message) bool {
+	return m.Method == "initialize" || m.Method == "server/discover"
+}
+
+// families is the order in which a message's points are listed. The faults
+// that act on the server's side of a session are here; those that only a
+// client can feel (server-to-client requests injected, list_changed
+// notifications, HTTP error statuses answered in the server's place, held
+// response heads, reused event ids) are test-client's.
+var families = []family{
+	{
+		name:  "eof",
+		stdio: true, http: true,
+		applies: func(m suite.Message, _ bool) bool { return m.Kind != "" },
+	},
+	{
+		name:   "half-close",
+		params: []param{{"dir", "s2c"}},
+		stdio:  true,
+		applies: func(m suite.Message, _ bool) bool {
+			return clientRequest(m) || (m.Dir == "s2c" && m.Kind != "response")
+		},
+	},
+	{
+		name:   "stall",
+		params: []param{{"dir", "s2c"}, {"for", "2s"}, {"shrink", "true"}},
+		stdio:  true, http: true,
+		applies: func(m suite.Message, _ bool) bool {
+			return clientRequest(m) || (m.Dir == "s2c" && m.Kind == "notification")
+		},
+		ladders: map[string][]string{"for": {"500ms"}},
+	},
+	{
+		name:   "delay",
+		params: []param{{"for", "1s"}},
+		stdio:  true, http: true,
+		applies: func(m suite.Message, _ bool) bool { return m.Dir == "c2s" || m.Kind == "request" },
+		ladders: map[string][]string{"for": {"200ms"}},
+	},
+	{
+		name:   "reorder",
+		params: []param{{"mode", "swap"}},
+		stdio:  true,
+		applies: func(m suite.Message, _ bool) bool {
+			return (clientRequest(m) && !opening(m)) || clientNote(m)
+		},
+	},
+	{
+		name:  "drop",
+		stdio: true, http: true,
+		applies: func(m suite.Message, _ bool) bool { return clientNote(m) },
+	},
+	{
+		name:  "duplicate",
+		stdio: true,
+		// A request sent twice under one id is two requests to answer;
+		// a notification or an answer sent twice is one to be ignored.
+		applies: func(m suite.Message, _ bool) bool { return m.Dir == "c2s" && m.Kind != "request" },
+	},
+	{
+		name:   "corrupt",
+		params: []param{{"mode", "text"}},
+		stdio:  true, http: true,
+		applies: func(m suite.Message, _ bool) bool { return clientRequest(m) && !opening(m) },
+	},
+	{
+		name:   "oversize",
+		params: []param{{"size", "1MiB"}},
+		stdio:  true, http: true,
+		applies: func(m suite.Message, _ bool) bool { return clientRequest(m) },
+		ladders: map[string][]string{"size": {"256KiB", "80KiB"}},
+	},
+	{
+		name:    "fragment",
+		params:  []param{{"pieces", "8"}, {"gap", "20ms"}},
+		stdio:   true,
+		applies: func(m suite.Message, _ bool) bool { return clientRequest(m) },
+		ladders: map[string][]string{"pieces": {"2"}},
+	},
+	{
+		name:  "id-type",
+		stdio: true, http: true,
+		applies: func(m suite.Message, _ bool) bool { return clientRequest(m) },
+	},
+	{
+		name:  "id-collision",
+		stdio: true, http: true,
+		applies: func(m suite.Message, _ bool) bool { return clientRequest(m) && !opening(m) },
+	},
+	{
+		name:  "cancel",
+		stdio: true, http: true,
+		applies: func(m suite.Message, _ bool) bool { return clientRequest(m) && !opening(m) },
+	},
+	{
+		name:   "cancel",
+		params: []param{{"position", "before"}},
+		stdio:  true, http: true,
+		applies: func(m suite.Message, _ bool) bool {
+			return m.Dir == "s2c" && m.Kind == "response" && !opening(m)
+		},
+	},
+	{
+		name:   "burst",
+		params: []param{{"dir", "c2s"}, {"method", "notifications/roots/list_changed"}, {"count", "100"}, {"position", "after"}},
+		stdio:  true, http: true,
+		applies: func(m suite.Message, _ bool) bool { return clientRequest(m) && !opening(m) },
+		ladders: map[string][]string{"count": {"10", "1"}},
+	},
+	{
+		name:  "early-request",
+		stdio: true, http: true,
+		ownMoment: true,
+		applies: func(m suite.Message, stateful bool) bool {
+			return stateful && clientNote(m) && m.Method == "notifications/initialized"
+		},
+	},
+	{
+		name:    "reset",
+		params:  []param{{"position", "after"}},
+		http:    true,
+		applies: func(m suite.Message, _ bool) bool { return clientRequest(m) && !opening(m) },
+	},
+	{
+		name:    "end-session",
+		http:    true,
+		applies: func(m suite.Message, _ bool) bool { return clientRequest(m) && !opening(m) },
+	},
+	{
+		name:    "forget-session",
+		http:    true,
+		applies: func(m suite.Message, _ bool) bool { return clientRequest(m) && !opening(m) },
+	},
+}
