@@ -64,12 +64,9 @@ func (p *planted) Run(_ context.Context, sc faults.Scenario, skip []string) (sui
 func explored(t *testing.T, parallel int) (*Result, *planted) {
 	t.Helper()
 	target := &planted{}
-	clock := time.Unix(0, 0)
-	var mu sync.Mutex
 	res, err := Explore(context.Background(), Options{
 		Runner: target, Points: Enumerate(session, false, true), Seed: 7,
-		Budget: time.Hour, Parallel: parallel, Tools: []string{"echo", "slow"},
-		Clock: func() time.Time { mu.Lock(); defer mu.Unlock(); clock = clock.Add(time.Second); return clock },
+		Budget: time.Hour, Parallel: parallel, Tools: []string{"echo", "slow"}, Clock: tick(),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -181,4 +178,83 @@ func searchPlans(r *Result) [][]string {
 		}
 	}
 	return out
+}
+
+// A search stopped by --max-runs and resumed from its state makes none of
+// its runs again, and between them they run the points one search would.
+func TestAResumedSearchGoesOnWhereItStopped(t *testing.T) {
+	points := Enumerate(session, false, true)
+	var saved *State
+	first := &planted{}
+	o := Options{Runner: first, Points: points, Seed: 7, MaxRuns: 6, Parallel: 1, Repeats: 1, Budget: time.Hour, Clock: tick(),
+		Save: func(st *State) error { saved = st; return nil }}
+	if _, err := Explore(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if saved == nil || len(saved.Runs) != 6 {
+		t.Fatalf("the state holds %v runs, want the 6 made", saved)
+	}
+	second := &planted{}
+	o.Runner, o.Resume, o.MaxRuns = second, saved, 0
+	res, err := Explore(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, plan := range first.plans[:6] {
+		for _, again := range second.plans {
+			if slices.Equal(plan, again) && len(plan) == 1 && !strings.Contains(plan[0], "count=") {
+				t.Errorf("resumed search ran %v again", plan)
+			}
+		}
+	}
+	whole, _ := explored(t, 1)
+	if got, want := systematicSpecs(res), systematicSpecs(whole); !cmp.Equal(got, want) {
+		t.Errorf("stopped and resumed, the systematic pass ran (-want +got):\n%s", cmp.Diff(want, got))
+	}
+	if res.Resumed != 6 {
+		t.Errorf("%d runs resumed, want 6", res.Resumed)
+	}
+}
+
+// The shards of a search run disjoint slices of its classes, which together
+// are the whole search's.
+func TestShardsSplitTheFaultSpace(t *testing.T) {
+	points := Enumerate(session, false, true)
+	var union []string
+	for k := 1; k <= 3; k++ {
+		res, err := Explore(context.Background(), Options{Runner: &planted{}, Points: points, Seed: 7, Parallel: 1, Repeats: 1,
+			Shard: &Shard{K: k, N: 3}, Budget: time.Hour, Clock: tick()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		union = append(union, systematicSpecs(res)...)
+	}
+	whole, _ := explored(t, 1)
+	slices.Sort(union)
+	if want := systematicSpecs(whole); !cmp.Equal(union, want) {
+		t.Errorf("three shards ran (-whole +shards):\n%s", cmp.Diff(want, union))
+	}
+}
+
+func systematicSpecs(r *Result) []string {
+	var out []string
+	for _, run := range r.Runs {
+		if run.Phase == PhaseSystematic {
+			out = append(out, Specs(run.Plan)...)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// tick is a clock that moves a second each time it is read.
+func tick() func() time.Time {
+	var mu sync.Mutex
+	clock := time.Unix(0, 0)
+	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		clock = clock.Add(time.Second)
+		return clock
+	}
 }

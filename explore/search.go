@@ -52,6 +52,12 @@ type Options struct {
 	// Repeats is how many times a shrunk plan is run again to say how
 	// often it reproduces (default DefaultRepeats).
 	Repeats int
+	// Resume, if set, is an earlier search's state (StateKey must match):
+	// its runs are not made again, its findings not shrunk again. Save, if
+	// set, is given the state after every batch of runs and at the end.
+	Resume   *State
+	Save     func(*State) error
+	StateKey string
 	// Progress, if set, hears how the search goes after each run.
 	Progress func(Status)
 	// Clock is time.Now unless a test sets it.
@@ -118,6 +124,8 @@ type Group struct {
 	// stopped it before it was done.
 	ShrinkRuns int
 	Cut        bool
+	// Resumed says an earlier search found and shrank it (Options.Resume).
+	Resumed bool
 }
 
 // Result is what a search did and found.
@@ -133,6 +141,8 @@ type Result struct {
 	// Budgeted says the budget (not the fault space or --max-runs) ended
 	// the search.
 	Budgeted bool
+	// Resumed counts the runs taken from an earlier search's state.
+	Resumed int
 }
 
 // Coverage is what the search did with one family's points on one method.
@@ -162,6 +172,10 @@ type search struct {
 	mine map[int]bool
 	// slots holds a token for each run going: Parallel at most.
 	slots chan struct{}
+	// resumed are the systematic runs of an earlier search, by spec.
+	resumed map[string]int
+	// combos is the index of the next combination to draw.
+	combos int
 }
 
 // Explore searches the fault space, then shrinks what it found.
@@ -180,7 +194,11 @@ func Explore(ctx context.Context, o Options) (*Result, error) {
 		o.Clock = time.Now
 	}
 	s := &search{o: o, res: &Result{Points: len(o.Points)}, groups: map[string]*Group{},
-		trial: map[int]int{}, skipped: map[int]bool{}, mine: map[int]bool{}, slots: make(chan struct{}, o.Parallel)}
+		trial: map[int]int{}, skipped: map[int]bool{}, mine: map[int]bool{}, slots: make(chan struct{}, o.Parallel),
+		resumed: map[string]int{}}
+	if o.Resume != nil {
+		s.resume(o.Resume)
+	}
 	s.start = o.Clock()
 	s.end = s.start.Add(o.Budget)
 	if err := s.systematic(ctx); err != nil {
@@ -190,6 +208,9 @@ func Explore(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	if err := s.shrinkAll(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.save(); err != nil {
 		return nil, err
 	}
 	s.res.Elapsed = o.Clock().Sub(s.start)
@@ -264,15 +285,24 @@ func (s *search) systematic(ctx context.Context) error {
 	for _, c := range mine {
 		s.left += len(c.members)
 	}
+	s.res.Points = s.left
 	for {
 		var wave []int
+		resumed := false
 		for _, c := range mine {
 			if !c.done && c.tried < len(c.members) {
-				wave = append(wave, c.members[c.tried])
+				m := c.members[c.tried]
 				c.tried++
+				if ri, ok := s.resumed[s.o.Points[m].Fault.Spec()]; ok {
+					s.trial[m] = ri
+					s.left--
+					resumed = true
+					continue
+				}
+				wave = append(wave, m)
 			}
 		}
-		if len(wave) == 0 {
+		if len(wave) == 0 && !resumed {
 			break
 		}
 		plans := make([][]Fault, len(wave))
@@ -306,6 +336,9 @@ func (s *search) systematic(ctx context.Context) error {
 				s.left -= len(c.members) - c.tried
 			}
 		}
+		if err := s.save(); err != nil {
+			return err
+		}
 		if s.isStopped() {
 			break
 		}
@@ -337,21 +370,47 @@ func (s *search) combinations(ctx context.Context) error {
 	if len(landed) < 2 {
 		return nil
 	}
-	for i := 0; !s.isStopped(); {
+	ran := map[string]bool{}
+	for _, r := range s.res.Runs {
+		ran[planKey(r.Plan)] = true
+	}
+	for repeats := 0; !s.isStopped() && repeats < maxRepeatedDraws; {
 		var plans [][]Fault
-		for len(plans) < s.o.Parallel {
-			idx := i
-			i++
+		for len(plans) < s.o.Parallel && repeats < maxRepeatedDraws {
+			idx := s.combos
+			s.combos++
 			if !s.o.Shard.holds(idx) {
 				continue
 			}
-			plans = append(plans, s.combination(idx, landed))
+			plan := s.combination(idx, landed)
+			if k := planKey(plan); ran[k] {
+				repeats++
+				continue
+			} else {
+				ran[k] = true
+			}
+			repeats = 0
+			plans = append(plans, plan)
 		}
 		if _, err := s.batch(ctx, PhaseCombination, plans); err != nil {
 			return err
 		}
+		if err := s.save(); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// maxRepeatedDraws is how many draws in a row may give combinations
+// already run before the combinations are taken as exhausted.
+const maxRepeatedDraws = 200
+
+// planKey is a plan's faults, in any order.
+func planKey(plan []Fault) string {
+	specs := Specs(plan)
+	slices.Sort(specs)
+	return strings.Join(specs, "\n")
 }
 
 // combination is the idx-th combination: drawn from the seed and idx

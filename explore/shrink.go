@@ -21,6 +21,9 @@ func (s *search) shrinkAll(ctx context.Context) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(s.res.Groups))
 	for i, g := range s.res.Groups {
+		if g.Resumed {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -1,7 +1,9 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpchaos/mcpchaos/internal/words"
@@ -27,6 +29,8 @@ type Exploration struct {
 	CombinationRuns    int `json:"combination_runs"`
 	ShrinkRuns         int `json:"shrink_runs"`
 	RepeatRuns         int `json:"repeat_runs"`
+	// ResumedRuns are the runs above an earlier search made (--state).
+	ResumedRuns int `json:"resumed_runs,omitempty"`
 	// NotLanded counts the search's runs whose faults never fired, or
 	// fired and could not have their effect: none of them counts as a
 	// scenario that passed.
@@ -35,7 +39,6 @@ type Exploration struct {
 	Unreached []string          `json:"unreached_families,omitempty"`
 	Coverage  []ExploreCoverage `json:"coverage"`
 	Found     []ExploreFinding  `json:"found"`
-	Shard     *ExploreShard     `json:"shard,omitempty"`
 }
 
 // ExploreCoverage is what the search did with one fault family's points on
@@ -74,10 +77,79 @@ type ExploreFinding struct {
 	ShrinkCut bool `json:"shrink_cut,omitempty"`
 }
 
-// ExploreShard is the slice of the fault space a run searched.
-type ExploreShard struct {
-	Index int `json:"index"`
-	Total int `json:"total"`
+// ExploreMatrix is the matrix a sharded search's Shard names: the fault
+// space is dealt by equivalence class, not by scenario.
+var ExploreMatrix = []string{"explore"}
+
+// mergeExplore joins the explore sections of every shard of one search:
+// counts add up, coverage rows of one family and method add up, a family is
+// unreached if no shard reached it, and a signature two shards found is kept
+// once, as the first shard that found it shrank it (its scenario and
+// findings; the other's are dropped).
+func mergeExplore(out *Report, rs []*Report) {
+	x := &Exploration{Coverage: []ExploreCoverage{}, Found: []ExploreFinding{}}
+	unreached := map[string]int{}
+	rows := map[[2]string]int{}
+	found := map[string]bool{}
+	drop := map[string]bool{}
+	for _, r := range rs {
+		e := r.Explore
+		if e == nil {
+			continue
+		}
+		x.BudgetMS = max(x.BudgetMS, e.BudgetMS)
+		x.ElapsedMS = max(x.ElapsedMS, e.ElapsedMS)
+		x.BudgetEnded = x.BudgetEnded || e.BudgetEnded
+		x.Points += e.Points
+		x.SystematicRuns += e.SystematicRuns
+		x.SkippedByReduction += e.SkippedByReduction
+		x.CombinationRuns += e.CombinationRuns
+		x.ShrinkRuns += e.ShrinkRuns
+		x.RepeatRuns += e.RepeatRuns
+		x.NotLanded += e.NotLanded
+		x.ResumedRuns += e.ResumedRuns
+		for _, f := range e.Unreached {
+			unreached[f]++
+		}
+		for _, c := range e.Coverage {
+			k := [2]string{c.Family, c.Method}
+			i, ok := rows[k]
+			if !ok {
+				rows[k] = len(x.Coverage)
+				x.Coverage = append(x.Coverage, c)
+				continue
+			}
+			t := &x.Coverage[i]
+			t.Points += c.Points
+			t.Run += c.Run
+			t.Skipped += c.Skipped
+			t.NotLanded += c.NotLanded
+			t.Found += c.Found
+		}
+		for _, f := range e.Found {
+			if found[f.Signature] {
+				drop[f.Scenario] = true
+				continue
+			}
+			found[f.Signature] = true
+			x.Found = append(x.Found, f)
+		}
+	}
+	for f, n := range unreached {
+		if n == len(rs) {
+			x.Unreached = append(x.Unreached, f)
+		}
+	}
+	slices.Sort(x.Unreached)
+	slices.SortStableFunc(x.Coverage, func(a, b ExploreCoverage) int {
+		return cmp.Or(cmp.Compare(a.Family, b.Family), cmp.Compare(a.Method, b.Method))
+	})
+	for _, f := range x.Found {
+		delete(drop, f.Scenario) // a scenario another signature kept
+	}
+	out.Scenarios = slices.DeleteFunc(out.Scenarios, func(s ScenarioResult) bool { return drop[s.Name] })
+	out.Findings = slices.DeleteFunc(out.Findings, func(f Finding) bool { return drop[f.Scenario] })
+	out.Explore = x
 }
 
 // exploreLines are what a search did and found, a line each, for the text
@@ -86,8 +158,8 @@ func (x *Exploration) lines() []string {
 	out := []string{fmt.Sprintf("explored %d fault %s in %s of a %s budget: %d run one fault each, %d skipped as equivalent to one that landed (dynamic reduction), %d %s of two or three faults; %d of the search's runs did not land",
 		x.Points, words.Plural(x.Points, "point", "points"), words.Duration(x.ElapsedMS*1000), words.Duration(x.BudgetMS*1000),
 		x.SystematicRuns, x.SkippedByReduction, x.CombinationRuns, words.Plural(x.CombinationRuns, "combination", "combinations"), x.NotLanded)}
-	if x.Shard != nil {
-		out = append(out, fmt.Sprintf("shard %d/%d of the fault space", x.Shard.Index, x.Shard.Total))
+	if x.ResumedRuns > 0 {
+		out = append(out, fmt.Sprintf("%d of these runs were an earlier search's, resumed from its state", x.ResumedRuns))
 	}
 	if left := x.Points - x.SystematicRuns - x.SkippedByReduction; x.BudgetEnded && left > 0 {
 		out = append(out, fmt.Sprintf("the budget ended the search with %d %s not run", left, words.Plural(left, "point", "points")))

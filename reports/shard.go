@@ -102,6 +102,9 @@ func MergeShards(files []string, rs []*Report) (*Report, error) {
 			out.Error = fmt.Sprintf("shard %d/%d: %s", r.Shard.Index, r.Shard.Total, r.Error)
 		}
 	}
+	if rs[0].Explore != nil {
+		mergeExplore(out, rs)
+	}
 	slices.SortStableFunc(out.Scenarios, func(a, b ScenarioResult) int { return order[a.Name] - order[b.Name] })
 	slices.SortStableFunc(out.Findings, func(a, b Finding) int {
 		return scenarioRank(order, a.Scenario, baseName) - scenarioRank(order, b.Scenario, baseName)

@@ -37,6 +37,7 @@ type exploreFlags struct {
 	transcriptDir string
 	saveCase      string
 	saveScenarios string
+	state         string
 	strict        bool
 }
 
@@ -66,6 +67,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&e.transcriptDir, "transcript-dir", "", "write one transcript per run into `DIR`")
 	fs.StringVar(&e.saveCase, "save-case", "", "write the smallest plan of each finding into `DIR` as a regression case file (replay with mcpchaos test --cases DIR)")
 	fs.StringVar(&e.saveScenarios, "save-scenarios", "", "write the smallest plan of each finding to `FILE` as a scenario file (run with mcpchaos test --scenario FILE)")
+	fs.StringVar(&e.state, "state", "", "keep the search's state in `FILE`, written as it goes: a later explore of the same target, seed and shard given the same FILE resumes where this one stopped (a CI job past its time limit)")
 	fs.BoolVar(&e.strict, "strict", false, "exit 1 on warnings too")
 	fs.StringArrayVar(&calls, "call", nil, "call this tool, as `NAME=JSON` arguments (repeatable; default: every tool, arguments from its schema)")
 	fs.StringArrayVar(&skipTools, "skip-tool", nil, "never call the tool `NAME` (repeatable)")
@@ -166,13 +168,24 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	msgs := trials.Messages()
 	points := explore.Enumerate(msgs, trials.HTTP(), stateful(msgs))
 	slots, capped := trials.Slots(len(points))
-	progress := newExploreProgress(stderr)
-	res, err := explore.Explore(ctx, explore.Options{
+	xo := explore.Options{
 		Runner: trials, Points: points, Seed: e.seed,
 		Budget: e.budget - time.Since(start), MaxRuns: e.maxRuns, Parallel: slots,
 		Shard: shard, Repeats: e.repeats, Tools: calledTools(msgs),
-		Progress: progress.update,
-	})
+	}
+	if e.state != "" {
+		xo.StateKey = explore.StateKey(trials.Target(), e.seed, shard, points)
+		if xo.Resume, err = explore.ReadState(e.state, xo.StateKey); err != nil {
+			return usageError(stderr, "explore: --state: %v", err)
+		}
+		if xo.Resume != nil {
+			fmt.Fprintf(stdout, "mcpchaos explore: resuming the search in %s: %d runs made, %d findings\n", e.state, len(xo.Resume.Runs), len(xo.Resume.Groups))
+		}
+		xo.Save = func(st *explore.State) error { return explore.WriteState(e.state, st) }
+	}
+	progress := newExploreProgress(stderr)
+	xo.Progress = progress.update
+	res, err := explore.Explore(ctx, xo)
 	progress.close()
 	if err != nil {
 		return runFailed(stderr, "explore", "server", err)
@@ -290,11 +303,12 @@ func exploreReport(trials *suite.Trials, res *explore.Result, e exploreFlags, sh
 	r.Baseline = &bres
 	x := &reports.Exploration{
 		BudgetMS: e.budget.Milliseconds(), ElapsedMS: res.Elapsed.Milliseconds(), BudgetEnded: res.Budgeted,
-		Points: res.Points, SkippedByReduction: res.Skipped, Unreached: res.Unreached,
+		Points: res.Points, SkippedByReduction: res.Skipped, Unreached: res.Unreached, ResumedRuns: res.Resumed,
 		Coverage: []reports.ExploreCoverage{}, Found: []reports.ExploreFinding{},
 	}
 	if shard != nil {
-		x.Shard = &reports.ExploreShard{Index: shard.K, Total: shard.N}
+		r.Shard = &reports.Shard{Index: shard.K, Total: shard.N, Matrix: reports.ExploreMatrix,
+			Run: reports.ShardRun(e.seed, r.Target, reports.ExploreMatrix, shard.N)}
 	}
 	for _, run := range res.Runs {
 		switch run.Phase {
