@@ -202,6 +202,7 @@ func (s *session) handleFrame(dir wire.Direction, m *wire.Message) {
 	case s.holdWith(dir, m, seq):
 		// More progress for a token whose progress is held until its answer.
 	default:
+		s.missed(s.plan.Delivered(step, seq))
 		switch {
 		case o.Fragment != nil:
 			s.forwardPieces(dir, raw, seq, o.Fragment)
@@ -219,6 +220,16 @@ func (s *session) handleFrame(dir wire.Direction, m *wire.Message) {
 		s.inject(inj.Label, inj.Injection, seq)
 	}
 	s.decideAfter(dir, m, step, seq)
+}
+
+// missed records the firings of the plan that did not land (faults.Miss).
+func (s *session) missed(ms []faults.Miss) {
+	if s.rec == nil {
+		return
+	}
+	for _, m := range ms {
+		s.rec.Record(wire.Event{Type: wire.EventFault, Fault: m.Label, Spec: m.Fault.Spec, Action: m.Fault.Family.Name, Detail: m.Detail, Of: m.Of})
+	}
 }
 
 // afterForward does what follows the forwarding of m (of seq) that no

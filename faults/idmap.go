@@ -2,6 +2,7 @@ package faults
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/mcpchaos/mcpchaos/wire"
@@ -38,28 +39,57 @@ func (m idMap) add(dir wire.Direction, id string, e ...idEntry) {
 func (m idMap) has(dir wire.Direction, id string) bool { return len(m[dir][id]) > 0 }
 
 // take returns, for an answer with id to a request that travelled in dir,
-// the request it goes back to: the first one the receiver got under that id.
-func (m idMap) take(dir wire.Direction, id string) (idEntry, bool) {
+// the request it goes back to: the one its sender gave the id orig, when
+// the transport knows which request the answer answers (an HTTP exchange
+// carries one request, and its answer; none, when that request is not
+// held under id), else the first one the receiver got under that id.
+func (m idMap) take(dir wire.Direction, id, orig string) (idEntry, bool) {
 	q := m[dir][id]
-	if len(q) == 0 {
+	i := 0
+	if orig != "" {
+		i = slices.IndexFunc(q, func(e idEntry) bool { return e.orig == orig })
+	}
+	if i < 0 || len(q) == 0 {
 		return idEntry{}, false
 	}
+	e := q[i]
+	m.remove(dir, id, i)
+	return e, true
+}
+
+// remove deletes the i-th request the receiver holds under id.
+func (m idMap) remove(dir wire.Direction, id string, i int) {
+	q := m[dir][id]
 	if len(q) == 1 {
 		delete(m[dir], id)
-	} else {
-		m[dir][id] = q[1:]
+		return
 	}
-	return q[0], true
+	if i == 0 {
+		m[dir][id] = q[1:]
+		return
+	}
+	m[dir][id] = slices.Delete(q, i, i+1)
+}
+
+// forget deletes the request its sender gave the id orig from those the
+// receiver holds under id: the receiver never held it (Plan.Refused), so
+// no answer goes back to it.
+func (m idMap) forget(dir wire.Direction, id, orig string) {
+	if i := slices.IndexFunc(m[dir][id], func(e idEntry) bool { return e.orig == orig }); i >= 0 {
+		m.remove(dir, id, i)
+	}
 }
 
 // translate is what Receive does with an answer: when it answers a request
 // an id fault rewrote, it returns the answer with the sender's id and a note
-// for the transcript. raw is nil when the answer goes on as it is.
-func (m idMap) translate(dir wire.Direction, msg *wire.Message) (raw []byte, note string) {
+// for the transcript. raw is nil when the answer goes on as it is. orig,
+// when not "", is the sender's id of the request the answer is known to
+// answer (see take).
+func (m idMap) translate(dir wire.Direction, msg *wire.Message, orig string) (raw []byte, note string) {
 	if !msg.IsAnswer() {
 		return nil, ""
 	}
-	e, ok := m.take(dir.Reverse(), msg.ID)
+	e, ok := m.take(dir.Reverse(), msg.ID, orig)
 	if !ok || e.orig == msg.ID {
 		return nil, ""
 	}

@@ -17,9 +17,17 @@ type Pending struct {
 	// wire is the id the receiver got when an id fault changed it; "" when
 	// it got ID.
 	wire string
-	// closed marks a request answered, forgotten or replaced by another
-	// under its id: it stays in the order until trimmed.
+	// closed marks a request answered, forgotten, refused or replaced by
+	// another under its id: it stays in the order until trimmed.
 	closed bool
+	// answered says an answer to it came.
+	answered bool
+	// refused says why its receiver never held it (an HTTP client error
+	// status refused it, or it could not be delivered; see Plan.Refused).
+	refused string
+	// landings are the firings whose effect needs its receiver to hold it
+	// (an id collision borrowing its id; see landing.go).
+	landings []*landing
 }
 
 // wireID is the id the request's receiver got.
@@ -68,7 +76,7 @@ func (t *inFlight) observe(dir wire.Direction, m *wire.Message, ordinal uint64, 
 		requests := t.open[dir.Reverse()]
 		if p, ok := requests[m.ID]; ok {
 			delete(requests, m.ID)
-			p.closed = true
+			p.closed, p.answered = true, true
 			return p
 		}
 	}
@@ -96,6 +104,19 @@ func (t *inFlight) trim(dir wire.Direction) {
 		order = live
 	}
 	t.order[dir] = order
+}
+
+// refuse closes p, which its receiver never held, and says why.
+func (t *inFlight) refuse(p *Pending, why string) {
+	if !p.closed {
+		if t.open[p.Dir][p.ID] == p {
+			delete(t.open[p.Dir], p.ID)
+		}
+		p.closed = true
+	}
+	if p.refused == "" {
+		p.refused = why
+	}
 }
 
 func (t *inFlight) count() int {

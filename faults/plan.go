@@ -25,6 +25,8 @@ type FireContext struct {
 	Era   wire.Era
 	plan  *Plan
 	label string // the firing fault's label, e.g. "id-type#1"
+	fault int    // the firing fault's index in the plan
+	step  *Step
 }
 
 // InjectID returns a fresh id for a request the fault injects: the JSON text
@@ -61,11 +63,16 @@ type Step struct {
 	// words for the transcript.
 	Rewritten   []byte
 	RewriteNote string
-	at          time.Duration // since the session started, when from=/until= are used
-	ordinal     uint64        // in this direction
-	global      uint64        // across both directions
-	armed       []bool        // per fault: may this message trigger it (after=)
-	armedFew    [8]bool       // armed's storage for plans of up to 8 faults
+	// req is the in-flight entry of the message when it is a request.
+	req *Pending
+	// landings are the firings on this message whose effect must still
+	// land when the message reaches its receiver (see Delivered).
+	landings []*landing
+	at       time.Duration // since the session started, when from=/until= are used
+	ordinal  uint64        // in this direction
+	global   uint64        // across both directions
+	armed    []bool        // per fault: may this message trigger it (after=)
+	armedFew [8]bool       // armed's storage for plans of up to 8 faults
 }
 
 // Method is the message's method or, for an answer, its request's method.
@@ -241,6 +248,22 @@ func (p *Plan) Receive(dir wire.Direction, m *wire.Message) *Step {
 // direction on one goroutine reuses one Step for it, which spares an
 // allocation per message. s is valid until the next call with it.
 func (p *Plan) ReceiveInto(s *Step, dir wire.Direction, m *wire.Message) {
+	p.receive(s, dir, m, nil)
+}
+
+// ReceiveOn is Receive for a message that came on the HTTP exchange whose
+// request req carried (a POST's JSON answer or event stream): an answer
+// there answers req, so that when an id collision has the receiver hold
+// two requests under one id, each answer goes back to the request of its
+// own exchange, whichever the server finished first. req may be nil (a
+// GET stream's message), which is Receive.
+func (p *Plan) ReceiveOn(dir wire.Direction, m *wire.Message, req *Step) *Step {
+	s := new(Step)
+	p.receive(s, dir, m, req)
+	return s
+}
+
+func (p *Plan) receive(s *Step, dir wire.Direction, m *wire.Message, req *Step) {
 	armed := s.armed[:0] // kept: a plan of many faults allocates it once
 	if cap(armed) == 0 {
 		armed = s.armedFew[:0]
@@ -276,7 +299,11 @@ func (p *Plan) ReceiveInto(s *Step, dir wire.Direction, m *wire.Message) {
 		}
 	}
 	if p.track {
-		p.observe(s, dir, m, fresh)
+		var orig string
+		if req != nil && req.Dir == dir.Reverse() && req.Message != nil && req.Message.Kind == wire.Request {
+			orig = req.Message.ID
+		}
+		p.observe(s, dir, m, fresh, orig)
 	}
 	if p.needTool {
 		switch {
@@ -304,10 +331,11 @@ func (p *Plan) ReceiveInto(s *Step, dir wire.Direction, m *wire.Message) {
 
 // observe keeps the table of requests in flight up to date with m, and
 // tells s which request m answers and what the sender's id rewrites make of
-// it.
-func (p *Plan) observe(s *Step, dir wire.Direction, m *wire.Message, fresh *Pending) {
+// it. orig, when not "", is the sender's id of the request m is known to
+// answer if it is an answer (see ReceiveOn).
+func (p *Plan) observe(s *Step, dir wire.Direction, m *wire.Message, fresh *Pending, orig string) {
 	seen := m
-	raw, note := p.ids.translate(dir, m)
+	raw, note := p.ids.translate(dir, m, orig)
 	if raw == nil {
 		raw, note = p.translateCancel(dir, m)
 	}
@@ -319,6 +347,9 @@ func (p *Plan) observe(s *Step, dir wire.Direction, m *wire.Message, fresh *Pend
 		fresh = new(Pending)
 	}
 	s.Answers = p.inflight.observe(dir, seen, s.global, fresh)
+	if seen.Kind == wire.Request {
+		s.req = fresh
+	}
 }
 
 // needsInFlight reports whether fault f reads the requests in flight: its
@@ -391,7 +422,7 @@ func (p *Plan) Decide(phase Phase, s *Step) []Firing {
 		if t.HasP && !(draws.Float64() < t.P) {
 			continue
 		}
-		c := &FireContext{Dir: s.Dir, Message: s.Message, Answers: s.Answers, Draws: draws, Phase: phase, Era: p.era, plan: p, label: p.labels[i]}
+		c := &FireContext{Dir: s.Dir, Message: s.Message, Answers: s.Answers, Draws: draws, Phase: phase, Era: p.era, plan: p, label: p.labels[i], fault: i, step: s}
 		effect := f.Action.Fire(c)
 		if p.era == wire.Stateless && p.meta != nil {
 			metaInjections(effect.Inject, p.meta)

@@ -30,7 +30,7 @@ var httpMeaning = map[string]string{
 	"cancel":         "injects notifications/cancelled: toward the server as a POST",
 	"early-request":  "POSTs a request, with the session id initialize gave, before the client's notifications/initialized goes on",
 	"id-type":        "sends the request on with its id's type changed; the answer is translated back",
-	"id-collision":   "sends the request on with the id of another in flight; the answer is translated back",
+	"id-collision":   "sends the request on with the id of another the server holds (a request it refused with a 4xx holds none); each answer is translated back to the request of its exchange",
 	"oversize":       "pads the message under _meta",
 	"fragment":       "writes a server's event in pieces, flushing each",
 	"http-error":     "answers the client's POST with the error status in the server's place; on a server's JSON answer, answers with the status instead (not once an event stream has begun)",

@@ -48,6 +48,11 @@ type exchange struct {
 	// requests) it POSTed: an HTTP error status refuses it, and the
 	// server never got it.
 	answer int64
+	// step is the plan's step of the request the client POSTed, when the
+	// plan weighed it: the answers on this exchange answer it
+	// (Plan.ReceiveOn), and a refusal tells the plan the server never held
+	// it (Plan.Refused).
+	step *faults.Step
 
 	mu sync.Mutex
 	// stream is set once the response is an event stream being relayed;
@@ -162,6 +167,9 @@ func (x *exchange) post() {
 	var o outcome
 	if p.weighs(wire.ToServer) {
 		step = p.plan.Receive(wire.ToServer, &m)
+		if m.Kind == wire.Request {
+			x.step = step
+		}
 		o = x.apply(p.plan.Decide(faults.Before, step), wire.ToServer, seq, false)
 		if step.Rewritten != nil {
 			raw, note = step.Rewritten, step.RewriteNote
@@ -176,6 +184,7 @@ func (x *exchange) post() {
 	switch {
 	case o.Dropped != "":
 		x.recordRef(wire.EventDropped, wire.ToServer, seq, o.Dropped)
+		x.unheld("it was never sent on: " + o.Dropped)
 		x.withheld(&m)
 		return
 	case o.ReplaceBy != "":
@@ -194,6 +203,9 @@ func (x *exchange) post() {
 	}
 	if o.ReplaceBy == "" {
 		x.forwarded(wire.ToServer, raw, seq, note)
+	}
+	if step != nil {
+		p.missed(p.plan.Delivered(step, seq), x.n)
 	}
 	resp, err := p.upstream.Do(req)
 	if err != nil {
@@ -260,6 +272,7 @@ func (x *exchange) badGateway(seq int64, err error) {
 		// The server never had the message: a request sent to a server
 		// that has died is not one it left unanswered.
 		x.recordRef(wire.EventDropped, wire.ToServer, seq, "not sent on: no connection to the upstream could be made")
+		x.unheld("it was never sent on: no connection to the upstream could be made")
 	}
 	http.Error(x.w, "mcpchaos proxy: "+detail, http.StatusBadGateway)
 }
@@ -427,6 +440,13 @@ func (x *exchange) respond(resp *http.Response) {
 		head.Detail += "; the error status refuses the client's answer"
 	}
 	p.record(head)
+	switch {
+	case resp.StatusCode >= 500 && x.step != nil:
+		// The server failed the request: it held it until now.
+		p.plan.Failed(x.step)
+	case resp.StatusCode >= 400 && x.request != 0:
+		x.unheld(fmt.Sprintf("the server answered it HTTP %d", resp.StatusCode))
+	}
 	if !x.holdHead(resp) {
 		return
 	}
@@ -500,7 +520,7 @@ func (x *exchange) relayJSON(resp *http.Response) {
 	var step *faults.Step
 	var o outcome
 	if p.weighs(wire.ToClient) && len(body) > 0 {
-		step = p.plan.Receive(wire.ToClient, &m)
+		step = p.plan.ReceiveOn(wire.ToClient, &m, x.step)
 		o = x.apply(p.plan.Decide(faults.Before, step), wire.ToClient, seq, false)
 		if step.Rewritten != nil {
 			raw, note = step.Rewritten, step.RewriteNote
@@ -593,6 +613,13 @@ func (x *exchange) send(pieces [][]byte, b []byte, flush bool) error {
 // true when the exchange is over.
 func (x *exchange) answeredByFault(o outcome, dir wire.Direction, seq int64, when string) bool {
 	switch {
+	case dir != wire.ToServer:
+	case o.cutBy != "":
+		x.unheld("it was never sent on: fault " + o.cutBy + " " + cutWord(o.reset) + " the client's connection")
+	case o.statusBy != "":
+		x.unheld(fmt.Sprintf("it was never sent on: fault %s answered the client HTTP %d", o.statusBy, o.status))
+	}
+	switch {
 	case o.cutBy != "":
 		x.recordRef(wire.EventDropped, dir, seq, "the client's connection was "+cutWord(o.reset)+" by fault "+o.cutBy+" "+when)
 		x.cut(o.cutBy, o.reset, o.keepServer, nil)
@@ -602,6 +629,24 @@ func (x *exchange) answeredByFault(o outcome, dir wire.Direction, seq int64, whe
 		return true
 	}
 	return false
+}
+
+// unheld tells the plan that the server never held the request of this
+// exchange, and why (see faults.Plan.Refused), and records the firings that
+// therefore did not land.
+func (x *exchange) unheld(why string) {
+	if x.step != nil {
+		x.p.missed(x.p.plan.Refused(x.step, why), x.n)
+	}
+}
+
+// missed records the firings of the plan that did not land (faults.Miss),
+// on exchange n.
+func (p *Proxy) missed(ms []faults.Miss, n int64) {
+	for _, m := range ms {
+		p.record(wire.Event{Type: wire.EventFault, Fault: m.Label, Spec: m.Fault.Spec, Action: m.Fault.Family.Name,
+			Detail: m.Detail, Of: m.Of, Exchange: n})
+	}
 }
 
 // cutWord says how a fault ended the client's connection.

@@ -384,7 +384,7 @@ func recordableRaw(ev *sse.Event) bool {
 // without a plan it stays off the heap.)
 func (x *exchange) relayPlanned(st *stream, er *sse.Reader, ev *sse.Event, m wire.Message, seq int64) error {
 	p := x.p
-	step := p.plan.Receive(wire.ToClient, &m)
+	step := p.plan.ReceiveOn(wire.ToClient, &m, x.step)
 	o := x.apply(p.plan.Decide(faults.Before, step), wire.ToClient, seq, false)
 	raw, note, data := ev.Raw, "", ev.Data
 	if step.Rewritten != nil {

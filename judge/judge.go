@@ -118,6 +118,9 @@ type Judger struct {
 	// skipped is the first firing a fault skipped, with why: when no fault
 	// fired, it is the reason the scenario tested nothing.
 	skipped string
+	// landing counts, per fault label, its firings and those of them that
+	// did not land (wire.NotLanded), in the order the faults first missed.
+	landing landings
 	// notes are what a fault explains; unknown is what made the session
 	// impossible to judge (see Verdict).
 	notes, unknown notes
@@ -444,6 +447,16 @@ func (j *Judger) received(e *wire.Event) {
 }
 
 func (j *Judger) fault(e *wire.Event) {
+	if strings.HasPrefix(e.Detail, wire.NotLanded) {
+		// A firing that did not land: its decision was recorded before.
+		j.landing.missed(e)
+		return
+	}
+	if e.Spec != "" && !strings.HasPrefix(e.Detail, "skipped") {
+		// The event of a firing's decision (a fault's later events, a
+		// stall released or a linger ended, carry no spec).
+		j.landing.fired(e.Fault)
+	}
 	j.gs.fault(e)
 	// A skipped firing (a progress burst with no token to use) did not
 	// create the scenario's moment.
@@ -489,6 +502,45 @@ func (j *Judger) fault(e *wire.Event) {
 	if e.Action == "end-session" && !strings.HasPrefix(e.Detail, "skipped") && j.cl == nil {
 		j.tr.sessionEnded(j, e)
 	}
+}
+
+// landings counts the firings of each fault and those that did not land.
+type landings struct {
+	firings map[string]int
+	misses  map[string]int
+	// first is each missing fault's first miss, in the order they came.
+	first []*wire.Event
+}
+
+func (l *landings) fired(label string) {
+	if l.firings == nil {
+		l.firings = map[string]int{}
+	}
+	l.firings[label]++
+}
+
+func (l *landings) missed(e *wire.Event) {
+	if l.misses == nil {
+		l.misses = map[string]int{}
+	}
+	if l.misses[e.Fault] == 0 {
+		l.first = append(l.first, e)
+	}
+	l.misses[e.Fault]++
+}
+
+// notLanded says, for each fault that fired and never landed (every
+// firing of it missed), that the scenario tested nothing of it: the moment
+// it fired on was gone by the time its effect reached the peer.
+func (l *landings) notLanded() []string {
+	var out []string
+	for _, e := range l.first {
+		if l.firings[e.Fault] <= l.misses[e.Fault] {
+			why := strings.TrimPrefix(strings.TrimPrefix(e.Detail, wire.NotLanded), ": ")
+			out = append(out, "the fault fired but did not land: "+e.Fault+": "+why)
+		}
+	}
+	return out
 }
 
 // exitedOnItsOwn notes an HTTP server that exited cleanly before it was
@@ -546,6 +598,9 @@ func (j *Judger) Verdict() Verdict {
 		} else {
 			j.unknown.add("no fault fired: the moment this scenario waits for never came (" + strings.Join(j.faults, " ") + ")")
 		}
+	}
+	for _, why := range j.landing.notLanded() {
+		j.unknown.add(why)
 	}
 	if why := j.gs.indeterminate(); why != "" {
 		j.unknown.add(why)

@@ -105,14 +105,15 @@ func slowToolHints(fs []reports.Finding, deadline time.Duration) {
 }
 
 // scenarioHints is workloadHints for a fault scenario whose fault never
-// fired: it ran as the baseline does, so a tool that hung in it may be as
-// merely slow as one that hangs in the baseline. brave-search-mcp-server's
-// summarizer, which polls its API 20 times, passed the baseline in a second
-// and outran the deadline in a scenario that never fired on a loaded
-// machine, and was called stuck with no word of --deadline. Where a fault
-// fired, a hang is what the scenario looks for, and no hint excuses it.
+// fired, or fired and never landed: it ran as the baseline does, so a tool
+// that hung in it may be as merely slow as one that hangs in the baseline.
+// brave-search-mcp-server's summarizer, which polls its API 20 times,
+// passed the baseline in a second and outran the deadline in a scenario
+// that never fired on a loaded machine, and was called stuck with no word
+// of --deadline. Where a fault landed, a hang is what the scenario looks
+// for, and no hint excuses it.
 func scenarioHints(r *scenarioRun, deadline time.Duration) {
-	if !faultFired(r.result.Indeterminate) {
+	if !faultFired(r.result.Indeterminate) || !faultLanded(r.result.Indeterminate) {
 		slowToolHints(r.verdict.Findings, deadline)
 	}
 }
@@ -121,4 +122,11 @@ func scenarioHints(r *scenarioRun, deadline time.Duration) {
 // notes: the judge notes it when none did.
 func faultFired(indeterminate []string) bool {
 	return !slices.ContainsFunc(indeterminate, func(n string) bool { return strings.HasPrefix(n, "no fault fired") })
+}
+
+// faultLanded says whether a scenario's faults that fired had their effect,
+// from its indeterminate notes: the judge notes a fault whose every firing
+// did not land (wire.NotLanded), which ran as the baseline does.
+func faultLanded(indeterminate []string) bool {
+	return !slices.ContainsFunc(indeterminate, func(n string) bool { return strings.HasPrefix(n, "the fault fired but did not land") })
 }

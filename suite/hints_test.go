@@ -35,8 +35,9 @@ func TestBaselineHangOfAToolSaysWhatToPass(t *testing.T) {
 // tool that hung in it gets the baseline's hint, as
 // brave-search-mcp-server's summarizer should have when it outran the
 // deadline on a loaded machine under eof-server-request, which never
-// fires on a server that sends no request. Where the fault fired, the hang
-// is the scenario's finding and gets none.
+// fires on a server that sends no request; so does one whose fault fired
+// and never landed. Where the fault landed, the hang is the scenario's
+// finding and gets none.
 func TestScenarioThatNeverFiredHintsAtASlowTool(t *testing.T) {
 	const stuck = "tools/call (id 8) unanswered after 5s; the server answered a liveness ping, so its receive loop runs but the handler is stuck"
 	const hint = "; if brave_summarizer is merely slow and sends no progress, give it a --deadline longer than 5s, or leave it out with --skip-tool brave_summarizer"
@@ -46,6 +47,7 @@ func TestScenarioThatNeverFiredHintsAtASlowTool(t *testing.T) {
 		want          string
 	}{
 		{"never fired", []string{"no fault fired: the moment this scenario waits for never came (eof:on=s2c:request)"}, stuck + hint},
+		{"fired and never landed", []string{"the fault fired but did not land: id-collision#1: the tools/call request (id 3) whose id it took was answered before this request went on to the server"}, stuck + hint},
 		{"fired", nil, stuck},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -83,6 +83,14 @@ const TranscriptFormat = 4
 // relay records it before the exit it follows.
 const GroupCleanupDetail = "the server exited and left processes in its group"
 
+// NotLanded starts the detail of a fault event that says a firing did not
+// land: the fault fired, but by the time its effect reached the peer what
+// it needed was gone (an id collision's borrowed request had been answered,
+// or over HTTP refused with an error status, before the borrower went on).
+// The judge takes a scenario whose faults fired and never landed for one
+// that tested nothing, as it does one whose faults never fired.
+const NotLanded = "did not land"
+
 // ProbeIDPrefix starts the JSON text of every liveness probe's id. The ids
 // are strings so that they can never collide with a peer's numeric ids.
 const ProbeIDPrefix = `"mcpchaos-probe-`

@@ -14,6 +14,10 @@
 // The fixed twin (--fixed) cancels the session's running calls on DELETE
 // and closes the channel only once they have returned.
 //
+// Both twins also hand each answer to the POST waiting for it by request
+// id (bug class 8, not the planted one): two calls under one id leave one
+// POST waiting forever, which id-collision finds as a hang.
+//
 // Usage: closed-session [--fixed] [--addr 127.0.0.1:3000]   (MCP endpoint /mcp)
 package main
 

@@ -1,0 +1,130 @@
+package suite
+
+import (
+	"context"
+	"net"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// id-collision over streamable HTTP, as mcpchaos test --url runs it with
+// the probe in its default era (server/discover first): the request whose
+// id it borrows is a tool call the server holds, never the probe's
+// server/discover, which a server of the stateful revision refuses (404
+// from cancel-panic, which knows no session) and so never holds. Either
+// the collision lands (the lender is still unanswered when the borrower
+// goes on, and its answer comes after), or the scenario says the fault did
+// not land and is indeterminate: never a pass on a collision that did not
+// happen.
+func TestIDCollisionOverHTTPBorrowsAHeldCall(t *testing.T) {
+	scenario := faults.Scenario{Name: "id-collision", Faults: []string{"id-collision:on=c2s:request:tools/call"}}
+	for _, tc := range []struct {
+		name  string
+		serve func(addr string) []string
+	}{
+		{"bundled server", func(addr string) []string { return []string{mcpchaosBin, "serve", "--http", addr} }},
+		{"stateful server refusing server/discover", func(addr string) []string {
+			return []string{filepath.Join(examplesDir, "cancel-panic"), "--fixed", "--addr", addr}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			report, result, events := runHTTPScenario(t, tc.serve, scenario, 5*time.Second)
+			requests := map[string]wire.Event{} // the client's latest request by id
+			var decision *wire.Event
+			var missed []string
+			var forwarded, lenderAnswered int64 // seqs
+			for _, e := range events {
+				switch {
+				case e.Type == wire.EventReceived && e.Dir == "c2s" && e.Kind == "request" && decision == nil:
+					requests[e.ID] = e
+				case e.Type == wire.EventFault && strings.HasPrefix(e.Detail, wire.NotLanded):
+					missed = append(missed, e.Detail)
+				case e.Type == wire.EventFault && !strings.HasPrefix(e.Detail, "skipped") && decision == nil:
+					decision = &e
+				case e.Type == wire.EventForwarded && decision != nil && e.Of == decision.Of && forwarded == 0:
+					forwarded = e.Seq
+				case e.Type == wire.EventReceived && e.Dir == "s2c" && decision != nil && lenderAnswered == 0 &&
+					e.ID == decision.ID && e.Exchange == requests[decision.ID].Exchange:
+					lenderAnswered = e.Seq
+				}
+			}
+			if decision == nil {
+				t.Fatalf("id-collision never fired; outcome %s %q", result.Outcome, result.Indeterminate)
+			}
+			lender, ok := requests[decision.ID]
+			if !ok || lender.Method != "tools/call" {
+				t.Fatalf("the collision borrowed id %s, of %s %s; want a tool call in flight (%s)", decision.ID, lender.Method, lender.ID, decision.Detail)
+			}
+			if len(missed) > 0 {
+				if result.Outcome != reports.OutcomeIndeterminate || !strings.Contains(strings.Join(result.Indeterminate, "\n"), "the fault fired but did not land") {
+					t.Errorf("the fault did not land (%q), yet the outcome is %s, indeterminate %q", missed, result.Outcome, result.Indeterminate)
+				}
+				return
+			}
+			if result.Outcome != reports.OutcomePass {
+				t.Errorf("outcome %s, indeterminate %q; want pass\n%s", result.Outcome, result.Indeterminate, reportText(report))
+			}
+			if forwarded == 0 || lenderAnswered < forwarded {
+				t.Errorf("the borrower went on at seq %d and the lender (id %s) was answered at seq %d: the collision cannot have landed, and the transcript does not say so", forwarded, decision.ID, lenderAnswered)
+			}
+		})
+	}
+}
+
+// closed-session (either twin) hands each answer to the POST waiting for
+// it by request id: two calls under one id leave one POST waiting forever.
+// id-collision over HTTP finds it (a hang); it passed when the collision
+// borrowed the id of the server/discover the server had refused.
+func TestIDCollisionOverHTTPFindsPOSTsKeyedByID(t *testing.T) {
+	scenario := faults.Scenario{Name: "id-collision", Faults: []string{"id-collision:on=c2s:request:tools/call"}}
+	report, _, _ := runHTTPScenario(t, func(addr string) []string {
+		return []string{filepath.Join(examplesDir, "closed-session"), "--fixed", "--addr", addr}
+	}, scenario, 2*time.Second)
+	if got, want := summarize(report.Findings), []found{{"id-collision", reports.KindHang, ""}}; !slices.Equal(got, want) {
+		t.Errorf("findings %v; want %v\n%s", got, want, reportText(report))
+	}
+}
+
+// runHTTPScenario runs scenario, and the baseline, with the probe against
+// the HTTP server serve(addr) starts at /mcp, and returns the report, the
+// scenario's result and its transcript.
+func runHTTPScenario(t *testing.T, serve func(addr string) []string, scenario faults.Scenario, deadline time.Duration) (*reports.Report, *reports.ScenarioResult, []wire.Event) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	u, _ := url.Parse("http://" + addr + "/mcp")
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	report, err := Run(ctx, Options{Command: serve(addr), URL: u, Scenarios: []faults.Scenario{scenario},
+		Seed: 1, Deadline: deadline, Grace: 2 * time.Second, Parallel: 1, TranscriptDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var result *reports.ScenarioResult
+	for i := range report.Scenarios {
+		if report.Scenarios[i].Name == scenario.Name {
+			result = &report.Scenarios[i]
+		}
+	}
+	if result == nil {
+		t.Fatalf("no result for %s:\n%s", scenario.Name, reportText(report))
+	}
+	events, err := readTranscriptFile(filepath.Join(dir, scenario.Name+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return report, result, events
+}
