@@ -65,7 +65,7 @@ func explored(t *testing.T, parallel int) (*Result, *planted) {
 	t.Helper()
 	target := &planted{}
 	res, err := Explore(context.Background(), Options{
-		Runner: target, Points: Enumerate(session, false, true), Seed: 7,
+		Runner: target, Points: Enumerate(session, Target{Stateful: true}), Seed: 7,
 		Budget: time.Hour, Parallel: parallel, Tools: []string{"echo", "slow"}, Clock: tick(),
 	})
 	if err != nil {
@@ -141,7 +141,7 @@ func TestTheSameSeedExploresTheSamePoints(t *testing.T) {
 func TestSystematicPassStopsAtMaxRuns(t *testing.T) {
 	target := &planted{}
 	res, err := Explore(context.Background(), Options{
-		Runner: target, Points: Enumerate(session, false, true), Seed: 7, MaxRuns: 5, Parallel: 2, Repeats: 1,
+		Runner: target, Points: Enumerate(session, Target{Stateful: true}), Seed: 7, MaxRuns: 5, Parallel: 2, Repeats: 1,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +183,7 @@ func searchPlans(r *Result) [][]string {
 // A search stopped by --max-runs and resumed from its state makes none of
 // its runs again, and between them they run the points one search would.
 func TestAResumedSearchGoesOnWhereItStopped(t *testing.T) {
-	points := Enumerate(session, false, true)
+	points := Enumerate(session, Target{Stateful: true})
 	var saved *State
 	first := &planted{}
 	o := Options{Runner: first, Points: points, Seed: 7, MaxRuns: 6, Parallel: 1, Repeats: 1, Budget: time.Hour, Clock: tick(),
@@ -219,7 +219,7 @@ func TestAResumedSearchGoesOnWhereItStopped(t *testing.T) {
 // The shards of a search run disjoint slices of its classes, which together
 // are the whole search's.
 func TestShardsSplitTheFaultSpace(t *testing.T) {
-	points := Enumerate(session, false, true)
+	points := Enumerate(session, Target{Stateful: true})
 	var union []string
 	for k := 1; k <= 3; k++ {
 		res, err := Explore(context.Background(), Options{Runner: &planted{}, Points: points, Seed: 7, Parallel: 1, Repeats: 1,

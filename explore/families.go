@@ -1,6 +1,8 @@
 package explore
 
 import (
+	"slices"
+
 	"github.com/mcpchaos/mcpchaos/suite"
 )
 
@@ -21,6 +23,11 @@ type family struct {
 	// ladders are the smaller settings shrinking tries, per parameter,
 	// from the largest down.
 	ladders map[string][]string
+	// expect is, for a client under test, what its program must do under
+	// the fault: "" is success (every call stays answerable), "failure"
+	// when the fault makes a call impossible (it must fail promptly and
+	// cleanly).
+	expect string
 }
 
 func (f family) transport(http bool) bool {
@@ -31,7 +38,7 @@ func (f family) transport(http bool) bool {
 }
 
 func familyNamed(name string) (family, bool) {
-	for _, f := range families {
+	for _, f := range slices.Concat(families, clientFamilies) {
 		if f.name == name {
 			return f, true
 		}
@@ -177,6 +184,84 @@ var families = []family{
 	{
 		name:    "forget-session",
 		http:    true,
+		applies: func(m suite.Message, _ bool) bool { return clientRequest(m) && !opening(m) },
+	},
+}
+
+func serverAnswer(m suite.Message) bool { return m.Dir == "s2c" && m.Kind == "response" }
+func serverNote(m suite.Message) bool   { return m.Dir == "s2c" && m.Kind == "notification" }
+
+// clientFamilies are explore-client's: what the server's side of a session
+// can do to a client. Each keeps every call answerable (the client must
+// succeed) but eof, which ends the server (the client must fail promptly
+// and cleanly). Faults whose fairness depends on the client's retry policy
+// (an HTTP error status, a reset connection) are left to test-client's
+// named scenarios.
+var clientFamilies = []family{
+	{
+		name:   "delay",
+		params: []param{{"for", "1s"}},
+		stdio:  true, http: true,
+		applies: func(m suite.Message, _ bool) bool { return m.Dir == "s2c" },
+		ladders: map[string][]string{"for": {"200ms"}},
+	},
+	{
+		name:   "stall",
+		params: []param{{"dir", "s2c"}, {"for", "2s"}},
+		stdio:  true, http: true,
+		applies: func(m suite.Message, _ bool) bool { return serverAnswer(m) || serverNote(m) },
+		ladders: map[string][]string{"for": {"500ms"}},
+	},
+	{
+		name:  "duplicate",
+		stdio: true, http: true,
+		applies: func(m suite.Message, _ bool) bool { return serverAnswer(m) || serverNote(m) },
+	},
+	{
+		name:   "burst",
+		params: []param{{"count", "20"}},
+		stdio:  true, http: true,
+		// Progress for the call in flight, just before its answer.
+		applies: func(m suite.Message, _ bool) bool { return serverAnswer(m) && m.Method == "tools/call" },
+		ladders: map[string][]string{"count": {"5", "1"}},
+	},
+	{
+		name:    "reorder",
+		params:  []param{{"mode", "late-progress"}},
+		stdio:   true,
+		applies: func(m suite.Message, _ bool) bool { return serverAnswer(m) && m.Method == "tools/call" },
+	},
+	{
+		name:   "list-changed",
+		params: []param{{"position", "before"}},
+		stdio:  true, http: true,
+		applies: func(m suite.Message, _ bool) bool { return serverAnswer(m) && !opening(m) },
+	},
+	{
+		name:   "server-request",
+		params: []param{{"position", "before"}},
+		stdio:  true, http: true,
+		applies: func(m suite.Message, stateful bool) bool { return stateful && serverAnswer(m) && !opening(m) },
+	},
+	{
+		name:   "oversize",
+		params: []param{{"size", "1MiB"}},
+		stdio:  true, http: true,
+		applies: func(m suite.Message, _ bool) bool { return serverAnswer(m) },
+		ladders: map[string][]string{"size": {"256KiB", "80KiB"}},
+	},
+	{
+		name:   "fragment",
+		params: []param{{"pieces", "8"}, {"gap", "20ms"}},
+		stdio:  true, http: true,
+		applies: func(m suite.Message, _ bool) bool { return serverAnswer(m) },
+		ladders: map[string][]string{"pieces": {"2"}},
+	},
+	{
+		name:    "eof",
+		params:  []param{{"position", "before"}},
+		stdio:   true,
+		expect:  "failure",
 		applies: func(m suite.Message, _ bool) bool { return clientRequest(m) && !opening(m) },
 	},
 }

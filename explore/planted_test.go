@@ -96,7 +96,7 @@ func exploreSystematic(t *testing.T, command []string) *Result {
 		t.Fatalf("NewTrials: %v", err)
 	}
 	msgs := trials.Messages()
-	points := Enumerate(msgs, false, slices.ContainsFunc(msgs, func(m suite.Message) bool { return m.Method == "initialize" }))
+	points := Enumerate(msgs, Target{Stateful: slices.ContainsFunc(msgs, func(m suite.Message) bool { return m.Method == "initialize" })})
 	classes := map[string]bool{}
 	for _, p := range points {
 		classes[p.key()] = true

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpchaos/mcpchaos/suite"
@@ -110,6 +111,9 @@ type Point struct {
 	Class string
 	// Of is how many messages of the pattern the baseline had.
 	Of int
+	// Expect is, for a client under test, what its program must do under
+	// the fault: "failure" when the fault makes a call impossible.
+	Expect string
 }
 
 // key is the point's equivalence class: the same family on messages of the
@@ -130,27 +134,42 @@ func paramText(ps []param) string {
 	return b.String()
 }
 
+// Target says what a search runs against, which decides the families
+// that apply: a server probed over stdio or HTTP, or a client program.
+type Target struct {
+	HTTP bool
+	// Stateful says the baseline session spoke the stateful era: it has
+	// the initialize handshake and server-to-client requests.
+	Stateful bool
+	// Client says a client program is under test (explore-client).
+	Client bool
+}
+
 // Enumerate lists the fault points of a baseline session's messages, in
 // the order of the messages, each message's families in the order of the
-// family table. http says the target is reached over HTTP, stateful that
-// the session spoke the stateful era (it has a handshake and
-// server-to-client requests).
-func Enumerate(msgs []suite.Message, http, stateful bool) []Point {
-	of := map[pattern]int{}
-	for _, m := range msgs {
-		of[patternOf(m)]++
+// family table.
+func Enumerate(msgs []suite.Message, t Target) []Point {
+	table := families
+	if t.Client {
+		table = clientFamilies
 	}
+	toolsUsable := !slices.ContainsFunc(msgs, func(m suite.Message) bool { return strings.ContainsAny(m.Tool, ",=*?[]\\ ") })
+	of := map[pattern]int{}
 	seen := map[pattern]int{}
 	var out []Point
 	for _, m := range msgs {
+		if !toolsUsable {
+			m.Tool = ""
+		}
 		if ownProbe(m) {
 			continue
 		}
 		pat := patternOf(m)
 		seen[pat]++
+		of[pat]++
 		nth := seen[pat]
-		for _, fam := range families {
-			if !fam.transport(http) || !fam.applies(m, stateful) {
+		for _, fam := range table {
+			if !fam.transport(t.HTTP) || !fam.applies(m, t.Stateful) {
 				continue
 			}
 			f := Fault{Family: fam.name, At: pat, Nth: nth, Params: fam.params}
@@ -160,8 +179,11 @@ func Enumerate(msgs []suite.Message, http, stateful bool) []Point {
 				}
 				f.At, f.Nth = pattern{}, 0
 			}
-			out = append(out, Point{Fault: f, Class: positionClass(nth), Of: of[pat]})
+			out = append(out, Point{Fault: f, Class: positionClass(nth), Expect: fam.expect})
 		}
+	}
+	for i := range out {
+		out[i].Of = of[out[i].Fault.At]
 	}
 	return out
 }

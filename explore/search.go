@@ -36,6 +36,8 @@ const shrinkReserve = 0.3
 type Options struct {
 	Runner Runner
 	Points []Point
+	// Client says a client program is under test (Enumerate's Target).
+	Client bool
 	Seed   uint64
 	// Budget bounds the whole search, shrinking included (default
 	// DefaultBudget); MaxRuns, if set, bounds the runs of the search
@@ -487,7 +489,7 @@ func (s *search) run(ctx context.Context, phase string, plan []Fault, skipTools 
 	s.res.Runs = append(s.res.Runs, Run{Phase: phase, Plan: plan})
 	s.mu.Unlock()
 
-	t, err := s.o.Runner.Run(ctx, scenario(name, plan), skipTools)
+	t, err := s.o.Runner.Run(ctx, s.scenario(name, plan), skipTools)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -539,9 +541,22 @@ func appendNew(list []string, s string) []string {
 	return append(list, s)
 }
 
-// scenario is the scenario of a plan; its name is the run's.
-func scenario(name string, plan []Fault) faults.Scenario {
-	return faults.Scenario{Name: name, Doc: "explore: " + specs(plan), Faults: Specs(plan)}
+// scenario is the scenario of a plan; its name is the run's. For a client
+// under test it says what the program must do: fail when a fault of the
+// plan makes a call impossible, else succeed.
+func (s *search) scenario(name string, plan []Fault) faults.Scenario {
+	sc := faults.Scenario{Name: name, Doc: "explore: " + specs(plan), Faults: Specs(plan)}
+	if s.o.Client {
+		sc.Expect = "success"
+		for _, f := range plan {
+			for _, fam := range clientFamilies {
+				if fam.name == f.Family && fam.expect != "" {
+					sc.Expect = fam.expect
+				}
+			}
+		}
+	}
+	return sc
 }
 
 // Specs are a plan's faults as --fault specs.

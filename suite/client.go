@@ -89,7 +89,10 @@ func (o ClientOptions) hangAfterFor(sc faults.Scenario, deadline time.Duration) 
 // RunClient runs the client program once without faults, then once per
 // scenario, each against a fresh server behind `mcpchaos wrap`, and judges
 // the client.
-func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
+// prepare fills in the defaults and checks what every run needs, as
+// Options.prepare does, and makes the work directory the runs keep their
+// transcripts in (the caller removes it).
+func (o *ClientOptions) prepare(ctx context.Context, scs []faults.Scenario) (work string, err error) {
 	if o.Deadline <= 0 {
 		o.Deadline = 30 * time.Second
 	}
@@ -102,7 +105,7 @@ func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
 	if o.ServerURL == nil {
 		// The server runs under mcpchaos wrap, a stdio relay.
 		if err := chaos.StdioSupported(); err != nil {
-			return nil, err
+			return "", err
 		}
 	}
 	for _, c := range [][]string{o.Client, o.Server} {
@@ -110,45 +113,49 @@ func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
 			continue // over HTTP the server may be running already
 		}
 		if err := chaos.CheckCommand(c); err != nil {
-			return nil, err
+			return "", err
 		}
 	}
-	if err := checkClientScenarios(o.Scenarios); err != nil {
-		return nil, err
+	if err := checkClientScenarios(scs); err != nil {
+		return "", err
 	}
 	if o.ServerURL == nil {
-		if err := checkStdioScenarios(o.Scenarios); err != nil {
-			return nil, err
+		if err := checkStdioScenarios(scs); err != nil {
+			return "", err
 		}
 	} else {
-		if err := checkHTTPScenarios(o.Scenarios); err != nil {
-			return nil, err
+		if err := checkHTTPScenarios(scs); err != nil {
+			return "", err
 		}
 		var err error
 		if o.Parallel, err = onePort(o.Server, o.Parallel); err != nil {
-			return nil, err
+			return "", err
 		}
 		if len(o.Server) == 0 {
 			if err := CheckReachable(ctx, o.ServerURL); err != nil {
-				return nil, &SetupError{Reason: "the HTTP server cannot be reached", Err: err}
+				return "", &SetupError{Reason: "the HTTP server cannot be reached", Err: err}
 			}
 		}
 	}
 	if o.CaseDir != "" {
 		if err := os.MkdirAll(o.CaseDir, 0o755); err != nil {
-			return nil, fmt.Errorf("cannot create the case directory: %w", err)
+			return "", fmt.Errorf("cannot create the case directory: %w", err)
 		}
 	}
-	work, err := os.MkdirTemp("", "mcpchaos-client-")
+	if o.TranscriptDir != "" {
+		if err := os.MkdirAll(o.TranscriptDir, 0o755); err != nil {
+			return "", fmt.Errorf("cannot create the transcript directory: %w", err)
+		}
+	}
+	return os.MkdirTemp("", "mcpchaos-client-")
+}
+
+func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
+	work, err := o.prepare(ctx, o.Scenarios)
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(work)
-	if o.TranscriptDir != "" {
-		if err := os.MkdirAll(o.TranscriptDir, 0o755); err != nil {
-			return nil, fmt.Errorf("cannot create the transcript directory: %w", err)
-		}
-	}
 	report := &reports.Report{
 		Schema: reports.Schema,
 		Tool:   ReportTool(o.Version),

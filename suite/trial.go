@@ -3,6 +3,9 @@ package suite
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -107,13 +110,116 @@ func (t *Trials) Run(ctx context.Context, sc faults.Scenario, skipTools []string
 		return Trial{}, err
 	}
 	scenarioHints(r, t.o.Deadline)
-	own, known := reports.BeyondBaseline(t.base.verdict.Findings, r.verdict.Findings)
+	return beyond(t.base, r), nil
+}
+
+// beyond is run r as a trial, its findings those the baseline did not have.
+func beyond(base, r *scenarioRun) Trial {
+	own, known := reports.BeyondBaseline(base.verdict.Findings, r.verdict.Findings)
 	if known > 0 {
 		r.result.Notes = append(r.result.Notes, reports.KnownNote(known))
 	}
 	r.result.Findings = len(own)
 	r.result.Outcome = reports.ScenarioOutcome(own, r.result.Indeterminate)
-	return Trial{Result: r.result, Findings: own, Decisions: r.decisions, save: r.save}, nil
+	return Trial{Result: r.result, Findings: own, Decisions: r.decisions, save: r.save}
+}
+
+// ClientTrials runs scenarios against a client program one by one, as
+// Trials does against a server: the runs of mcpchaos explore-client.
+type ClientTrials struct {
+	o        ClientOptions
+	work     string
+	base     *scenarioRun
+	messages []Message
+}
+
+// NewClientTrials checks the client and its server as RunClient does and
+// runs the baseline. A client that cannot get through its baseline (it
+// does not start the server, opens no session) is a *SetupError; one that
+// fails it is a finding, the baseline's. Close removes what the runs kept.
+func NewClientTrials(ctx context.Context, o ClientOptions) (*ClientTrials, error) {
+	work, err := o.prepare(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	t := &ClientTrials{o: o, work: work}
+	// The baseline's transcript gives the messages; kept only if asked.
+	bo := o
+	if bo.TranscriptDir == "" {
+		bo.TranscriptDir = filepath.Join(work, "baseline")
+		if err := os.MkdirAll(bo.TranscriptDir, 0o755); err != nil {
+			t.Close()
+			return nil, err
+		}
+	}
+	sc := faults.Baseline
+	sc.Expect = "success"
+	base, err := bo.runClientScenario(ctx, sc, work)
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	if !o.keepTranscript() {
+		base.result.Transcript = ""
+	}
+	var seen messageLog
+	f, err := os.Open(filepath.Join(bo.TranscriptDir, sc.Name+".jsonl"))
+	if err != nil {
+		t.Close()
+		return nil, fmt.Errorf("reading the baseline's transcript: %w", err)
+	}
+	err = wire.ReadTranscript(f, func(e wire.Event) error { seen.see(&e); return nil })
+	f.Close()
+	if err != nil {
+		t.Close()
+		return nil, fmt.Errorf("reading the baseline's transcript: %w", err)
+	}
+	base.result.Outcome = reports.ScenarioOutcome(base.verdict.Findings, base.result.Indeterminate)
+	t.base, t.messages = base, seen.out
+	return t, nil
+}
+
+func (o ClientOptions) keepTranscript() bool { return o.TranscriptDir != "" }
+
+// Close removes the work directory of the runs.
+func (t *ClientTrials) Close() { os.RemoveAll(t.work) }
+
+// Baseline is the baseline's run.
+func (t *ClientTrials) Baseline() Trial {
+	return Trial{Result: t.base.result, Findings: t.base.verdict.Findings, Decisions: t.base.decisions}
+}
+
+// Messages are the messages of the baseline session.
+func (t *ClientTrials) Messages() []Message { return t.messages }
+
+// HTTP says the client talks to its server over HTTP.
+func (t *ClientTrials) HTTP() bool { return t.o.ServerURL != nil }
+
+// Slots is as Trials.Slots.
+func (t *ClientTrials) Slots(runs int) (int, string) {
+	return sizeParallel(t.o.Parallel, runs, thisHost())
+}
+
+// Target is the client under test, for a report.
+func (t *ClientTrials) Target() reports.Target {
+	tg := reports.Target{Command: t.o.Client, Role: reports.RoleClient, Server: t.o.Server}
+	if t.o.ServerURL != nil {
+		tg.URL = t.o.ServerURL.Redacted()
+	}
+	return tg
+}
+
+// Run runs the client program under sc and judges it (the client makes its
+// own workload: skipTools is not for it).
+func (t *ClientTrials) Run(ctx context.Context, sc faults.Scenario, _ []string) (Trial, error) {
+	if err := checkClientScenarios([]faults.Scenario{sc}); err != nil {
+		return Trial{}, err
+	}
+	r, err := t.o.runClientScenario(ctx, sc, t.work)
+	if err != nil {
+		return Trial{}, err
+	}
+	return beyond(t.base, r), nil
 }
 
 // messageLog collects the messages a session's relay received, without
@@ -172,16 +278,12 @@ func (t Trial) Landed() bool {
 		return false
 	}
 	for _, n := range t.Result.Indeterminate {
-		if strings.Contains(n, NotLanded) {
+		if strings.Contains(n, wire.NotLanded) {
 			return false
 		}
 	}
 	return true
 }
-
-// NotLanded is in the indeterminate note of a run whose fault fired but
-// could not have its effect.
-const NotLanded = "did not land"
 
 // Target is what the runs are made against, for a report.
 func (t *Trials) Target() reports.Target {

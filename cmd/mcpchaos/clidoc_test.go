@@ -18,7 +18,7 @@ func TestCLIReferenceIsTheHelp(t *testing.T) {
 	doc.WriteString("Exit statuses: 0 nothing to report, 1 findings (for `report diff`: something new fails), 2 a usage or set-up error;\n")
 	doc.WriteString("[reports.md](reports.md#exit-status) has the details, [files.md](files.md) the file formats, [verdicts.md](verdicts.md) the findings.\n\n")
 	doc.WriteString("## mcpchaos\n\n```\n" + usage + "```\n")
-	for _, cmd := range [][]string{{"test"}, {"test-client"}, {"explore"}, {"wrap"}, {"proxy"}, {"judge"}, {"report"}, {"report", "diff"}, {"report", "merge"}, {"serve"}, {"faults"}, {"scenarios"}} {
+	for _, cmd := range [][]string{{"test"}, {"test-client"}, {"explore"}, {"explore-client"}, {"wrap"}, {"proxy"}, {"judge"}, {"report"}, {"report", "diff"}, {"report", "merge"}, {"serve"}, {"faults"}, {"scenarios"}} {
 		var stdout, stderr bytes.Buffer
 		if code := run(append(cmd, "--help"), nil, &stdout, &stderr); code != exitOK {
 			t.Errorf("mcpchaos %s --help: exit %d: %s", strings.Join(cmd, " "), code, stderr.String())

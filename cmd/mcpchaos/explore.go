@@ -54,21 +54,8 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		startWait time.Duration
 		era       string
 	)
-	fs.Uint64Var(&e.seed, "seed", 0, "seed for every random decision: the same seed explores the same points in the same order (default: random, printed)")
-	fs.DurationVar(&e.budget, "budget", explore.DefaultBudget, "how long the whole search may take, shrinking included")
-	fs.IntVar(&e.maxRuns, "max-runs", 0, "run at most `N` fault plans in the search (shrinking and re-runs apart; default: as many as the budget allows)")
-	fs.IntVar(&e.repeats, "repeats", explore.DefaultRepeats, "run each shrunk plan again `N` times to say how often it reproduces")
-	fs.StringVar(&e.shard, "shard", "", "search only slice `K/N` of the fault space (needs --seed, the same for every shard); mcpchaos report merge joins the shards' reports")
-	fs.DurationVar(&e.deadline, "deadline", suite.DefaultDeadline, "how long a request may stay unanswered before it is a hang")
+	e.register(fs, suite.DefaultDeadline, "how long a request may stay unanswered before it is a hang", "shutdown ladder wait: stdin closed, wait, SIGTERM, wait, SIGKILL")
 	fs.DurationVar(&e.maxWait, "max-deadline", suite.DefaultMaxDeadline, "the longest a request that keeps sending progress notifications is waited for (each one restarts its --deadline)")
-	fs.DurationVar(&e.grace, "grace", suite.DefaultGrace, "shutdown ladder wait: stdin closed, wait, SIGTERM, wait, SIGKILL")
-	fs.IntVar(&e.parallel, "parallel", 0, "runs to go at once (default: as many as the machine's cores and memory take)")
-	e.reports.register(fs, "write the mcpchaos.report/v1 JSON report to `FILE`")
-	fs.StringVar(&e.transcriptDir, "transcript-dir", "", "write one transcript per run into `DIR`")
-	fs.StringVar(&e.saveCase, "save-case", "", "write the smallest plan of each finding into `DIR` as a regression case file (replay with mcpchaos test --cases DIR)")
-	fs.StringVar(&e.saveScenarios, "save-scenarios", "", "write the smallest plan of each finding to `FILE` as a scenario file (run with mcpchaos test --scenario FILE)")
-	fs.StringVar(&e.state, "state", "", "keep the search's state in `FILE`, written as it goes: a later explore of the same target, seed and shard given the same FILE resumes where this one stopped (a CI job past its time limit)")
-	fs.BoolVar(&e.strict, "strict", false, "exit 1 on warnings too")
 	fs.StringArrayVar(&calls, "call", nil, "call this tool, as `NAME=JSON` arguments (repeatable; default: every tool, arguments from its schema)")
 	fs.StringArrayVar(&skipTools, "skip-tool", nil, "never call the tool `NAME` (repeatable)")
 	fs.StringVar(&serverURL, "url", "", "explore the HTTP MCP server at `URL` (streamable HTTP, or the legacy HTTP+SSE transport at .../sse) through the HTTP proxy; with a command after --, start that server first for each run")
@@ -87,26 +74,13 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "explore: unexpected argument %q; put the server command after --, as in mcpchaos explore -- python server.py", fs.Arg(0))
 	case hasCommand && len(command) == 0:
 		return usageError(stderr, "explore: nothing after --; give the server command, as in mcpchaos explore -- python server.py")
-	case e.budget <= 0:
-		return usageError(stderr, "explore: --budget must be positive, as in --budget 2m")
-	case e.maxRuns < 0:
-		return usageError(stderr, "explore: --max-runs must be positive (leave it out to let the budget decide)")
-	case e.repeats < 1:
-		return usageError(stderr, "explore: --repeats must be at least 1")
-	case e.deadline <= 0 || e.grace <= 0 || e.maxWait <= 0:
-		return usageError(stderr, "explore: --deadline, --max-deadline and --grace must be positive")
-	case e.parallel < 0 || (e.parallel == 0 && fs.Changed("parallel")):
-		return usageError(stderr, "explore: --parallel must be positive (leave it out to let the machine decide)")
 	}
-	if err := e.reports.parse(true); err != nil {
-		return usageError(stderr, "explore: %v", err)
-	}
-	shard, err := parseExploreShard(fs, e.shard)
+	shard, err := e.check(fs, "explore")
 	if err != nil {
-		return usageError(stderr, "explore: %v", err)
+		return usageError(stderr, "%v", err)
 	}
-	if !fs.Changed("seed") {
-		e.seed = rand.Uint64()
+	if e.maxWait <= 0 {
+		return usageError(stderr, "explore: --max-deadline must be positive")
 	}
 	probeEra, err := parseEra(era)
 	if err != nil {
@@ -157,7 +131,6 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		against = suite.ShellQuote(o.Command)
 	}
 	fmt.Fprintf(stdout, "mcpchaos explore: seed %d, budget %s, against %s\n", e.seed, e.budget, against)
-
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	start := time.Now()
@@ -165,36 +138,9 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return runFailed(stderr, "explore", "server", err)
 	}
-	msgs := trials.Messages()
-	points := explore.Enumerate(msgs, trials.HTTP(), stateful(msgs))
-	slots, capped := trials.Slots(len(points))
-	xo := explore.Options{
-		Runner: trials, Points: points, Seed: e.seed,
-		Budget: e.budget - time.Since(start), MaxRuns: e.maxRuns, Parallel: slots,
-		Shard: shard, Repeats: e.repeats, Tools: calledTools(msgs),
-	}
-	if e.state != "" {
-		xo.StateKey = explore.StateKey(trials.Target(), e.seed, shard, points)
-		if xo.Resume, err = explore.ReadState(e.state, xo.StateKey); err != nil {
-			return usageError(stderr, "explore: --state: %v", err)
-		}
-		if xo.Resume != nil {
-			fmt.Fprintf(stdout, "mcpchaos explore: resuming the search in %s: %d runs made, %d findings\n", e.state, len(xo.Resume.Runs), len(xo.Resume.Groups))
-		}
-		xo.Save = func(st *explore.State) error { return explore.WriteState(e.state, st) }
-	}
-	progress := newExploreProgress(stderr)
-	xo.Progress = progress.update
-	res, err := explore.Explore(ctx, xo)
-	progress.close()
-	if err != nil {
-		return runFailed(stderr, "explore", "server", err)
-	}
 	repro := func(g *explore.Group) string {
 		argv := []string{"mcpchaos", "test"}
-		for _, s := range explore.Specs(g.Minimal) {
-			argv = append(argv, "--fault", s)
-		}
+		argv = append(argv, faultArgs(g)...)
 		argv = append(argv, "--seed", fmt.Sprint(e.seed))
 		if e.deadline != suite.DefaultDeadline {
 			argv = append(argv, "--deadline", e.deadline.String())
@@ -209,27 +155,138 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		}
 		return suite.ShellQuote(argv)
 	}
-	report := exploreReport(trials, res, e, shard, repro)
+	return e.search(ctx, trials, start, shard, repro, "test", stdout, stderr)
+}
+
+// faultArgs are the --fault flags of a group's smallest plan.
+func faultArgs(g *explore.Group) []string {
+	var out []string
+	for _, s := range explore.Specs(g.Minimal) {
+		out = append(out, "--fault", s)
+	}
+	return out
+}
+
+// explorer is what a search runs against: a server (suite.Trials) or a
+// client program (suite.ClientTrials), its baseline already run.
+type explorer interface {
+	explore.Runner
+	Baseline() suite.Trial
+	Messages() []suite.Message
+	HTTP() bool
+	Slots(runs int) (int, string)
+	Target() reports.Target
+}
+
+// search is explore's and explore-client's search once the baseline has
+// run: enumerate, explore, shrink, report. replayWith is the command that
+// replays what it finds (test or test-client).
+func (e *exploreFlags) search(ctx context.Context, tr explorer, start time.Time, shard *explore.Shard, repro func(*explore.Group) string, replayWith string, stdout, stderr io.Writer) int {
+	command := "explore"
+	client := replayWith == "test-client"
+	if client {
+		command = "explore-client"
+	}
+	msgs := tr.Messages()
+	points := explore.Enumerate(msgs, explore.Target{HTTP: tr.HTTP(), Stateful: stateful(msgs), Client: client})
+	slots, capped := tr.Slots(len(points))
+	xo := explore.Options{
+		Runner: tr, Points: points, Client: client, Seed: e.seed,
+		Budget: e.budget - time.Since(start), MaxRuns: e.maxRuns, Parallel: slots,
+		Shard: shard, Repeats: e.repeats,
+	}
+	if !client {
+		xo.Tools = calledTools(msgs)
+	}
+	if e.state != "" {
+		var err error
+		xo.StateKey = explore.StateKey(tr.Target(), e.seed, shard, points)
+		if xo.Resume, err = explore.ReadState(e.state, xo.StateKey); err != nil {
+			return usageError(stderr, "%s: --state: %v", command, err)
+		}
+		if xo.Resume != nil {
+			fmt.Fprintf(stdout, "mcpchaos %s: resuming the search in %s: %d runs made, %d findings\n", command, e.state, len(xo.Resume.Runs), len(xo.Resume.Groups))
+		}
+		xo.Save = func(st *explore.State) error { return explore.WriteState(e.state, st) }
+	}
+	progress := newExploreProgress(stderr)
+	xo.Progress = progress.update
+	res, err := explore.Explore(ctx, xo)
+	progress.close()
+	if err != nil {
+		whose := "server"
+		if client {
+			whose = "client"
+		}
+		return runFailed(stderr, command, whose, err)
+	}
+	report := exploreReport(tr, res, *e, shard, repro)
 	if capped != "" {
 		report.Baseline.Notes = append(report.Baseline.Notes, capped)
 	}
 	if e.saveCase != "" {
 		for _, g := range res.Groups {
 			if err := g.Trial.SaveCase(); err != nil {
-				return usageError(stderr, "explore: %v", err)
+				return usageError(stderr, "%s: %v", command, err)
 			}
 		}
 	}
 	if e.saveScenarios != "" {
 		if err := writeExploreScenarios(e.saveScenarios, report, e.seed); err != nil {
-			return usageError(stderr, "explore: %v", err)
+			return usageError(stderr, "%s: %v", command, err)
 		}
 	}
 	code := finishReport(report, &e.reports, e.strict, stdout, stderr)
 	if e.saveCase != "" && len(res.Groups) > 0 {
-		fmt.Fprintf(stdout, "%d finding(s) saved as cases in %s; replay them with mcpchaos test --cases %s\n", len(res.Groups), e.saveCase, suite.ShellQuote([]string{e.saveCase}))
+		fmt.Fprintf(stdout, "%d finding(s) saved as cases in %s; replay them with mcpchaos %s --cases %s\n", len(res.Groups), e.saveCase, replayWith, suite.ShellQuote([]string{e.saveCase}))
 	}
 	return code
+}
+
+// register adds the flags explore and explore-client share.
+func (e *exploreFlags) register(fs *pflag.FlagSet, deadline time.Duration, deadlineDoc, graceDoc string) {
+	fs.Uint64Var(&e.seed, "seed", 0, "seed for every random decision: the same seed explores the same points in the same order (default: random, printed)")
+	fs.DurationVar(&e.budget, "budget", explore.DefaultBudget, "how long the whole search may take, shrinking included")
+	fs.IntVar(&e.maxRuns, "max-runs", 0, "run at most `N` fault plans in the search (shrinking and re-runs apart; default: as many as the budget allows)")
+	fs.IntVar(&e.repeats, "repeats", explore.DefaultRepeats, "run each shrunk plan again `N` times to say how often it reproduces")
+	fs.StringVar(&e.shard, "shard", "", "search only slice `K/N` of the fault space (needs --seed, the same for every shard); mcpchaos report merge joins the shards' reports")
+	fs.DurationVar(&e.deadline, "deadline", deadline, deadlineDoc)
+	fs.DurationVar(&e.grace, "grace", suite.DefaultGrace, graceDoc)
+	fs.IntVar(&e.parallel, "parallel", 0, "runs to go at once (default: as many as the machine's cores and memory take)")
+	e.reports.register(fs, "write the mcpchaos.report/v1 JSON report to `FILE`")
+	fs.StringVar(&e.transcriptDir, "transcript-dir", "", "write one transcript per run into `DIR`")
+	fs.StringVar(&e.saveCase, "save-case", "", "write the smallest plan of each finding into `DIR` as a regression case file (replay it with --cases DIR of test or test-client)")
+	fs.StringVar(&e.saveScenarios, "save-scenarios", "", "write the smallest plan of each finding to `FILE` as a scenario file (run it with --scenario FILE of test or test-client)")
+	fs.StringVar(&e.state, "state", "", "keep the search's state in `FILE`, written as it goes: a later explore of the same target, seed and shard given the same FILE resumes where this one stopped (a CI job past its time limit)")
+	fs.BoolVar(&e.strict, "strict", false, "exit 1 on warnings too")
+}
+
+// check checks the shared flags and draws the seed when none was given;
+// the error is a usage error.
+func (e *exploreFlags) check(fs *pflag.FlagSet, command string) (*explore.Shard, error) {
+	switch {
+	case e.budget <= 0:
+		return nil, fmt.Errorf("%s: --budget must be positive, as in --budget 2m", command)
+	case e.maxRuns < 0:
+		return nil, fmt.Errorf("%s: --max-runs must be positive (leave it out to let the budget decide)", command)
+	case e.repeats < 1:
+		return nil, fmt.Errorf("%s: --repeats must be at least 1", command)
+	case e.deadline <= 0 || e.grace <= 0:
+		return nil, fmt.Errorf("%s: --deadline and --grace must be positive", command)
+	case e.parallel < 0 || (e.parallel == 0 && fs.Changed("parallel")):
+		return nil, fmt.Errorf("%s: --parallel must be positive (leave it out to let the machine decide)", command)
+	}
+	if err := e.reports.parse(true); err != nil {
+		return nil, fmt.Errorf("%s: %v", command, err)
+	}
+	shard, err := parseExploreShard(fs, e.shard)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", command, err)
+	}
+	if !fs.Changed("seed") {
+		e.seed = rand.Uint64()
+	}
+	return shard, nil
 }
 
 // exploreServerFlags name explore's server flags in its messages.
@@ -292,7 +349,7 @@ func groupName(g *explore.Group) string {
 
 // exploreReport is the report of a search: the baseline, one scenario for
 // each finding group (its smallest plan's run) and what the search covered.
-func exploreReport(trials *suite.Trials, res *explore.Result, e exploreFlags, shard *explore.Shard, repro func(*explore.Group) string) *reports.Report {
+func exploreReport(trials explorer, res *explore.Result, e exploreFlags, shard *explore.Shard, repro func(*explore.Group) string) *reports.Report {
 	base := trials.Baseline()
 	r := &reports.Report{
 		Schema: reports.Schema, Tool: suite.ReportTool(version),

@@ -37,6 +37,8 @@ Usage:
   mcpchaos explore [flags] [-- CMD [ARGS...]]
                                            search a server's fault space (default: the bundled
                                            example), shrink each finding to its smallest plan
+  mcpchaos explore-client [flags] -- CLIENT
+                                           the same search against a client program
   mcpchaos wrap [flags] -- CMD [ARGS...]   relay a stdio MCP session to CMD, injecting faults
   mcpchaos proxy --upstream URL [flags]    relay MCP over HTTP (streamable HTTP, legacy SSE)
                                            to URL, injecting faults
@@ -76,6 +78,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runTestClient(args[1:], stdout, stderr)
 	case "explore":
 		return runExplore(args[1:], stdout, stderr)
+	case "explore-client":
+		return runExploreClient(args[1:], stdout, stderr)
 	case "judge":
 		return runJudge(args[1:], stdout, stderr)
 	case "report":
