@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -51,5 +52,37 @@ func TestMergeExploreShards(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"stall"}, x.Unreached); diff != "" {
 		t.Errorf("unreached by every shard (-want +got):\n%s", diff)
+	}
+}
+
+// The text summary and Markdown say what a search covered and what it
+// found, shrunk; a finding that never reproduced says so.
+func TestExploreSummary(t *testing.T) {
+	r := &Report{Schema: Schema, Outcome: OutcomeFail, Baseline: &ScenarioResult{Name: "baseline", Outcome: OutcomePass},
+		Explore: &Exploration{BudgetMS: 300000, ElapsedMS: 61000, BudgetEnded: true, Points: 40, SystematicRuns: 20, SkippedByReduction: 12,
+			CombinationRuns: 3, NotLanded: 2, Unreached: []string{"fragment"},
+			Coverage: []ExploreCoverage{{Family: "duplicate", Method: "notifications/initialized", Points: 1, Run: 1, Found: 1}},
+			Found: []ExploreFinding{
+				{Signature: "crash/crash-signature go:panic", FoundAfterMS: 1500, First: []string{"a", "b"}, Minimal: []string{"a"}, ShrinkRuns: 4, Reproduced: 5, Tries: 5},
+				{Signature: "hang/client-hang", FoundAfterMS: 9000, First: []string{"c"}, Minimal: []string{"c"}, Tries: 5},
+			}}}
+	var text, md strings.Builder
+	WriteSummary(&text, r)
+	if err := WriteMarkdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"explored 40 fault points in 1m1s of a 5m0s budget: 20 run one fault each, 12 skipped as equivalent to one that landed (dynamic reduction), 3 combinations of two or three faults; 2 of the search's runs did not land",
+		"the budget ended the search with 8 points not run",
+		"families not reached: fragment",
+		"found crash/crash-signature go:panic after 1.5s, shrunk from 2 to 1 fault in 4 runs, reproduced 5 of 5",
+		"found hang/client-hang after 9s, once: not again in 5 re-runs, reported with the plan that found it",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the summary lacks %q:\n%s", want, text.String())
+		}
+	}
+	if !strings.Contains(md.String(), "| duplicate | notifications/initialized | 1 | 1 | 0 | 0 | 1 |") {
+		t.Errorf("the Markdown lacks the coverage row:\n%s", md.String())
 	}
 }

@@ -34,6 +34,9 @@ func WriteHTML(w io.Writer, r *Report) error {
 			data.Timelines = append(data.Timelines, timelineOf(len(data.Timelines), s.ScenarioResult, r.Findings))
 		}
 	}
+	if x := r.Explore; x != nil {
+		data.Explore = &htmlExplore{Lines: x.lines(), Coverage: x.Coverage}
+	}
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return err
@@ -50,6 +53,14 @@ type htmlData struct {
 	Totals    string         `json:"totals"`
 	Rows      []htmlRow      `json:"rows"`
 	Timelines []htmlTimeline `json:"timelines"`
+	Explore   *htmlExplore   `json:"explore,omitempty"`
+}
+
+// htmlExplore is what an explore run covered: its summary lines and the
+// coverage table.
+type htmlExplore struct {
+	Lines    []string          `json:"lines"`
+	Coverage []ExploreCoverage `json:"coverage"`
 }
 
 type htmlHead struct {
