@@ -178,6 +178,8 @@ type search struct {
 	resumed map[string]int
 	// combos is the index of the next combination to draw.
 	combos int
+	// exhausted says the combinations can draw nothing new.
+	exhausted bool
 }
 
 // Explore searches the fault space, then shrinks what it found.
@@ -206,14 +208,21 @@ func Explore(ctx context.Context, o Options) (*Result, error) {
 	if err := s.systematic(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.combinations(ctx); err != nil {
-		return nil, err
-	}
-	if err := s.shrinkAll(ctx); err != nil {
-		return nil, err
-	}
-	if err := s.save(); err != nil {
-		return nil, err
+	// Combinations, then shrinking what they found; while the budget has
+	// time left after shrinking, the combinations go on.
+	for {
+		if err := s.combinations(ctx); err != nil {
+			return nil, err
+		}
+		if err := s.shrinkAll(ctx); err != nil {
+			return nil, err
+		}
+		if err := s.save(); err != nil {
+			return nil, err
+		}
+		if !s.goOn(ctx) {
+			break
+		}
 	}
 	s.res.Elapsed = o.Clock().Sub(s.start)
 	s.coverage()
@@ -229,10 +238,37 @@ func (s *search) searchEnd() time.Time {
 }
 
 func (s *search) searchEndLocked() time.Time {
-	if len(s.groups) == 0 {
-		return s.end
+	reserve := 0.0
+	for _, g := range s.res.Groups {
+		switch {
+		case g.Minimal == nil && !g.Resumed:
+			reserve = shrinkReserve
+		case reserve == 0:
+			reserve = repeatReserve
+		}
 	}
-	return s.end.Add(-time.Duration(float64(s.o.Budget) * shrinkReserve))
+	return s.end.Add(-time.Duration(float64(s.o.Budget) * reserve))
+}
+
+// repeatReserve is the share of the budget the search leaves once what it
+// found is shrunk: enough to shrink one more finding's plan a little and
+// re-run it.
+const repeatReserve = 0.1
+
+// goOn says whether the combinations go on after shrinking: the budget
+// has time left beyond the reserve, and neither --max-runs, the context
+// nor the combinations themselves (every draw already run) ended them.
+func (s *search) goOn(ctx context.Context) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ctx.Err() != nil || s.exhausted || (s.o.MaxRuns > 0 && s.started >= s.o.MaxRuns) {
+		return false
+	}
+	if !s.o.Clock().Before(s.searchEndLocked()) {
+		return false
+	}
+	s.stopped = false
+	return true
 }
 
 // mayStart says whether the search may start one more run of its own, and
@@ -370,13 +406,15 @@ func (s *search) combinations(ctx context.Context) error {
 	}
 	slices.Sort(landed)
 	if len(landed) < 2 {
+		s.exhausted = true
 		return nil
 	}
 	ran := map[string]bool{}
 	for _, r := range s.res.Runs {
 		ran[planKey(r.Plan)] = true
 	}
-	for repeats := 0; !s.isStopped() && repeats < maxRepeatedDraws; {
+	repeats := 0
+	for !s.isStopped() && repeats < maxRepeatedDraws {
 		var plans [][]Fault
 		for len(plans) < s.o.Parallel && repeats < maxRepeatedDraws {
 			idx := s.combos
@@ -400,6 +438,9 @@ func (s *search) combinations(ctx context.Context) error {
 		if err := s.save(); err != nil {
 			return err
 		}
+	}
+	if repeats >= maxRepeatedDraws {
+		s.exhausted = true
 	}
 	return nil
 }

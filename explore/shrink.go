@@ -21,8 +21,8 @@ func (s *search) shrinkAll(ctx context.Context) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(s.res.Groups))
 	for i, g := range s.res.Groups {
-		if g.Resumed {
-			continue
+		if g.Resumed || g.Minimal != nil {
+			continue // shrunk by an earlier search, or an earlier round
 		}
 		wg.Add(1)
 		go func() {

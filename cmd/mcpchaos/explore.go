@@ -225,9 +225,15 @@ func (e *exploreFlags) search(ctx context.Context, tr explorer, start time.Time,
 		report.Baseline.Notes = append(report.Baseline.Notes, capped)
 	}
 	if e.saveCase != "" {
+		// A case for each smallest plan, with the findings of every
+		// signature it reproduced.
+		saved := map[string]bool{}
 		for _, g := range res.Groups {
-			if err := g.Trial.SaveCase(); err != nil {
-				return usageError(stderr, "%s: %v", command, err)
+			if name := groupName(g); !saved[name] {
+				saved[name] = true
+				if err := g.Trial.SaveCase(); err != nil {
+					return usageError(stderr, "%s: %v", command, err)
+				}
 			}
 		}
 	}
@@ -237,8 +243,8 @@ func (e *exploreFlags) search(ctx context.Context, tr explorer, start time.Time,
 		}
 	}
 	code := finishReport(report, &e.reports, e.strict, stdout, stderr)
-	if e.saveCase != "" && len(res.Groups) > 0 {
-		fmt.Fprintf(stdout, "%d finding(s) saved as cases in %s; replay them with mcpchaos %s --cases %s\n", len(res.Groups), e.saveCase, replayWith, suite.ShellQuote([]string{e.saveCase}))
+	if e.saveCase != "" && len(report.Scenarios) > 0 {
+		fmt.Fprintf(stdout, "%d smallest plan(s) saved as cases in %s; replay them with mcpchaos %s --cases %s\n", len(report.Scenarios), e.saveCase, replayWith, suite.ShellQuote([]string{e.saveCase}))
 	}
 	return code
 }
@@ -304,7 +310,9 @@ func stateful(msgs []suite.Message) bool {
 func calledTools(msgs []suite.Message) []string {
 	var out []string
 	for _, m := range msgs {
-		if m.Dir == "c2s" && m.Kind == "request" && m.Tool != "" && !slices.Contains(out, m.Tool) {
+		// The probe's own check that an unknown tool is refused is no
+		// tool of the server's.
+		if m.Dir == "c2s" && m.Kind == "request" && m.Tool != "" && !strings.HasPrefix(m.Tool, "mcpchaos-") && !slices.Contains(out, m.Tool) {
 			out = append(out, m.Tool)
 		}
 	}

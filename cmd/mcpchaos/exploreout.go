@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -80,11 +81,20 @@ type exploreScenario struct {
 // scenario of a scenario file, with the seed it was found with.
 func writeExploreScenarios(path string, r *reports.Report, seed uint64) error {
 	f := exploreScenarioFile{Version: 1, Scenarios: []exploreScenario{}}
+	// One scenario for each smallest plan: the signatures it reproduces
+	// share it.
+	at := map[string]int{}
 	for _, x := range r.Explore.Found {
-		doc := fmt.Sprintf("mcpchaos explore found %s (reproduced %d of %d runs)", x.Signature, x.Reproduced, x.Tries)
-		if len(x.SkipTools) > 0 {
-			doc += fmt.Sprintf("; it was shrunk with the tools %v left out of the workload (test --skip-tool)", x.SkipTools)
+		found := fmt.Sprintf("%s (reproduced %d of %d runs)", x.Signature, x.Reproduced, x.Tries)
+		if i, ok := at[x.Scenario]; ok {
+			f.Scenarios[i].Doc = strings.Replace(f.Scenarios[i].Doc, " found ", " found "+found+", ", 1)
+			continue
 		}
+		doc := "mcpchaos explore found " + found
+		if len(x.SkipTools) > 0 {
+			doc += fmt.Sprintf("; it was shrunk with the tools %s left out of the workload (test --skip-tool)", strings.Join(x.SkipTools, ", "))
+		}
+		at[x.Scenario] = len(f.Scenarios)
 		f.Scenarios = append(f.Scenarios, exploreScenario{Name: x.Scenario, Doc: doc, Faults: x.Minimal, Seed: seed})
 	}
 	data, err := yaml.Marshal(f)
