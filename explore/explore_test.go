@@ -258,3 +258,22 @@ func tick() func() time.Time {
 		return clock
 	}
 }
+
+// The answers a crash lost are its consequence: a run with a crash has the
+// crash as its cause, and a run without one has its lost responses.
+func TestCauses(t *testing.T) {
+	crash := reports.Finding{Kind: reports.KindCrash, Rule: "crash-exit", Signature: "exit:1"}
+	lost := reports.Finding{Kind: reports.KindLostResponse, Request: &reports.Request{Method: "tools/call", Tool: "echo"}}
+	hang := reports.Finding{Kind: reports.KindHang, Rule: "unanswered-request", Request: &reports.Request{Method: "tools/call", Tool: "slow"}}
+	for _, tc := range []struct {
+		findings []reports.Finding
+		want     []string
+	}{
+		{[]reports.Finding{lost, crash, lost}, []string{"crash/crash-exit exit:1"}},
+		{[]reports.Finding{lost, hang}, []string{"lost-response on tool echo", "hang/unanswered-request on tool slow"}},
+	} {
+		if diff := cmp.Diff(tc.want, Causes(tc.findings)); diff != "" {
+			t.Errorf("Causes (-want +got):\n%s", diff)
+		}
+	}
+}

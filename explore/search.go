@@ -538,9 +538,7 @@ func (s *search) run(ctx context.Context, phase string, plan []Fault, skipTools 
 		return nil, fmt.Errorf("run %s (%s): %w", name, specs(plan), err)
 	}
 	r := Run{Phase: phase, Plan: plan, SkipTools: skipTools, Result: t.Result, Fired: t.Fired(), Landed: t.Landed()}
-	for _, f := range t.Findings {
-		r.Signatures = appendNew(r.Signatures, Signature(f))
-	}
+	r.Signatures = Causes(t.Findings)
 	s.mu.Lock()
 	s.res.Runs[index] = r
 	if phase == PhaseSystematic || phase == PhaseCombination {
@@ -610,6 +608,23 @@ func Specs(plan []Fault) []string {
 }
 
 func specs(plan []Fault) string { return strings.Join(Specs(plan), " + ") }
+
+// Causes are the signatures of the findings of one run that stand for a
+// bug of their own: the answers a server lost because it crashed are the
+// crash's consequence, not a bug apart (a line reader that dies on a bad
+// line loses whatever calls were in flight, a different set each time), so
+// a run with a crash groups its lost responses under the crash.
+func Causes(fs []reports.Finding) []string {
+	crashed := slices.ContainsFunc(fs, func(f reports.Finding) bool { return f.Kind == reports.KindCrash })
+	var out []string
+	for _, f := range fs {
+		if crashed && f.Kind == reports.KindLostResponse {
+			continue
+		}
+		out = appendNew(out, Signature(f))
+	}
+	return out
+}
 
 // Signature is what findings of one bug share across runs: their kind,
 // rule, crash signature, and the method or tool they are about.

@@ -408,8 +408,11 @@ func exploreReport(trials explorer, res *explore.Result, e exploreFlags, shard *
 			scenarioOf[name] = i
 			r.Scenarios = append(r.Scenarios, sr)
 		}
+		// The group's findings, and those its run had as their
+		// consequence (the answers lost to a crash).
+		causes := explore.Causes(g.Trial.Findings)
 		for _, f := range g.Trial.Findings {
-			if explore.Signature(f) != g.Signature {
+			if sig := explore.Signature(f); sig != g.Signature && (ok || slices.Contains(causes, sig)) {
 				continue
 			}
 			f.Scenario, f.Repro = name, line
