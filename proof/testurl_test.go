@@ -52,6 +52,9 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 		calls []probe.Call
 		// indeterminate are the scenarios that cannot fire on it.
 		indeterminate []string
+		// maybe are scenarios that may be indeterminate or not: their
+		// moment comes or not as the server's timing falls.
+		maybe []string
 		// note is what the baseline's notes must say.
 		note string
 		// header is sent with every request, as --header does.
@@ -178,6 +181,11 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			port:          3000,
 			want:          []found{},
 			indeterminate: []string{"end-session-task", "end-session-inflight", "unknown-session", "get-stream-dropped"},
+			// It answers prompts/get and resources/read at once: whether
+			// the two are ever in flight together is timing (CI saw
+			// cut-surface indeterminate once, the machine loaded by a
+			// corpus run beside it; no finding either way).
+			maybe: []string{"cut-surface"},
 		},
 		{
 			// A server of the MCP registry, by its maker, on streamable
@@ -258,7 +266,7 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			if report.Baseline == nil || report.Baseline.Outcome != reports.OutcomePass {
 				t.Errorf("baseline: %+v\n%s", report.Baseline, summary)
 			}
-			wantIndeterminate(t, report, summary, tc.indeterminate)
+			wantIndeterminate(t, report, summary, tc.indeterminate, tc.maybe...)
 			if notes := strings.Join(report.Baseline.Notes, "\n"); !strings.Contains(notes, tc.note) {
 				t.Errorf("the baseline's notes do not say %q:\n%s", tc.note, notes)
 			}
