@@ -542,7 +542,9 @@ func (s *search) run(ctx context.Context, phase string, plan []Fault, skipTools 
 	s.mu.Lock()
 	s.res.Runs[index] = r
 	if phase == PhaseSystematic || phase == PhaseCombination {
-		s.left -= min(s.left, boolInt(phase == PhaseSystematic))
+		if phase == PhaseSystematic && s.left > 0 {
+			s.left--
+		}
 		for _, sig := range r.Signatures {
 			g := s.groups[sig]
 			if g == nil {
@@ -564,13 +566,6 @@ func (s *search) run(ctx context.Context, phase string, plan []Fault, skipTools 
 func (s *search) statusLocked(phase string) Status {
 	return Status{Phase: phase, Ran: len(s.res.Runs), Left: s.left, Skipped: s.res.Skipped,
 		Found: len(s.groups), TimeLeft: max(0, s.end.Sub(s.o.Clock()))}
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func appendNew(list []string, s string) []string {

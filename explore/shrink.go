@@ -180,7 +180,7 @@ func (s *search) repeat(ctx context.Context, g *Group, shrunk bool) error {
 
 // unneededTools are the tools of the baseline's workload that neither the
 // plan's triggers nor the group's findings name: those shrinking tries to
-// do without. None when every tool is needed.
+// do without (nil when every tool is needed).
 func (s *search) unneededTools(plan []Fault, g *Group) []string {
 	need := map[string]bool{}
 	for _, f := range plan {
@@ -193,19 +193,13 @@ func (s *search) unneededTools(plan []Fault, g *Group) []string {
 			need[f.Request.Tool] = true
 		}
 	}
+	// A finding about no tool, from a fault on no tool call, is tried
+	// with no tool call at all.
 	var skip []string
 	for _, t := range s.o.Tools {
 		if !need[t] {
 			skip = append(skip, t)
 		}
-	}
-	if len(skip) == len(s.o.Tools) && len(need) == 0 && len(skip) > 0 {
-		// A finding about no tool, from a fault on no tool call: the
-		// workload without any tool call is worth one run.
-		return skip
-	}
-	if len(skip) == 0 || len(need) == 0 {
-		return nil
 	}
 	return skip
 }
