@@ -209,6 +209,14 @@ func (x *exchange) post() {
 	}
 	resp, err := p.upstream.Do(req)
 	if err != nil {
+		if x.ctx.Err() != nil {
+			// The request went on and the server held it without a word
+			// until the client gave up: unanswered, not undelivered (a
+			// drop here hid closed-session's POST keyed by id, held forever
+			// under id-collision, from the hang it is).
+			x.p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "ended unanswered: " + ended(x)})
+			return
+		}
 		x.badGateway(seq, err)
 		return
 	}
@@ -217,6 +225,11 @@ func (x *exchange) post() {
 			// An answer the server sent whole as a body is done with: the
 			// cut ends nothing of the server's, and the record keeps it.
 			keep := after.keepServer || !isEventStream(resp)
+			// The server's answer came before the cut: its status is in
+			// the record as the client would have got it (a 400 refusing
+			// the exchange, recorded without it, left the refusal's
+			// id-null error looking like an answer to nothing).
+			x.recordHead(resp)
 			x.cut(after.cutBy, after.reset, keep, func() { x.swallow(resp, "the client's connection was "+cutWord(after.reset)+" by fault "+after.cutBy) })
 		}
 	}
@@ -427,8 +440,28 @@ func (x *exchange) relay() {
 // respond relays the upstream's response head, then its body by kind.
 func (x *exchange) respond(resp *http.Response) {
 	p := x.p
+	x.recordHead(resp)
+	if !x.holdHead(resp) {
+		return
+	}
+	copyHeaders(x.w.Header(), resp.Header)
+	p.unforge(x.w.Header())
+	switch media := mediaType(resp.Header.Get("Content-Type")); {
+	case media == "text/event-stream":
+		x.relayStream(resp)
+	case media == "application/json" && resp.StatusCode < 300 && !p.legacyPost(x.r):
+		x.relayJSON(resp)
+	default:
+		x.relayOpaque(resp)
+	}
+}
+
+// recordHead records the head of the server's response, and what an error
+// status says of the exchange's request: answered (4xx) or failed (5xx).
+// It holds whether or not the client gets the response.
+func (x *exchange) recordHead(resp *http.Response) {
+	p := x.p
 	ct := resp.Header.Get("Content-Type")
-	media := mediaType(ct)
 	head := wire.Event{Type: wire.EventHTTP, Exchange: x.n, Status: resp.StatusCode,
 		MCPSession: resp.Header.Get("Mcp-Session-Id"), Detail: "response: " + orNone(ct)}
 	switch {
@@ -446,19 +479,6 @@ func (x *exchange) respond(resp *http.Response) {
 		p.plan.Failed(x.step)
 	case resp.StatusCode >= 400 && x.request != 0:
 		x.unheld(fmt.Sprintf("the server answered it HTTP %d", resp.StatusCode))
-	}
-	if !x.holdHead(resp) {
-		return
-	}
-	copyHeaders(x.w.Header(), resp.Header)
-	p.unforge(x.w.Header())
-	switch {
-	case media == "text/event-stream":
-		x.relayStream(resp)
-	case media == "application/json" && resp.StatusCode < 300 && !p.legacyPost(x.r):
-		x.relayJSON(resp)
-	default:
-		x.relayOpaque(resp)
 	}
 }
 

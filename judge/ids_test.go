@@ -142,6 +142,25 @@ func TestJudgeIDFaults(t *testing.T) {
 			},
 		},
 		{
+			// server-everything 2026.8.31 over stdio, explore's
+			// id-collision:on=c2s:request:tasks/cancel,nth=1: the task's
+			// cancellation, which borrowed the id of a tool call in
+			// flight, was answered first. Held to the tool call's schema,
+			// its result "has no content array".
+			name: "id-collision: the server answers the two requests under one id in the other order",
+			build: func(b *tb) {
+				b.call("38", "tools/call")
+				seq := b.at(10).recv("c2s", `{"jsonrpc":"2.0","id":42,"method":"tasks/cancel","params":{"taskId":"t1"}}`)
+				b.idFault("id-collision", "c2s", seq, "38")
+				b.fwdAs("c2s", seq, `{"jsonrpc":"2.0","id":38,"method":"tasks/cancel","params":{"taskId":"t1"}}`, "rewritten by fault id-collision#1")
+				task := `"result":{"taskId":"t1","status":"cancelled","ttl":300000,"createdAt":"2026-11-28T04:30:30.600Z","lastUpdatedAt":"2026-11-28T04:30:30.700Z"}`
+				b.at(100).replyRaw(`{"jsonrpc":"2.0","id":38,` + task + `}`)
+				seq = b.at(110).recv("s2c", replyRawOf("38"))
+				b.fwdAs("s2c", seq, replyRawOf("42"), "id 38 translated back to 42")
+				b.at(200).finish()
+			},
+		},
+		{
 			name: "id-collision: answered once, the other request under the id hangs",
 			build: func(b *tb) {
 				b.call("1", "tools/call")

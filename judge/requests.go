@@ -726,6 +726,25 @@ func (t *tracker) probe(j *Judger, e *wire.Event) *probeInfo {
 // answer handles a frame the peer wrote: it closes the request it answers
 // and returns that request's method, for the schema checks ("" when it
 // answers none, or is no answer).
+// claimant is the request of list, all open under one id, that answer e
+// answers: the oldest whose method's result e has the shape of, else the
+// oldest. A client that reuses an id in flight gets its answers in order or
+// loses one; but the server may answer the two in either order (JSON-RPC
+// sets none), and holding the oldest to an answer shaped for the other
+// (server-everything's tasks/cancel answered before the tools/call whose
+// id it borrowed) made a schema violation of a result that had none.
+func claimant(list []*openReq, e *wire.Event) *openReq {
+	if len(list) > 1 && e.Kind == "response" {
+		raw := bytesOf(e.Raw)
+		for _, r := range list {
+			if r.method != "" && checkResult(r.method, raw) == "" {
+				return r
+			}
+		}
+	}
+	return list[0]
+}
+
 func (t *tracker) answer(j *Judger, e *wire.Event) string {
 	switch e.Kind {
 	case "response", "error":
@@ -752,9 +771,7 @@ func (t *tracker) answer(j *Judger, e *wire.Event) string {
 		return ""
 	}
 	if list := t.open[id]; len(list) > 0 {
-		// The oldest request with this id takes the answer: a client that
-		// reuses an id in flight gets its answers in order, or loses one.
-		r := list[0]
+		r := claimant(list, e)
 		t.closeOpen(r)
 		t.answers.put(answeredEntry{id: id, method: r.method, seq: e.Seq, t: e.T, eventID: e.EventID})
 		t.inTransitAnswer(e, id, r.method)
