@@ -238,6 +238,10 @@ type tracker struct {
 	// notification came on.
 	byExchange map[int64]*openReq
 	answers    recentAnswers
+	// reusedAnswered holds, for an id two open requests shared, the answer
+	// one of them got: the other, left unanswered, is the one a server may
+	// refuse to run (RuleUnansweredReusedID).
+	reusedAnswered map[string]reports.Evidence
 	// tolerated counts ids the peer may answer without being asked by the
 	// other side: requests mcpchaos injected, invalid frames with an id.
 	tolerated map[string]int
@@ -772,6 +776,12 @@ func (t *tracker) answer(j *Judger, e *wire.Event) string {
 	}
 	if list := t.open[id]; len(list) > 0 {
 		r := claimant(list, e)
+		if len(list) > 1 {
+			if t.reusedAnswered == nil {
+				t.reusedAnswered = map[string]reports.Evidence{}
+			}
+			t.reusedAnswered[id] = evidenceOf(e)
+		}
 		t.closeOpen(r)
 		t.answers.put(answeredEntry{id: id, method: r.method, seq: e.Seq, t: e.T, eventID: e.EventID})
 		t.inTransitAnswer(e, id, r.method)
@@ -1034,6 +1044,12 @@ func (t *tracker) judgeOpen(j *Judger) []reports.Finding {
 				note(fmt.Sprintf("unanswered, but the %s sent %s (id %s) while it was open, and mcpchaos did not deliver it (%s): the handler may be waiting for its answer",
 					j.p.name, l.method, l.id, l.why))
 			}
+		case t.reusedAnswered[r.id].Seq != 0:
+			other := t.reusedAnswered[r.id]
+			o := openOutcome{r: r, rule: reports.RuleUnansweredReusedID, waited: j.waitedWords(r, d, capped)}
+			o.ev = []reports.Evidence{r.recv, r.fwd, other}
+			o.variant = fmt.Sprintf("while the %s answered the other request under id %s (seq %d): the client must not reuse an id in flight, and a %s may refuse to run a second request under an id it holds, but one that drops it without an error leaves the call waiting forever", j.p.name, r.id, other.Seq, j.p.name)
+			outs = append(outs, o)
 		case r.lastNote != nil && endT-r.lastNote.TUS < j.deadlineUS && r.lastNote.TUS > r.fwd.TUS:
 			// Still sending on the request's stream when the wait
 			// ended: slower than the deadline, not stuck.
@@ -1133,7 +1149,7 @@ func (t *tracker) openFindings(j *Judger, outs []openOutcome) []reports.Finding 
 		switch o.rule {
 		case reports.RuleUnanswered:
 			msg = fmt.Sprintf("%s unanswered %s; %s", what, o.waited, o.variant)
-		case reports.RuleUnansweredActive:
+		case reports.RuleUnansweredActive, reports.RuleUnansweredReusedID:
 			msg = fmt.Sprintf("%s unanswered %s, %s", what, o.waited, o.variant)
 		}
 		f := reports.NewFinding(o.rule, msg, addEvidence(nil, g.ev...))

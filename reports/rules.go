@@ -30,6 +30,7 @@ type Rule struct {
 const (
 	RuleUnanswered           = "unanswered-request"
 	RuleUnansweredActive     = "unanswered-while-active"
+	RuleUnansweredReusedID   = "unanswered-reused-id"
 	RuleLostResponse         = "lost-response"
 	RuleLostAtShutdown       = "lost-response-at-shutdown"
 	RuleAcceptedNoStream     = "accepted-without-stream"
@@ -77,6 +78,7 @@ const KindExpectation = "expectation"
 const (
 	specLifecycle      = "MCP 2025-11-25, Basic › Lifecycle"
 	specResponses      = "MCP 2025-11-25, Basic › Messages › Responses; JSON-RPC 2.0 §5"
+	specRequests       = "MCP 2025-11-25, Basic › Messages › Requests"
 	specStdio          = "MCP 2025-11-25, Basic › Transports › stdio"
 	specStreamableHTTP = "MCP 2025-11-25, Basic › Transports › Streamable HTTP"
 	specSessions       = specStreamableHTTP + " › Session Management"
@@ -93,6 +95,9 @@ var Rules = []Rule{
 	{RuleUnansweredActive, KindHang, SeverityWarning,
 		"a request unanswered past its deadline while the server was still sending notifications on that request's own response stream (Streamable HTTP) when the wait ended: its handler runs, slower than the deadline, so a warning; only progress notifications for its token restart a deadline, so a client would have given up on it (send progress, or give it a longer --deadline)",
 		specLifecycle + " › Timeouts; MCP 2025-11-25, Basic › Transports › Streamable HTTP (messages sent on a request's stream SHOULD relate to it)"},
+	{RuleUnansweredReusedID, KindHang, SeverityWarning,
+		"a request sent under the id of another still in flight (as the id-collision fault sends it, breaking the base protocol's \"The request ID MUST NOT have been previously used by the requestor within the same session\"), left unanswered past its deadline while the other request under that id was answered: the server answered one of the two and went on. The client broke the rule first, and a server may refuse to run a second request under an id it holds (go-sdk drops it by design), so a warning; a client that slips that way gets a call that never returns, where an error (or running both) would have told it",
+		specRequests + "; " + jsonrpcReply},
 	{RuleTaskNeverFinished, KindHang, SeverityError,
 		"a task the requestor keeps polling reaches a terminal status (completed, failed, cancelled); one whose status stayed the same, and not terminal, for longer than the deadline while tasks/get kept answering, or past its own ttl, is stuck as a request left unanswered is (a task that reports progress in its status message or lastUpdatedAt restarts the deadline; if it is merely slow, give it a longer --deadline)",
 		specTasks + " (\"Requestors SHOULD continue polling until the task reaches a terminal status\"; ttl: the time from creation before a task may be deleted); " + specLifecycle + " › Timeouts"},

@@ -12,8 +12,12 @@
 //
 // Exposed by mcpchaos's id-collision fault (a tools/call is sent on under the
 // id of another call still running): the server drops it, the client's call
-// gets no answer (hang, or lost-response when the session ends first). A
-// plain session never reuses an id in flight, so nothing is dropped.
+// gets no answer. The verdict is a warning, unanswered-reused-id (or
+// lost-response when the session ends first): the client broke the base
+// protocol's "MUST NOT" reuse first, and go-sdk v1.8.0 drops such a request
+// by design, but a server that drops it without an error leaves the call
+// waiting forever. A plain session never reuses an id in flight, so nothing
+// is dropped.
 //
 // The fixed twin (--fixed) runs every request it receives, and owes and
 // writes one answer for each, whatever their ids.

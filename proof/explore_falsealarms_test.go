@@ -1,0 +1,86 @@
+package proof
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/suite"
+)
+
+// TestExploreFalseAlarmsStayFixed runs again, as their repro lines do
+// (mcpchaos test --fault F --seed 1), the plans on which mcpchaos explore
+// raised a false alarm on the corpus (docs/corpus.md, "mcpchaos explore on
+// the corpus"), and wants the verdict the specification gives.
+func TestExploreFalseAlarmsStayFixed(t *testing.T) {
+	corpusDir(t)
+	typeScriptSDK(t, filepath.Join(repoRoot(t), "examples", "typescript"))
+	bin := mcpchaosBinary(t)
+	targets := slices.Concat(stdioExploreTargets(), httpExploreTargets())
+	for _, tc := range []struct {
+		name, transport, server, fault string
+		// never is the rule no finding of the fault's scenario may cite;
+		// may are the only rules one may cite.
+		never string
+		may   []string
+	}{
+		{
+			// The tasks/cancel that borrowed a tool call's id was
+			// answered first; its Task was held to tools/call's schema.
+			name: "server-everything answers two requests under one id out of order", transport: "stdio", server: "server-everything",
+			fault: "id-collision:on=c2s:request:tasks/cancel,nth=1", never: reports.RuleSchema,
+			may: []string{reports.RuleShutdownSIGTERM},
+		},
+		{
+			// go-sdk drops a request whose id is in flight, by design.
+			name: "go-sdk refuses a request under an id it holds", transport: "stdio", server: "go-sdk everything",
+			fault: "id-collision:on=c2s:request:resources/read,nth=1", never: reports.RuleUnanswered,
+			may: []string{reports.RuleUnansweredReusedID},
+		},
+		{
+			// The 400 refusing server/discover, its connection cut: its
+			// id-null body read as an answer to nothing.
+			name: "typescript-sdk refuses server/discover, and eof cuts the connection", transport: "http", server: "typescript-sdk jsonResponseStreamableHttp",
+			fault: "eof:on=c2s:request:server/discover,nth=1", never: reports.RuleUnknownResponse,
+		},
+	} {
+		i := slices.IndexFunc(targets, func(x exploreTarget) bool { return x.transport == tc.transport && x.name == tc.server })
+		if i < 0 {
+			t.Fatalf("%s (%s) is not in the corpus", tc.server, tc.transport)
+		}
+		tgt := targets[i]
+		t.Run(tc.name, func(t *testing.T) {
+			scratch := t.TempDir()
+			report := filepath.Join(scratch, "report.json")
+			args := append([]string{"test", "--fault", tc.fault, "--seed", "1", "--report", report}, tgt.args(t, corpusDir(t), repoRoot(t), scratch)...)
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, bin, args...)
+			cmd.Dir = scratch
+			cmd.WaitDelay = 10 * time.Second
+			out, err := cmd.CombinedOutput()
+			var exit *exec.ExitError
+			if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
+				t.Fatalf("%s: %v\n%s", suite.ShellQuote(append([]string{bin}, args...)), err, tail(out, 3000))
+			}
+			var r reports.Report
+			readJSON(t, report, &r)
+			for _, f := range r.Findings {
+				if f.Scenario == "baseline" {
+					continue
+				}
+				if f.Rule == tc.never || !slices.Contains(tc.may, f.Rule) {
+					t.Errorf("%s %s/%s: %s\n  repro: %s", f.Severity, f.Kind, f.Rule, f.Message, f.Repro)
+				}
+			}
+			if t.Failed() {
+				t.Logf("mcpchaos test's output:\n%s", tail(out, 6000))
+			}
+		})
+	}
+}
