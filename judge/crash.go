@@ -130,10 +130,7 @@ func (c *crashes) halfClosedHit(j *Judger, h crashHit) bool {
 func (c *crashes) halfCloseFindings(j *Judger) []reports.Finding {
 	pc := &j.pc
 	hc := pc.halfClose
-	var fatal *crashHit
-	if last := c.lastHC; j.cl == nil && last != nil && last.caughtBy == "" && pc.failedOnItsOwn() {
-		fatal = last
-	}
+	fatal := c.halfCloseFatal(j)
 	var fs []reports.Finding
 	for _, sig := range c.hcOrder {
 		cs := c.hcSigs[sig]
@@ -156,22 +153,39 @@ func (c *crashes) halfCloseFindings(j *Judger) []reports.Finding {
 	return fs
 }
 
+// halfCloseFatal is the signature printed after the half-close that ended
+// the server: the last it printed, not one its SDK said it caught, before a
+// failing exit of its own. Nil when there is none, and for a client.
+func (c *crashes) halfCloseFatal(j *Judger) *crashHit {
+	if last := c.lastHC; j.cl == nil && last != nil && last.caughtBy == "" && j.pc.failedOnItsOwn() {
+		return last
+	}
+	return nil
+}
+
 // survived reports whether the peer went on serving after the last time it
 // printed a signature: it answered a request after it, or it was still
 // serving (its output open) when its stdin closed, and it then exited
 // without failing. Its stdout and stderr are two pipes read apart, so an
 // answer written just after a traceback may be recorded just before it:
 // being alive when told to stop does not depend on that order.
+//
+// A failing exit that an exception printed after the half-close explains
+// (halfCloseFatal) is that exception's, not one printed before the
+// half-close: the peer lived past it. Then only what it did before the
+// half-close shows it went on serving; the stdin close that follows a
+// half-close is the relay's doing.
 func (j *Judger) survived(cs *crashSig) bool {
 	pc := &j.pc
-	if pc.exitedBadly() {
+	hcExit := j.cr.halfCloseFatal(j) != nil
+	if pc.exitedBadly() && !hcExit {
 		return false
 	}
 	if a := j.lastAnswer; a != nil && a.Seq > cs.lastSeq {
 		return true
 	}
 	stop, ok := pc.stoppedWhileServing(j)
-	return ok && stop.Seq > cs.lastSeq
+	return ok && stop.Seq > cs.lastSeq && (!hcExit || stop.Seq < pc.halfClose.Seq)
 }
 
 // isEPIPE reports whether a signature is a write failing on a closed pipe.
@@ -194,6 +208,10 @@ func (c *crashes) signatureFindings(j *Judger) []reports.Finding {
 	c.scan.flush()
 	halfClosed := c.halfCloseFindings(j)
 	pc := &j.pc
+	// The failing exit is judged with the exception that caused it: when
+	// one printed after the half-close ended the peer, a signature printed
+	// before it did not.
+	exitedBadly := pc.exitedBadly() && c.halfCloseFatal(j) == nil
 	exitClause := "it had not exited when the transcript ends"
 	if pc.exit != nil {
 		exitClause = "the " + j.p.name + " " + pc.exitWords()
@@ -224,7 +242,7 @@ func (c *crashes) signatureFindings(j *Judger) []reports.Finding {
 				continue
 			}
 		}
-		if !cs.uncaught && !pc.exitedBadly() {
+		if !cs.uncaught && !exitedBadly {
 			// Going on serving cannot be seen when the handler raised
 			// after the peer was told to stop (eof-inflight), but the
 			// SDK said it caught the exception, and the peer then did

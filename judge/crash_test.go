@@ -395,6 +395,74 @@ func TestJudgeCrash(t *testing.T) {
 			},
 		},
 		{
+			// python-sdk's simple-tool (mcp 2.3.0) under
+			// half-close:on=s2c:error:tools/call,tool=fetch: its fetch tool
+			// raised on a URL that is none, twice, and the SDK caught it and
+			// answered with an error; mcpchaos closed its output after that
+			// answer, and the writer's BrokenPipeError, its group printed on
+			// the line after the last handled traceback, ended the server.
+			// The handled traceback before the half-close did not end it.
+			name: "half-close: a handled exception before it, then a BrokenPipeError that ends the server: the broken pipe is the crash, a warning",
+			build: func(b *tb) {
+				b.call("4", "tools/call")
+				b.call("5", "tools/call")
+				b.stderr(readLines(t, "python_handler_caught.txt")...)
+				b.stderr(readLines(t, "python_handler_caught.txt")...)
+				b.replyRaw(`{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"Internal server error"}}`)
+				b.halfClose()
+				b.clientClosed()
+				b.stderr(readLines(t, "python_stdout_writer_broken_pipe.txt")...)
+				b.exit(1)
+				b.end("the client closed its output")
+			},
+			want: []short{{Kind: reports.KindCrash, Severity: reports.SeverityWarning, Signature: "python:BrokenPipeError", Seqs: seqs(132, 130, 197),
+				Message: "Python exception BrokenPipeError: [Errno 32] Broken pipe on stderr after mcpchaos closed its output (server-stdout closed by mcpchaos: half-closed by fault half-close#1), and the server exited with status 1: the failed write was the fault's doing, but the exception it raised went unhandled and ended the server (catch the write error and shut down cleanly)"}},
+			notes: []string{
+				"tools/call (id 5) unanswered, but mcpchaos had closed the server's output",
+				"the server logged Python exception httpx2.UnsupportedProtocol: Request URL is missing an 'http://' or 'https://' protocol. (2 times) and went on serving: a handled exception, not a crash",
+			},
+		},
+		{
+			name: "a handled exception before the half-close, and a failing exit with no traceback after it: the exception is the crash",
+			build: func(b *tb) {
+				b.call("4", "tools/call")
+				b.stderr(readLines(t, "python_handler_caught.txt")...)
+				b.replyRaw(`{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"Internal server error"}}`)
+				b.halfClose()
+				b.exit(1)
+				b.end("the server exited")
+			},
+			want: []short{{Kind: reports.KindCrash, Severity: reports.SeverityError, Signature: "python:UnsupportedProtocol", Seqs: seqs(6, 69),
+				Message: "Python exception httpx2.UnsupportedProtocol: Request URL is missing an 'http://' or 'https://' protocol. on stderr; the server exited with status 1"}},
+		},
+		{
+			name: "an unhandled exception before the half-close, then a broken pipe at exit: the exception is still the crash",
+			build: func(b *tb) {
+				b.stderr(pyPlainValueError...)
+				b.halfClose()
+				b.clientClosed() // the relay's doing: not a sign the server went on serving
+				b.stderr(pyBrokenPipe...)
+				b.exit(1)
+				b.end("the server exited")
+			},
+			want: []short{
+				{Kind: reports.KindCrash, Severity: reports.SeverityError, Signature: "python:ValueError:invalid literal for int() with base 10: 'seven'", Seqs: seqs(3, 14),
+					Message: "Python exception ValueError: invalid literal for int() with base 10: 'seven' on stderr; the server exited with status 1"},
+				{Kind: reports.KindCrash, Severity: reports.SeverityWarning, Signature: "python:BrokenPipeError", Seqs: seqs(10, 8, 14),
+					Message: "Python exception BrokenPipeError: [Errno 32] Broken pipe on stderr after mcpchaos closed its output (server-stdout closed by mcpchaos: half-closed by fault half-close#1), and the server exited with status 1: the failed write was the fault's doing, but the exception it raised went unhandled and ended the server (catch the write error and shut down cleanly)"},
+			},
+		},
+		{
+			name: "an unhandled exception and a failing exit with no half-close is a crash",
+			build: func(b *tb) {
+				b.stderr(readLines(t, "python_handler_caught.txt")[1:]...) // without the SDK's word
+				b.exit(1)
+				b.end("the server exited")
+			},
+			want: []short{{Kind: reports.KindCrash, Severity: reports.SeverityError, Signature: "python:UnsupportedProtocol", Seqs: seqs(3, 62),
+				Message: "Python exception httpx2.UnsupportedProtocol: Request URL is missing an 'http://' or 'https://' protocol. on stderr; the server exited with status 1"}},
+		},
+		{
 			name: "half-close: an exception the SDK said it caught, printed last, then a failing exit: the exit is noted",
 			build: func(b *tb) {
 				b.halfClose()

@@ -383,7 +383,12 @@ func (b *pyBlock) take(seq, t int64, line string) bool {
 			b.seal(sepCol)
 		}
 	case isPyHeader(content):
-		if depth == 0 && b.ended {
+		// After an exception line with no chain marker since, a header
+		// starts a new traceback: one at depth 0, or an outermost
+		// exception group's, the only header Python draws with a "+"
+		// margin. A group printed on the line after a logged traceback is
+		// its own, and the SDK's word before that traceback is not its.
+		if b.ended && (depth == 0 || strings.HasPrefix(strings.TrimLeft(line, " "), "+")) {
 			return false // a new traceback, not a link of this one's chain
 		}
 	case isChainMarker(content):

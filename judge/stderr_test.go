@@ -56,6 +56,9 @@ func TestSignatures(t *testing.T) {
 			{"python:ClosedResourceError", "anyio.ClosedResourceError"},
 			{"python:RuntimeError:dictionary changed size during iteration", "RuntimeError: dictionary changed size during iteration"},
 		}},
+		// python-sdk's simple-tool (mcp 2.3.0): its stdout writer failing
+		// on a closed pipe ends the task group, and the server.
+		{"python_stdout_writer_broken_pipe.txt", []sig{{"python:BrokenPipeError", "BrokenPipeError: [Errno 32] Broken pipe"}}},
 		{"python_plain_valueerror.txt", []sig{{"python:ValueError:invalid literal for int() with base 10: 'seven'", "ValueError: invalid literal for int() with base 10: 'seven'"}}},
 		{"go_panic_closed_channel.txt", []sig{{"go:panic", "send on closed channel"}}},
 		{"go_panic_nil.txt", []sig{{"go:panic", "runtime error: invalid memory address or nil pointer dereference"}}},
@@ -84,6 +87,22 @@ func TestSignatures(t *testing.T) {
 				t.Errorf("signatures (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestCaughtByOneTraceback keeps the SDK's word that it caught an exception
+// to the traceback it precedes: python-sdk's simple-tool printed its stdout
+// writer's exception group, the one that ended it, on the line after a
+// handler's logged traceback.
+func TestCaughtByOneTraceback(t *testing.T) {
+	type hit struct{ Sig, CaughtBy string }
+	var got []hit
+	for _, h := range scanLines(append(readLines(t, "python_handler_caught.txt"), readLines(t, "python_stdout_writer_broken_pipe.txt")...)) {
+		got = append(got, hit{h.sig, h.caughtBy})
+	}
+	want := []hit{{"python:UnsupportedProtocol", "modern request handler raised"}, {"python:BrokenPipeError", ""}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("hits (-want +got):\n%s", diff)
 	}
 }
 
