@@ -270,7 +270,9 @@ func TestCauses(t *testing.T) {
 		want     []string
 	}{
 		{[]reports.Finding{lost, crash, lost}, []string{"crash/crash-exit exit:1"}},
-		{[]reports.Finding{lost, hang}, []string{"lost-response on tool echo", "hang/unanswered-request on tool slow"}},
+		{[]reports.Finding{lost, hang}, []string{"lost-response", "hang/unanswered-request on tool slow"}},
+		// Whichever call a peer that ended had in flight, it is one loss.
+		{[]reports.Finding{lost, {Kind: reports.KindLostResponse, Request: &reports.Request{Method: "prompts/get"}}}, []string{"lost-response"}},
 	} {
 		if diff := cmp.Diff(tc.want, Causes(tc.findings)); diff != "" {
 			t.Errorf("Causes (-want +got):\n%s", diff)

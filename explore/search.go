@@ -622,7 +622,11 @@ func Causes(fs []reports.Finding) []string {
 }
 
 // Signature is what findings of one bug share across runs: their kind,
-// rule, crash signature, and the method or tool they are about.
+// rule, crash signature, and the method or tool they are about. A lost
+// response is about no method: the peer ended, and which calls it had in
+// flight is timing (go-sdk, which exits on a line that is not JSON, lost
+// a different call each run, and each made a group of its own: 10 groups
+// for one bug).
 func Signature(f reports.Finding) string {
 	s := f.Kind
 	if f.Rule != "" && f.Rule != f.Kind {
@@ -631,7 +635,7 @@ func Signature(f reports.Finding) string {
 	if f.Signature != "" {
 		s += " " + f.Signature
 	}
-	if f.Request != nil {
+	if f.Request != nil && f.Kind != reports.KindLostResponse {
 		switch {
 		case f.Request.Tool != "":
 			s += " on tool " + f.Request.Tool

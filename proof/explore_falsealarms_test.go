@@ -43,6 +43,14 @@ func TestExploreFalseAlarmsStayFixed(t *testing.T) {
 			may: []string{reports.RuleUnansweredReusedID},
 		},
 		{
+			// The handled UnsupportedProtocol (the probe's URL has no
+			// scheme) was named the crash; the exit was the BrokenPipeError
+			// of the answer's write after the half-close.
+			name: "python-sdk simple-tool dies of the half-close, not of the handled exception", transport: "stdio", server: "python-sdk simple-tool",
+			fault: "half-close:on=s2c:error:tools/call,nth=1,tool=fetch,dir=s2c", never: reports.RuleCrashSignature,
+			may: []string{reports.RuleCrashAfterHalfClose, reports.RuleLostAtShutdown},
+		},
+		{
 			// The 400 refusing server/discover, its connection cut: its
 			// id-null body read as an answer to nothing.
 			name: "typescript-sdk refuses server/discover, and eof cuts the connection", transport: "http", server: "typescript-sdk jsonResponseStreamableHttp",
