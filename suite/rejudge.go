@@ -3,6 +3,7 @@ package suite
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/mcpchaos/mcpchaos/faults"
@@ -86,12 +87,15 @@ func judgeFile(path string) (judgedRun, error) {
 	}); err != nil {
 		return judgedRun{}, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(events) == 0 || events[0].Type != wire.EventSession {
+	// The CPU sampler starts with the run, so a cpu-share event may come
+	// before the session event (the judge reads it either way); one first
+	// made mcpchaos judge refuse the transcripts of 2 of the 31 corpus
+	// servers' explore runs.
+	i := slices.IndexFunc(events, func(e wire.Event) bool { return e.Type != wire.EventCPUShare })
+	if i < 0 || events[i].Type != wire.EventSession {
 		return judgedRun{}, fmt.Errorf("%s does not start with a session event; is it an mcpchaos transcript?", path)
 	}
-	r := judgedRun{path: path, session: events[0], verdict: judge.Session(events)}
-	if len(events) > 1 {
-		r.durationMS = (events[len(events)-1].T - events[0].T) / 1000
-	}
+	r := judgedRun{path: path, session: events[i], verdict: judge.Session(events)}
+	r.durationMS = (events[len(events)-1].T - events[i].T) / 1000
 	return r, nil
 }
