@@ -214,7 +214,7 @@ func (x *exchange) post() {
 			// until the client gave up: unanswered, not undelivered (a
 			// drop here hid closed-session's POST keyed by id, held forever
 			// under id-collision, from the hang it is).
-			x.p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "ended unanswered: " + ended(x)})
+			x.endedUnanswered()
 			return
 		}
 		x.badGateway(seq, err)
@@ -263,6 +263,12 @@ func (x *exchange) withheld(m *wire.Message) {
 		return
 	}
 	<-x.ctx.Done()
+	x.endedUnanswered()
+}
+
+// endedUnanswered records that the exchange's request got no answer before
+// the client or the session went.
+func (x *exchange) endedUnanswered() {
 	x.p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Detail: "ended unanswered: " + ended(x)})
 }
 

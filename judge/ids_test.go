@@ -176,6 +176,20 @@ func TestJudgeIDFaults(t *testing.T) {
 				Message: "tools/call (id 1) unanswered after 5s, while the server answered the other request under id 1 (seq 8): the client must not reuse an id in flight, and a server may refuse to run a second request under an id it holds, but one that drops it without an error leaves the call waiting forever"}},
 		},
 		{
+			// Two open requests under one id with no fault behind them are
+			// two sessions' over one proxy, each numbering from 1: the one
+			// left unanswered is a hang, not a refused reuse.
+			name: "two requests under one id without a fault: the unanswered one hangs",
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.at(10).call("1", "tools/call")
+				b.at(100).reply("1")
+				b.at(10000).finish()
+			},
+			want: []short{{Kind: reports.KindHang, Severity: reports.SeverityError, Request: req("1", "tools/call"), Seqs: seqs(5, 6),
+				Message: "tools/call (id 1) unanswered after 5s; no liveness ping was sent, so whether its receive loop runs is unknown"}},
+		},
+		{
 			// The request whose id was taken was the client's to send:
 			// neither answered is a hang of both.
 			name: "id-collision: neither request under the id answered, both hang",

@@ -493,7 +493,7 @@ func (j *Judger) fault(e *wire.Event) {
 		// An id fault sends the request on under another id (id-type,
 		// id-collision); two requests under one id are answered oldest
 		// first (see tracker.answer), so the second answer is owed.
-		j.tr.rewritten(e.Of, e.ID)
+		j.tr.rewritten(e.Of, e.ID, e.Action == "id-collision")
 	}
 	if e.Action == "signal" || e.Action == "kill" {
 		// The next signal event is this fault's doing, not the ladder's.

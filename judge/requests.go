@@ -37,6 +37,9 @@ type inFrame struct {
 	// cut is the fault's cut that ended, at both ends, the exchange its
 	// answer would travel on.
 	cut *cutEvent
+	// collided says an id-collision fault sent the request on under the
+	// id of another in flight.
+	collided bool
 }
 
 type frameKind uint8
@@ -73,6 +76,11 @@ type openReq struct {
 	// request on a legacy session whose stream was gone (see cuts.go).
 	cut        *cutEvent
 	acceptedBy *acceptedAfterCut
+	// collided is the request an id-collision fault sent on under the id
+	// of another in flight; sharedAnswered is the answer the other request
+	// under its id got while it stayed open (RuleUnansweredReusedID).
+	collided       bool
+	sharedAnswered *reports.Evidence
 }
 
 // errorStatus notes an HTTP exchange answered with an error status, whose
@@ -238,10 +246,6 @@ type tracker struct {
 	// notification came on.
 	byExchange map[int64]*openReq
 	answers    recentAnswers
-	// reusedAnswered holds, for an id two open requests shared, the answer
-	// one of them got: the other, left unanswered, is the one a server may
-	// refuse to run (RuleUnansweredReusedID).
-	reusedAnswered map[string]reports.Evidence
 	// tolerated counts ids the peer may answer without being asked by the
 	// other side: requests mcpchaos injected, invalid frames with an id.
 	tolerated map[string]int
@@ -416,7 +420,7 @@ func (t *tracker) forwarded(j *Judger, e *wire.Event) {
 		}
 		// The forwarded event's excerpt is written only if a finding cites
 		// it: most requests are answered and never need one.
-		r := &openReq{id: f.id, method: f.method, tool: f.tool, recv: f.recv, fwd: reports.Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}, token: f.token, exchange: f.exchange, cut: cmp.Or(f.cut, t.getGap)}
+		r := &openReq{id: f.id, method: f.method, tool: f.tool, recv: f.recv, fwd: reports.Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}, token: f.token, exchange: f.exchange, cut: cmp.Or(f.cut, t.getGap), collided: f.collided}
 		t.open[f.id] = append(t.open[f.id], r)
 		t.bySeq[e.Of] = r
 		if r.token != "" {
@@ -461,11 +465,12 @@ func (t *tracker) copyDelivered(f *inFrame) {
 // rewritten notes that an id fault is about to send the request received
 // as seq on under id (its fault event, recorded before the write, says so):
 // an answer to the new id may be recorded before the forwarded event.
-func (t *tracker) rewritten(seq int64, id string) {
+func (t *tracker) rewritten(seq int64, id string, collided bool) {
 	f := t.pending[seq]
 	if f == nil || f.kind != frameRequest || f.id == id {
 		return
 	}
+	f.collided = collided
 	if t.pendingIDs[f.id] == seq {
 		delete(t.pendingIDs, f.id)
 	}
@@ -776,11 +781,17 @@ func (t *tracker) answer(j *Judger, e *wire.Event) string {
 	}
 	if list := t.open[id]; len(list) > 0 {
 		r := claimant(list, e)
-		if len(list) > 1 {
-			if t.reusedAnswered == nil {
-				t.reusedAnswered = map[string]reports.Evidence{}
+		// Only a collision of the fault's making: over HTTP the sessions
+		// of one proxy each number their requests from 1, so two open
+		// requests under one id are most often two sessions', and one
+		// left unanswered there is a hang.
+		if len(list) > 1 && slices.ContainsFunc(list, func(o *openReq) bool { return o.collided }) {
+			ev := evidenceOf(e)
+			for _, o := range list {
+				if o != r {
+					o.sharedAnswered = &ev
+				}
 			}
-			t.reusedAnswered[id] = evidenceOf(e)
 		}
 		t.closeOpen(r)
 		t.answers.put(answeredEntry{id: id, method: r.method, seq: e.Seq, t: e.T, eventID: e.EventID})
@@ -1044,8 +1055,8 @@ func (t *tracker) judgeOpen(j *Judger) []reports.Finding {
 				note(fmt.Sprintf("unanswered, but the %s sent %s (id %s) while it was open, and mcpchaos did not deliver it (%s): the handler may be waiting for its answer",
 					j.p.name, l.method, l.id, l.why))
 			}
-		case t.reusedAnswered[r.id].Seq != 0:
-			other := t.reusedAnswered[r.id]
+		case r.sharedAnswered != nil:
+			other := *r.sharedAnswered
 			o := openOutcome{r: r, rule: reports.RuleUnansweredReusedID, waited: j.waitedWords(r, d, capped)}
 			o.ev = []reports.Evidence{r.recv, r.fwd, other}
 			o.variant = fmt.Sprintf("while the %s answered the other request under id %s (seq %d): the client must not reuse an id in flight, and a %s may refuse to run a second request under an id it holds, but one that drops it without an error leaves the call waiting forever", j.p.name, r.id, other.Seq, j.p.name)

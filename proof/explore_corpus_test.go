@@ -156,24 +156,32 @@ func runExplore(t *testing.T, bin string, tgt exploreTarget, dir string, keep bo
 		args = append(args, "--transcript-dir", filepath.Join(dir, "transcripts"))
 	}
 	args = append(args, tgt.args(t, corpus, root, scratch)...)
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = scratch
-	cmd.WaitDelay = 10 * time.Second
-	out, err := cmd.CombinedOutput()
+	out := runFinding(t, bin, scratch, timeout, args...)
 	_ = os.WriteFile(filepath.Join(dir, "output.txt"), out, 0o644)
-	// Exit 1 is a search that found something: its report says what.
-	var exit *exec.ExitError
-	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
-		t.Fatalf("%s: %v\n%s", suite.ShellQuote(append([]string{bin}, args...)), err, tail(out, 3000))
-	}
 	var r reports.Report
 	readJSON(t, report, &r)
 	if r.Explore == nil {
 		t.Fatalf("%s has no explore section", report)
 	}
 	return exploreRun{report: &r, path: report, output: string(out)}
+}
+
+// runFinding runs bin args in dir within timeout and returns its output;
+// exit 1 is a run that found something (its report says what), any other
+// failure fails the test.
+func runFinding(t *testing.T, bin, dir string, timeout time.Duration, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.WaitDelay = 10 * time.Second
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
+		t.Fatalf("%s: %v\n%s", suite.ShellQuote(append([]string{bin}, args...)), err, tail(out, 3000))
+	}
+	return out
 }
 
 func tail(b []byte, n int) string {

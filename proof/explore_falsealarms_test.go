@@ -1,16 +1,12 @@
 package proof
 
 import (
-	"context"
-	"errors"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/reports"
-	"github.com/mcpchaos/mcpchaos/suite"
 )
 
 // TestExploreFalseAlarmsStayFixed runs again, as their repro lines do
@@ -66,16 +62,7 @@ func TestExploreFalseAlarmsStayFixed(t *testing.T) {
 			scratch := t.TempDir()
 			report := filepath.Join(scratch, "report.json")
 			args := append([]string{"test", "--fault", tc.fault, "--seed", "1", "--report", report}, tgt.args(t, corpusDir(t), repoRoot(t), scratch)...)
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, bin, args...)
-			cmd.Dir = scratch
-			cmd.WaitDelay = 10 * time.Second
-			out, err := cmd.CombinedOutput()
-			var exit *exec.ExitError
-			if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
-				t.Fatalf("%s: %v\n%s", suite.ShellQuote(append([]string{bin}, args...)), err, tail(out, 3000))
-			}
+			out := runFinding(t, bin, scratch, 3*time.Minute, args...)
 			var r reports.Report
 			readJSON(t, report, &r)
 			for _, f := range r.Findings {
