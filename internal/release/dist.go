@@ -68,6 +68,10 @@ func Build(ctx context.Context, cfg Config) ([]Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
+	license, err := os.ReadFile(filepath.Join(cfg.Root, LicenseFile))
+	if err != nil {
+		return nil, fmt.Errorf("every artifact carries the licence, and the repository's root has none: %w", err)
+	}
 	var pyPackage []File
 	var pyReadme []byte
 	if cfg.Wheels {
@@ -80,7 +84,7 @@ func Build(ctx context.Context, cfg Config) ([]Artifact, error) {
 		}
 	}
 	if cfg.NPM != "" {
-		if err := stageLauncher(cfg, filepath.Join(stage, "npm", "mcpchaos")); err != nil {
+		if err := stageLauncher(cfg, license, filepath.Join(stage, "npm", "mcpchaos")); err != nil {
 			return nil, err
 		}
 	}
@@ -110,6 +114,7 @@ func Build(ctx context.Context, cfg Config) ([]Artifact, error) {
 		files := []File{
 			{Name: base + "/" + t.Exe(), Mode: 0o755, Data: bin},
 			{Name: base + "/README.md", Mode: 0o644, Data: readme},
+			{Name: base + "/" + LicenseFile, Mode: 0o644, Data: license},
 		}
 		var archive []byte
 		name := base + ".tar.gz"
@@ -127,7 +132,7 @@ func Build(ctx context.Context, cfg Config) ([]Artifact, error) {
 		}
 
 		if cfg.Wheels {
-			w := Wheel{Version: pyVersion, Target: t, Binary: bin, Package: pyPackage, Readme: string(pyReadme)}
+			w := Wheel{Version: pyVersion, Target: t, Binary: bin, Package: pyPackage, Readme: string(pyReadme), License: license}
 			whl, err := w.Build(cfg.Time)
 			if err != nil {
 				return nil, err
@@ -139,7 +144,7 @@ func Build(ctx context.Context, cfg Config) ([]Artifact, error) {
 
 		if cfg.NPM != "" {
 			dir := filepath.Join(stage, "npm", t.NodeOS()+"-"+t.NodeCPU())
-			if err := stagePlatform(t, cfg.Version, bin, dir); err != nil {
+			if err := stagePlatform(t, cfg.Version, bin, license, dir); err != nil {
 				return nil, err
 			}
 			if err := packInto(ctx, cfg, dir, write); err != nil {
@@ -212,9 +217,10 @@ func buildBinary(ctx context.Context, cfg Config, t Target, dir string) ([]byte,
 }
 
 // stageLauncher copies packaging/npm/mcpchaos into dir with the release
-// version stamped into its package.json. npm pack then takes what the
-// package's "files" list names.
-func stageLauncher(cfg Config, dir string) error {
+// version stamped into its package.json, and the repository's licence beside
+// it. npm pack then takes what the package's "files" list names, and the
+// LICENSE file whatever that list says.
+func stageLauncher(cfg Config, license []byte, dir string) error {
 	src := filepath.Join(cfg.Root, "packaging/npm/mcpchaos")
 	files, err := readTree(src)
 	if err != nil {
@@ -232,11 +238,12 @@ func stageLauncher(cfg Config, dir string) error {
 	if !found {
 		return fmt.Errorf("%s has no package.json", src)
 	}
+	files = append(files, File{Name: LicenseFile, Mode: 0o644, Data: license})
 	return writeTree(dir, files)
 }
 
 // stagePlatform lays out the package of one target's binary.
-func stagePlatform(t Target, version string, bin []byte, dir string) error {
+func stagePlatform(t Target, version string, bin, license []byte, dir string) error {
 	pkg, err := platformPackageJSON(t, version)
 	if err != nil {
 		return err
@@ -246,6 +253,7 @@ func stagePlatform(t Target, version string, bin []byte, dir string) error {
 	return writeTree(dir, []File{
 		{Name: "package.json", Mode: 0o644, Data: pkg},
 		{Name: "README.md", Mode: 0o644, Data: []byte(readme)},
+		{Name: LicenseFile, Mode: 0o644, Data: license},
 		{Name: "bin/" + t.Exe(), Mode: 0o755, Data: bin},
 	})
 }

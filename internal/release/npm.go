@@ -25,6 +25,7 @@ func launcherPackageJSON(src []byte, version string, targets []Target) ([]byte, 
 	var pkg struct {
 		Name                 string            `json:"name"`
 		Version              string            `json:"version"`
+		License              string            `json:"license"`
 		OptionalDependencies map[string]string `json:"optionalDependencies"`
 	}
 	if err := json.Unmarshal(out, &pkg); err != nil {
@@ -33,6 +34,9 @@ func launcherPackageJSON(src []byte, version string, targets []Target) ([]byte, 
 	if pkg.Name != "mcpchaos" || pkg.Version != version {
 		return nil, fmt.Errorf("packaging/npm/mcpchaos/package.json: name %q version %q after stamping, want mcpchaos %s (the version in the source tree must be %s)",
 			pkg.Name, pkg.Version, version, npmPlaceholder)
+	}
+	if pkg.License != License {
+		return nil, fmt.Errorf("packaging/npm/mcpchaos/package.json: license is %q, want %q (the repository's LICENSE)", pkg.License, License)
 	}
 	for _, t := range Targets {
 		if got := pkg.OptionalDependencies[t.NPMName()]; got != version {
@@ -52,6 +56,7 @@ func platformPackageJSON(t Target, version string) ([]byte, error) {
 		"description":     fmt.Sprintf("The mcpchaos binary for %s (%s); install mcpchaos, which depends on it.", t, t.NodeOS()+"-"+t.NodeCPU()),
 		"repository":      map[string]string{"type": "git", "url": "git+https://github.com/mcpchaos/mcpchaos.git"},
 		"homepage":        "https://github.com/mcpchaos/mcpchaos",
+		"license":         License,
 		"os":              []string{t.NodeOS()},
 		"cpu":             []string{t.NodeCPU()},
 		"files":           []string{"bin/"},

@@ -133,7 +133,7 @@ func readZip(t *testing.T, b []byte) map[string]string {
 // pip refuses a wheel whose RECORD does not match its files, and installs
 // the script and the plugin's entry point only from the right places.
 func TestWheel(t *testing.T) {
-	w := Wheel{Version: "0.1.0.dev7", Target: Target{"linux", "arm64"}, Binary: []byte("bin"), Readme: "# mcpchaos\n",
+	w := Wheel{Version: "0.1.0.dev7", Target: Target{"linux", "arm64"}, Binary: []byte("bin"), Readme: "# mcpchaos\n", License: []byte("MIT License\n"),
 		Package: []File{{Name: "__init__.py", Data: []byte("x = 1\n")}, {Name: "_version.py", Data: []byte("__version__ = '0.0.0.dev0'\n")}}}
 	if got, want := w.FileName(), "mcpchaos-0.1.0.dev7-py3-none-manylinux_2_17_aarch64.manylinux2014_aarch64.musllinux_1_1_aarch64.whl"; got != want {
 		t.Errorf("FileName = %s, want %s", got, want)
@@ -163,7 +163,11 @@ func TestWheel(t *testing.T) {
 	if got := string(files["mcpchaos-0.1.0.dev7.dist-info/entry_points.txt"]); got != "[pytest11]\nmcpchaos = mcpchaos.pytest_plugin\n" {
 		t.Errorf("entry_points.txt = %q", got)
 	}
-	for _, want := range []string{"Name: mcpchaos\n", "Version: 0.1.0.dev7\n", "Requires-Python: >=3.9\n", "\n\n# mcpchaos\n"} {
+	if got := string(files["mcpchaos-0.1.0.dev7.dist-info/licenses/LICENSE"]); got != "MIT License\n" {
+		t.Errorf("dist-info/licenses/LICENSE = %q, want the licence given", got)
+	}
+	for _, want := range []string{"Metadata-Version: 2.4\n", "Name: mcpchaos\n", "Version: 0.1.0.dev7\n", "License-Expression: MIT\n",
+		"License-File: LICENSE\n", "Requires-Python: >=3.9\n", "\n\n# mcpchaos\n"} {
 		if !strings.Contains(string(files["mcpchaos-0.1.0.dev7.dist-info/METADATA"]), want) {
 			t.Errorf("METADATA lacks %q", want)
 		}
@@ -190,18 +194,27 @@ func TestWheel(t *testing.T) {
 	}
 }
 
+func TestWheelNeedsTheLicence(t *testing.T) {
+	if _, err := (Wheel{Version: "1", Target: Target{"linux", "amd64"}}).Build(time.Unix(1795810548, 0)); err == nil {
+		t.Errorf("a wheel built with no licence text: no error")
+	}
+}
+
 func TestLauncherPackageJSON(t *testing.T) {
 	var deps []string
 	for _, tg := range Targets {
 		deps = append(deps, fmt.Sprintf("%q: \"0.0.0\"", tg.NPMName()))
 	}
-	src := `{"name": "mcpchaos", "version": "0.0.0", "optionalDependencies": {` + strings.Join(deps, ", ") + `}}`
+	src := `{"name": "mcpchaos", "version": "0.0.0", "license": "MIT", "optionalDependencies": {` + strings.Join(deps, ", ") + `}}`
 	out, err := launcherPackageJSON([]byte(src), "1.2.3", Targets)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(string(out), "0.0.0") || strings.Count(string(out), `"1.2.3"`) != 7 {
 		t.Errorf("stamped package.json: %s", out)
+	}
+	if _, err := launcherPackageJSON([]byte(strings.Replace(src, `"license": "MIT", `, "", 1)), "1.2.3", Targets); err == nil || !strings.Contains(err.Error(), "license") {
+		t.Errorf("a launcher without a licence: err = %v, want it said", err)
 	}
 	missing := strings.Replace(src, deps[0]+", ", "", 1)
 	if _, err := launcherPackageJSON([]byte(missing), "1.2.3", Targets); err == nil || !strings.Contains(err.Error(), "@mcpchaos/linux-x64") {

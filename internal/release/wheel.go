@@ -20,6 +20,9 @@ type Wheel struct {
 	Package []File
 	// Readme is the long description PyPI shows (Markdown).
 	Readme string
+	// License is the text of the repository's LICENSE, shipped in the
+	// metadata's licenses/ folder as PEP 639 places it.
+	License []byte
 }
 
 // FileName is the wheel's name as PEP 427 spells it, with a compressed tag
@@ -34,6 +37,9 @@ func (w Wheel) FileName() string {
 // ruff and uv do it), the pytest plugin's entry point, and the RECORD of
 // every file's hash that pip checks.
 func (w Wheel) Build(mtime time.Time) ([]byte, error) {
+	if len(w.License) == 0 {
+		return nil, fmt.Errorf("the wheel for %s has no licence text to carry", w.Target)
+	}
 	distInfo := "mcpchaos-" + w.Version + ".dist-info/"
 	var files []File
 	for _, f := range w.Package {
@@ -47,6 +53,7 @@ func (w Wheel) Build(mtime time.Time) ([]byte, error) {
 			"# Written by scripts/package: the version of this wheel and of the binary it carries.\n__version__ = %q\n", w.Version))},
 		File{Name: "mcpchaos-" + w.Version + ".data/scripts/" + w.Target.Exe(), Mode: 0o755, Data: w.Binary},
 		File{Name: distInfo + "METADATA", Mode: 0o644, Data: []byte(w.metadata())},
+		File{Name: distInfo + "licenses/" + LicenseFile, Mode: 0o644, Data: w.License},
 		File{Name: distInfo + "WHEEL", Mode: 0o644, Data: []byte(w.wheelFile())},
 		File{Name: distInfo + "entry_points.txt", Mode: 0o644, Data: []byte(
 			"[pytest11]\nmcpchaos = mcpchaos.pytest_plugin\n")},
@@ -72,8 +79,10 @@ func (w Wheel) wheelFile() string {
 
 func (w Wheel) metadata() string {
 	var b strings.Builder
-	b.WriteString("Metadata-Version: 2.1\nName: mcpchaos\n")
+	// License-Expression and License-File need metadata 2.4 (PEP 639).
+	b.WriteString("Metadata-Version: 2.4\nName: mcpchaos\n")
 	fmt.Fprintf(&b, "Version: %s\n", w.Version)
+	fmt.Fprintf(&b, "License-Expression: %s\nLicense-File: %s\n", License, LicenseFile)
 	b.WriteString("Summary: A chaos man-in-the-middle for MCP servers and clients, and a pytest plugin that runs it\n")
 	b.WriteString("Project-URL: Homepage, https://github.com/mcpchaos/mcpchaos\n")
 	b.WriteString("Project-URL: Documentation, https://github.com/mcpchaos/mcpchaos/tree/main/docs\n")

@@ -36,12 +36,16 @@ func run(args []string) int {
 	targets := fs.String("targets", "", "build only these `GOOS/GOARCH`, comma-separated (default: all six)")
 	skipNPM := fs.Bool("skip-npm", false, "do not build the npm packages (they need npm)")
 	skipWheels := fs.Bool("skip-wheels", false, "do not build the Python wheels")
+	checkLicenses := fs.String("check-licenses", "", "build nothing: check that every artifact of the release in `DIR` carries the repository's LICENSE (and, in its metadata, the licence's name), and exit 1 naming each one that does not")
 	fs.Usage = func() { fmt.Fprint(os.Stderr, usage+fs.FlagUsages()) }
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
 			return 0
 		}
 		return 2
+	}
+	if *checkLicenses != "" {
+		return checkReleaseLicenses(*checkLicenses)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -96,6 +100,21 @@ func run(args []string) int {
 		fmt.Printf("  %-84s %6.1f MB\n", a.Path, float64(a.Size)/1e6)
 	}
 	fmt.Printf("%d artifacts and SHA256SUMS in %s, in %.0fs\n", len(arts), cfg.Out, time.Since(start).Seconds())
+	return 0
+}
+
+func checkReleaseLicenses(dist string) int {
+	license, err := os.ReadFile(release.LicenseFile)
+	if err != nil {
+		return fail("run scripts/package from the repository's root: " + err.Error())
+	}
+	checked, err := release.CheckLicenses(dist, license)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "package: artifacts without the licence (%s):\n%v\n", release.License, err)
+		return 1
+	}
+	fmt.Printf("%d artifacts in %s carry the %s licence (%s, and the licence in their metadata where they have any)\n",
+		len(checked), dist, release.License, release.LicenseFile)
 	return 0
 }
 
