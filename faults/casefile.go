@@ -115,6 +115,7 @@ type scenarioYAML struct {
 type workloadYAML struct {
 	Calls       int `yaml:"calls,omitempty"`
 	Concurrency int `yaml:"concurrency,omitempty"`
+	Sessions    int `yaml:"sessions,omitempty"`
 }
 
 // callYAML keeps the arguments as the JSON text they were given in, not as
@@ -141,7 +142,7 @@ type decisionYAML struct {
 func MarshalCase(c Case) ([]byte, error) {
 	sc := scenarioYAML{Name: c.Scenario.Name, Doc: c.Scenario.Doc, Era: c.Scenario.Era, Faults: c.Scenario.Faults, Expect: c.Scenario.Expect}
 	if !c.Scenario.Workload.IsZero() {
-		sc.Workload = &workloadYAML{Calls: c.Scenario.Workload.Calls, Concurrency: c.Scenario.Workload.Concurrency}
+		sc.Workload = &workloadYAML{Calls: c.Scenario.Workload.Calls, Concurrency: c.Scenario.Workload.Concurrency, Sessions: c.Scenario.Workload.Sessions}
 	}
 	if c.Scenario.Deadline > 0 {
 		sc.Deadline = c.Scenario.Deadline.String()

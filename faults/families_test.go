@@ -136,7 +136,7 @@ func TestTriggerParams(t *testing.T) {
 		got = append(got, p.Name)
 	}
 	// The keys Parse's doc comment promises.
-	want := []string{"on", "after", "nth", "every", "times", "p", "inflight", "position", "tool", "id", "from", "until"}
+	want := []string{"on", "after", "nth", "every", "times", "p", "inflight", "position", "tool", "id", "from", "until", "session"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("trigger keys (-want +got):\n%s", diff)
 	}

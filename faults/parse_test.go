@@ -183,8 +183,8 @@ func TestParse(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	const (
-		stallParams = "(parameters: after, dir, every, for, from, id, inflight, nth, on, p, position, shrink, stream, times, tool, until)"
-		eofParams   = "(parameters: after, every, from, id, inflight, nth, on, p, position, server, stream, times, tool, until)"
+		stallParams = "(parameters: after, dir, every, for, from, id, inflight, nth, on, p, position, session, shrink, stream, times, tool, until)"
+		eofParams   = "(parameters: after, every, from, id, inflight, nth, on, p, position, server, session, stream, times, tool, until)"
 		patternHelp = `is not a direction (c2s, s2c) or a kind (request, notification, response, error, invalid), and only the last part may be a method`
 	)
 	known := knownFaults

@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -80,7 +81,9 @@ func TestHTTPDocsListTheMatricesAndFaults(t *testing.T) {
 		switch {
 		case !ok:
 			t.Errorf("docs/http.md has no row for scenario %s", sc.Name)
-		case !strings.Contains(row, "`"+sc.Faults[0]+"`"):
+		case len(sc.Faults) == 0 && !strings.Contains(row, fmt.Sprintf("sessions: %d", sc.Sessions())):
+			t.Errorf("docs/http.md's row for scenario %s does not say it runs %d sessions", sc.Name, sc.Sessions())
+		case len(sc.Faults) > 0 && !strings.Contains(row, "`"+sc.Faults[0]+"`"):
 			t.Errorf("docs/http.md's row for scenario %s does not show its fault `%s`", sc.Name, sc.Faults[0])
 		}
 		if !strings.Contains(string(review), "| `"+sc.Name+"` |") {

@@ -184,6 +184,20 @@ func HTTPServerScenarios() []Scenario {
 			Era:    "stateful",
 			Faults: []string{"eof:on=c2s:request:tools/call,stream=get"},
 		},
+		{
+			Name: "sessions",
+			Doc: "two clients at once against one server (--sessions sets how many), each numbering its requests from 1 and marking what it sends (clientInfo, progress tokens, string arguments): " +
+				"one client's answer, progress, log line or server request delivered to another is a data leak between users (the shared-server-object bug of typescript-sdk GHSA-345p-7cg4-v4c7); a server that refuses the second client serves one at a time, which is noted, not a finding",
+			Workload: Workload{Sessions: 2},
+		},
+		{
+			Name: "sessions-one-ends",
+			Doc: "two clients at once against one server, and the first one's session ends (DELETE) while 3 of its tool calls are in flight: the other session, with calls of its own in flight, must be served on, and the server must not crash tearing the ended one down " +
+				"(a shared dictionary of sessions or requests changed while iterated; bug classes 3, 5)",
+			Era:      "stateful",
+			Faults:   []string{"end-session:on=c2s:request:tools/call,inflight=3,session=1"},
+			Workload: Workload{Sessions: 2},
+		},
 	}
 }
 

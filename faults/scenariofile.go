@@ -27,6 +27,11 @@ type Workload struct {
 	Calls int
 	// Concurrency is how many tool calls are in flight at once.
 	Concurrency int
+	// Sessions is how many probe sessions work at once against one server
+	// (over HTTP): each numbers its requests from 1, as every client does,
+	// and carries its own markers, so that what one session's messages leak
+	// into another can be told. 0 and 1 are one session.
+	Sessions int
 }
 
 // IsZero reports whether the workload keeps every default.
@@ -35,7 +40,7 @@ func (w Workload) IsZero() bool { return w == Workload{} }
 // FindingKinds are the finding kinds a scenario's findings: may list: the
 // judge's kinds (package reports). They are spelled here, not imported, so
 // that faults stays below reports; a suite test keeps the two in step.
-var FindingKinds = []string{"hang", "crash", "lost-response", "duplicate-response", "unknown-response", "zombie", "protocol-violation"}
+var FindingKinds = []string{"hang", "crash", "lost-response", "duplicate-response", "unknown-response", "zombie", "protocol-violation", "cross-session"}
 
 // Eras a scenario may ask for.
 var Eras = []string{"stateful", "stateless"}
@@ -361,7 +366,7 @@ func (d *fileDecoder) scenario(n *yaml.Node, field string) (Scenario, error) {
 
 func (d *fileDecoder) workload(n *yaml.Node, field string) (Workload, error) {
 	var w Workload
-	fields, err := d.mapping(n, field, "", []string{"calls", "concurrency"}, nil)
+	fields, err := d.mapping(n, field, "", []string{"calls", "concurrency", "sessions"}, nil)
 	if err != nil {
 		return w, err
 	}
@@ -372,6 +377,11 @@ func (d *fileDecoder) workload(n *yaml.Node, field string) (Workload, error) {
 	}
 	if v, ok := fields["concurrency"]; ok {
 		if w.Concurrency, err = d.positive(v, field+".concurrency", 1000); err != nil {
+			return w, err
+		}
+	}
+	if v, ok := fields["sessions"]; ok {
+		if w.Sessions, err = d.positive(v, field+".sessions", MaxSessions); err != nil {
 			return w, err
 		}
 	}

@@ -90,16 +90,16 @@ func TestParseScenarioFileErrors(t *testing.T) {
 		{"unknown era", head + "    era: statefull\n", `chaos.yaml:5: scenarios[0].era: "statefull" is not allowed (did you mean "stateful"?) (allowed: stateful, stateless)`},
 		{"era a bool", head + "    era: true\n", "chaos.yaml:5: scenarios[0].era: expected a string, got the boolean true (allowed: stateful, stateless)"},
 		{"unknown expect", head + "    expect: pass\n", `chaos.yaml:5: scenarios[0].expect: "pass" is not allowed (allowed: success, failure)`},
-		{"workload key", head + "    workload: {call: 3}\n", `chaos.yaml:5: scenarios[0].workload: unknown key "call" (did you mean "calls"?) (allowed: calls, concurrency)`},
+		{"workload key", head + "    workload: {call: 3}\n", `chaos.yaml:5: scenarios[0].workload: unknown key "call" (did you mean "calls"?) (allowed: calls, concurrency, sessions)`},
 		{"workload type", head + "    workload: {calls: x}\n", `chaos.yaml:5: scenarios[0].workload.calls: expected a whole number from 1 to 10000, got "x"`},
 		{"workload zero", head + "    workload: {concurrency: 0}\n", "chaos.yaml:5: scenarios[0].workload.concurrency: 0 is out of range; give a whole number from 1 to 1000"},
-		{"workload a list", head + "    workload: [3]\n", "chaos.yaml:5: scenarios[0].workload: expected a mapping with keys calls, concurrency, got a list"},
+		{"workload a list", head + "    workload: [3]\n", "chaos.yaml:5: scenarios[0].workload: expected a mapping with keys calls, concurrency, sessions, got a list"},
 		{"deadline without a unit", head + "    deadline: 10\n", "chaos.yaml:5: scenarios[0].deadline: expected a duration with a unit, as in 10s or 500ms, got the number 10"},
 		{"hang-after without a unit", head + "    hang-after: 120\n", "chaos.yaml:5: scenarios[0].hang-after: expected a duration with a unit, as in 10s or 500ms, got the number 120"},
 		{"deadline negative", head + "    deadline: -1s\n", `chaos.yaml:5: scenarios[0].deadline: "-1s" is not a positive duration; write one with a unit, as in 10s or 500ms`},
 		{"seed negative", head + "    seed: -1\n", "chaos.yaml:5: scenarios[0].seed: -1 is out of range; give a whole number from 0 to 18446744073709551615"},
 		{"seed a string", head + "    seed: abc\n", `chaos.yaml:5: scenarios[0].seed: expected a whole number from 0 to 18446744073709551615, got "abc"`},
-		{"unknown finding", head + "    findings: [hangs]\n", `chaos.yaml:5: scenarios[0].findings[0]: unknown finding kind "hangs" (did you mean "hang"?) (kinds: hang, crash, lost-response, duplicate-response, unknown-response, zombie, protocol-violation)`},
+		{"unknown finding", head + "    findings: [hangs]\n", `chaos.yaml:5: scenarios[0].findings[0]: unknown finding kind "hangs" (did you mean "hang"?) (kinds: hang, crash, lost-response, duplicate-response, unknown-response, zombie, protocol-violation, cross-session)`},
 		{"finding twice", head + "    findings:\n      - hang\n      - hang\n", `chaos.yaml:7: scenarios[0].findings[1]: "hang" is listed twice`},
 		{"alias", "version: 1\nscenarios:\n  - &a {name: a, faults: [eof]}\n  - *a\n", "chaos.yaml:4: YAML aliases (*a) are not supported; write the value out"},
 		{"two documents", head + "---\nversion: 1\n", "chaos.yaml:5: a second YAML document (after ---); a file holds one document"},
@@ -186,7 +186,9 @@ func TestResolveScenarios(t *testing.T) {
 func TestPresets(t *testing.T) {
 	seen := map[string]string{}
 	for _, p := range Presets() {
-		if p.Name == "" || p.Doc == "" || len(p.Faults) == 0 {
+		// A scenario of several sessions tests them side by side without a
+		// fault; every other preset has one.
+		if p.Name == "" || p.Doc == "" || len(p.Faults) == 0 && p.Sessions() == 1 {
 			t.Errorf("preset %+v lacks a name, a doc or faults", p)
 		}
 		if p.For != ForServer && p.For != ForClient && p.For != ForHTTPServer && p.For != ForHTTPClient {

@@ -23,6 +23,7 @@ var triggerParams = []Param{
 	{Name: "id", Type: TypeString, Doc: `fire only on messages with this id, requests and answers alike: id=3 is the number 3, id="3" and id=abc are strings (a value that is not a JSON number is a string); numbers are compared as written`},
 	{Name: "from", Type: TypeDuration, Doc: "fire only on messages received at least this long after the session started"},
 	{Name: "until", Type: TypeDuration, Doc: "fire only on messages received less than this long after the session started (must be later than from)"},
+	{Name: "session", Type: TypeInt, Doc: "in a scenario with several sessions (workload sessions, --sessions), act in session K alone (1 is the first); without it a fault acts in every session, each counting its own messages"},
 }
 
 // Trigger decides which messages a fault fires on.
@@ -44,6 +45,9 @@ type Trigger struct {
 	// From and Until bound when, since the session started, a message may
 	// be received to count; Until 0 is no bound.
 	From, Until time.Duration
+	// Session is the one session of a several-session scenario the fault
+	// acts in (1 is the first); 0 is every session.
+	Session int
 }
 
 func newTrigger(v Values, defaultPhase Phase) (Trigger, error) {
@@ -76,6 +80,11 @@ func newTrigger(v Values, defaultPhase Phase) (Trigger, error) {
 	t.From, t.Until = v.Duration("from"), v.Duration("until")
 	if v.Has("until") && t.Until <= t.From {
 		return t, fmt.Errorf("until: %s is not later than from=%s, so the fault could never fire", t.Until, t.From)
+	}
+	if v.Has("session") {
+		if t.Session = v.Int("session"); t.Session < 1 || t.Session > MaxSessions {
+			return t, fmt.Errorf("session: %d is not a session of a scenario (1 to %d; 1 is the first)", t.Session, MaxSessions)
+		}
 	}
 	if v.Has("nth") && t.Nth == 0 {
 		return t, fmt.Errorf("nth: counts from 1")

@@ -68,6 +68,11 @@ type Config struct {
 	// Grace is the shutdown ladder's wait, when the run stops the server
 	// (test --url -- CMD).
 	Grace time.Duration
+	// Session, Sessions and Marker say, in a run of several sessions
+	// against one server, which session this proxy carries, how many there
+	// are, and its client's marker (see wire.Event.Marker).
+	Session, Sessions int
+	Marker            string
 }
 
 // Proxy is one proxy session: from New to Close, every exchange it serves
@@ -180,6 +185,7 @@ func (p *Proxy) recordStart() {
 	e := wire.Event{Type: wire.EventSession, Tool: p.cfg.Tool, Format: wire.TranscriptFormat, Scenario: p.cfg.Scenario, Role: p.cfg.Role,
 		Repro: p.cfg.Repro, Expect: p.cfg.Expect, DeadlineMS: p.cfg.Deadline.Milliseconds(),
 		MaxDeadlineMS: p.cfg.MaxDeadline.Milliseconds(), GraceMS: p.cfg.Grace.Milliseconds(), HangAfterMS: p.cfg.HangAfter.Milliseconds(), URL: p.cfg.Upstream.String(), Seed: &seed,
+		Session: p.cfg.Session, Sessions: p.cfg.Sessions, Marker: p.cfg.Marker,
 		WallStartUnixNano: time.Now().UnixNano() - p.rec.Now()*1000}
 	for _, f := range p.plan.Faults() {
 		e.Faults = append(e.Faults, f.Spec)

@@ -160,3 +160,8 @@ func idList(ids []string, total int) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// EvidenceOf is the evidence an event gives, as the judge cites it: the
+// frame's excerpt, or what a non-frame event records in words. The check
+// across sessions (package crosssession) cites events with it too.
+func EvidenceOf(e *wire.Event) reports.Evidence { return evidenceOf(e) }

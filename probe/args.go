@@ -49,6 +49,19 @@ var formatValues = map[string]string{
 // the fault under test, not a validation error, decides what happens. It is
 // deterministic, and returns {} for a schema it cannot read.
 func Arguments(schema json.RawMessage) json.RawMessage {
+	return arguments(schema, "")
+}
+
+// MarkedArguments are Arguments with marker in place of the placeholder in
+// every free string (one no format, enum, const or pattern constrains),
+// optional top-level strings included: in a run of several sessions, an
+// answer that echoes a string carries the marker of the session that sent
+// it, and the judge across sessions can tell whose it is.
+func MarkedArguments(schema json.RawMessage, marker string) json.RawMessage {
+	return arguments(schema, marker)
+}
+
+func arguments(schema json.RawMessage, marker string) json.RawMessage {
 	var root map[string]any
 	d := json.NewDecoder(bytes.NewReader(schema))
 	// Numbers stay exact, so an enum of large integers comes back unchanged.
@@ -56,11 +69,14 @@ func Arguments(schema json.RawMessage) json.RawMessage {
 	if err := d.Decode(&root); err != nil || root == nil {
 		return json.RawMessage("{}")
 	}
-	g := generator{root: root, budget: maxValues}
+	g := generator{root: root, budget: maxValues, marker: marker}
 	obj, ok := g.value(root, 0).(map[string]any)
 	if !ok {
 		// Tool arguments are an object whatever the schema says.
 		obj = map[string]any{}
+	}
+	if marker != "" {
+		g.markOptional(root, obj)
 	}
 	out, err := json.Marshal(obj)
 	if err != nil {
@@ -72,6 +88,36 @@ func Arguments(schema json.RawMessage) json.RawMessage {
 type generator struct {
 	root   map[string]any
 	budget int
+	// marker, if set, replaces the placeholder in free strings.
+	marker string
+}
+
+// markOptional sets the optional top-level properties that are free
+// strings to the marker: an echo tool's text is often optional.
+func (g *generator) markOptional(root, obj map[string]any) {
+	props, _ := root["properties"].(map[string]any)
+	for name, p := range props {
+		sub, ok := p.(map[string]any)
+		if _, set := obj[name]; set || !ok {
+			continue
+		}
+		if sub = g.resolve(sub); freeString(sub) {
+			obj[name] = g.stringFor(sub)
+		}
+	}
+}
+
+// freeString says a schema is a string nothing but its length constrains.
+func freeString(schema map[string]any) bool {
+	if schemaType(schema) != "string" {
+		return false
+	}
+	for _, k := range []string{"enum", "const", "format", "pattern", "anyOf", "oneOf", "allOf"} {
+		if _, ok := schema[k]; ok {
+			return false
+		}
+	}
+	return true
 }
 
 func (g *generator) value(schema map[string]any, depth int) any {
@@ -105,7 +151,7 @@ func (g *generator) value(schema map[string]any, depth int) any {
 	}
 	switch schemaType(schema) {
 	case "string":
-		return stringFor(schema)
+		return g.stringFor(schema)
 	case "integer":
 		return integerFor(schema)
 	case "number":
@@ -118,6 +164,14 @@ func (g *generator) value(schema map[string]any, depth int) any {
 		return g.arrayFor(schema, depth)
 	case "object":
 		return g.objectFor(schema, depth)
+	}
+	return g.text()
+}
+
+// text is what a free string holds: the marker, or the placeholder.
+func (g *generator) text() string {
+	if g.marker != "" {
+		return g.marker
 	}
 	return placeholder
 }
@@ -241,8 +295,12 @@ func firstBranch(branches []any) map[string]any {
 	return m
 }
 
-func stringFor(schema map[string]any) string {
-	s := placeholder
+func (g *generator) stringFor(schema map[string]any) string {
+	s := g.text()
+	if _, constrained := schema["pattern"]; constrained {
+		// A marker need not match a pattern the placeholder was tried on.
+		s = placeholder
+	}
 	if f, ok := schema["format"].(string); ok && formatValues[f] != "" {
 		s = formatValues[f]
 	}

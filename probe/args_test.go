@@ -84,3 +84,36 @@ func TestArguments(t *testing.T) {
 		})
 	}
 }
+
+// In a run of several sessions every free string carries the session's
+// marker, optional ones at the top level included, so that an echo names
+// the session it came from; strings a format, enum or pattern constrains
+// keep the values a server accepts.
+func TestMarkedArguments(t *testing.T) {
+	const m = "mcpchaos-s2-00ff00"
+	tests := []struct {
+		name, schema, want string
+	}{
+		{"required string", `{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`, `{"a":"mcpchaos-s2-00ff00"}`},
+		{"optional string", `{"type":"object","properties":{"text":{"type":"string"},"n":{"type":"integer"}}}`, `{"text":"mcpchaos-s2-00ff00"}`},
+		{"optional ref", `{"$defs":{"T":{"type":"string"}},"properties":{"t":{"$ref":"#/$defs/T"}}}`, `{"t":"mcpchaos-s2-00ff00"}`},
+		{"nested", `{"required":["o"],"properties":{"o":{"type":"object","required":["s"],"properties":{"s":{"type":"string"}}}}}`, `{"o":{"s":"mcpchaos-s2-00ff00"}}`},
+		{"constrained strings keep their values", `{"required":["e","f","p"],"properties":{
+			"e":{"type":"string","enum":["red"]},
+			"f":{"type":"string","format":"uri"},
+			"p":{"type":"string","pattern":"^[a-z]+$"},
+			"o":{"type":"string","enum":["x"]}}}`, `{"e":"red","f":"file:///tmp/mcpchaos","p":"mcpchaos"}`},
+		{"maxLength cuts it", `{"required":["a"],"properties":{"a":{"type":"string","maxLength":4}}}`, `{"a":"mcpc"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := string(MarkedArguments(json.RawMessage(tt.schema), m))
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("MarkedArguments (-want +got):\n%s", diff)
+			}
+			if unmarked := string(Arguments(json.RawMessage(tt.schema))); unmarked != string(MarkedArguments(json.RawMessage(tt.schema), "")) {
+				t.Errorf("MarkedArguments with no marker = %s, want Arguments' %s", MarkedArguments(json.RawMessage(tt.schema), ""), unmarked)
+			}
+		})
+	}
+}

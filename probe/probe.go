@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -87,8 +88,15 @@ type Config struct {
 	// would have had alone (machine.Share; nil counts wall time). The wall
 	// time a request is waited for stays capped by MaxDeadline.
 	Share func() float64
-	// ClientName is the clientInfo name (default "mcpchaos-probe").
+	// ClientName is the clientInfo name (default "mcpchaos-probe", or the
+	// Marker when there is one).
 	ClientName string
+	// Marker, in a run of several sessions against one server, is this
+	// session's own token: its clientInfo name, the stem of its progress
+	// tokens, and every free string of its generated tool arguments, so
+	// that what reaches another session carrying it is known for this
+	// session's (see MarkedArguments). Empty in a run of one session.
+	Marker string
 	// Seed chooses the samples of long listings (resources to read,
 	// prompts to get): the same seed, the same choice.
 	Seed uint64
@@ -225,7 +233,7 @@ func (cfg Config) normalize() (Config, error) {
 	}
 	cfg.MaxDeadline = max(cfg.MaxDeadline, cfg.Deadline)
 	if cfg.ClientName == "" {
-		cfg.ClientName = defaultClientName
+		cfg.ClientName = cmp.Or(cfg.Marker, defaultClientName)
 	}
 	if cfg.Era != "" && cfg.Era != EraStateful {
 		return cfg, fmt.Errorf("probe: era %q is not %q or empty (negotiate)", cfg.Era, EraStateful)

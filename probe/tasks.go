@@ -75,7 +75,7 @@ func (s *session) planTasks(caps serverCapabilities, tools []listedTool) taskWor
 			// Skipped, or not among the calls the user gave.
 			continue
 		}
-		c := Call{Tool: t.Name, Args: Arguments(t.InputSchema)}
+		c := Call{Tool: t.Name, Args: s.arguments(t.InputSchema)}
 		if asked {
 			c = explicit
 		}

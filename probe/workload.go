@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -324,7 +325,7 @@ func (s *session) plan(tools []listedTool, out *Outcome, complete, asTasks bool)
 		case t.taskOnly():
 			out.TaskOnlyTools = append(out.TaskOnlyTools, t.Name)
 		default:
-			calls = append(calls, Call{Tool: t.Name, Args: Arguments(t.InputSchema)})
+			calls = append(calls, Call{Tool: t.Name, Args: s.arguments(t.InputSchema)})
 		}
 	}
 	return s.fill(calls), nil
@@ -376,7 +377,7 @@ func (s *session) callTools(calls []Call, alongside func()) {
 		case <-s.ctx.Done():
 			return
 		}
-		token := "mcpchaos-progress-" + strconv.Itoa(i+1)
+		token := s.progressToken(i + 1)
 		p, err := s.callTool(c, token, nil)
 		if err != nil {
 			// The server can no longer be reached; the calls not made are
@@ -389,6 +390,22 @@ func (s *session) callTools(calls []Call, alongside func()) {
 			<-slots
 		})
 	}
+}
+
+// progressToken is the token of the session's nth tool call: the marker's
+// in a run of several sessions, so that a progress notification delivered
+// to another session names the session it belongs to.
+func (s *session) progressToken(n int) string {
+	return cmp.Or(s.cfg.Marker, "mcpchaos") + "-progress-" + strconv.Itoa(n)
+}
+
+// arguments are the generated arguments of a tool with this inputSchema,
+// marked with the session's marker when it has one.
+func (s *session) arguments(schema json.RawMessage) json.RawMessage {
+	if s.cfg.Marker == "" {
+		return Arguments(schema)
+	}
+	return MarkedArguments(schema, s.cfg.Marker)
 }
 
 // maxInputRounds bounds the retries of one stateless tool call, so a server

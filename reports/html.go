@@ -115,12 +115,20 @@ func timelineOf(index int, s ScenarioResult, all []Finding) htmlTimeline {
 		}
 		tl.Findings = append(tl.Findings, htmlFinding{Kind: f.Kind, Severity: f.Severity, Signature: f.Signature, Message: f.Message, Repro: f.Repro})
 		for k, e := range f.Evidence {
+			if e.Session > 1 {
+				// The timeline draws the first session's transcript.
+				continue
+			}
 			tl.Highlight = append(tl.Highlight, e.Seq)
 			if k == 0 && (f.Kind == KindHang || f.Kind == KindLostResponse) {
 				tl.Bad = append(tl.Bad, e.Seq)
 			}
 		}
-		evidence = append(evidence, f.Evidence...)
+		for _, e := range f.Evidence {
+			if e.Session <= 1 {
+				evidence = append(evidence, e)
+			}
+		}
 	}
 	if events, err := readTimeline(s.Transcript, tl.Highlight); err == nil {
 		tl.Events = htmlEvents(events)

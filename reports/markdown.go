@@ -102,7 +102,7 @@ func writeMarkdownFinding(b *strings.Builder, n int, f *Finding) {
 		b.WriteString("\n<details><summary>evidence</summary>\n\n")
 		var ev strings.Builder
 		for _, e := range f.Evidence {
-			fmt.Fprintf(&ev, "seq %d, %s", e.Seq, e.Type)
+			fmt.Fprintf(&ev, "%s, %s", e.Where(), e.Type)
 			if e.Dir != "" {
 				ev.WriteString(" " + e.Dir)
 			}

@@ -21,6 +21,10 @@ const (
 	KindCrash             = "crash"
 	KindZombie            = "zombie"
 	KindProtocolViolation = "protocol-violation"
+	// KindCrossSession is what crossed between the sessions of a run of
+	// several against one server: one session's messages delivered to
+	// another, or a fault in one harming another.
+	KindCrossSession = "cross-session"
 )
 
 // kindOrder is the order findings are listed in: the order of the verdict
@@ -34,6 +38,7 @@ var kindOrder = map[string]int{
 	KindCrash:             4,
 	KindZombie:            5,
 	KindProtocolViolation: 6,
+	KindCrossSession:      7,
 }
 
 // IsKind reports whether kind is one of the finding kinds.
@@ -133,7 +138,13 @@ type ScenarioResult struct {
 	// and which findings were left to the baseline, which had them too.
 	Notes []string `json:"notes,omitempty"`
 	// Transcript is where the session's transcript was written, if it was.
-	Transcript string `json:"transcript,omitempty"`
+	// In a scenario of several sessions it is the first session's, and
+	// Transcripts holds every session's, the first session's first.
+	Transcript  string   `json:"transcript,omitempty"`
+	Transcripts []string `json:"transcripts,omitempty"`
+	// Sessions is how many sessions the scenario ran at once against one
+	// server, when more than one.
+	Sessions int `json:"sessions,omitempty"`
 }
 
 // Finding is one thing the judge holds against the peer under test.
@@ -162,6 +173,11 @@ type Finding struct {
 	Expected bool `json:"expected,omitempty"`
 	// Baselined says the --baseline lists it (Expected is set too).
 	Baselined bool `json:"baselined,omitempty"`
+	// Sessions, in a scenario of several sessions, are the sessions (1 is
+	// the first) whose records the finding was read from: one for a finding
+	// of one session's judge (the same finding in several sessions is
+	// reported once, naming them all), two or more for one across sessions.
+	Sessions []int `json:"sessions,omitempty"`
 }
 
 // Request names the request a finding is about.
@@ -223,6 +239,18 @@ type Evidence struct {
 	// Excerpt is the frame's bytes (cut at maxExcerpt), the stderr lines of
 	// a crash, or a short description of a non-frame event.
 	Excerpt string `json:"excerpt"`
+	// Session, in a scenario of several sessions, is the session whose
+	// transcript Seq numbers an event of (1 is the first).
+	Session int `json:"session,omitempty"`
+}
+
+// Where names the event: its seq, and in a scenario of several sessions the
+// session whose transcript holds it.
+func (e Evidence) Where() string {
+	if e.Session > 0 {
+		return fmt.Sprintf("session %d seq %d", e.Session, e.Seq)
+	}
+	return fmt.Sprintf("seq %d", e.Seq)
 }
 
 // WriteJSON writes the report as indented JSON. Empty lists are written as

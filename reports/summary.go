@@ -116,7 +116,7 @@ func writeFinding(b *strings.Builder, f *Finding) {
 		show = []Evidence{show[0], show[len(show)-1]}
 	}
 	for _, ev := range show {
-		fmt.Fprintf(b, "  evidence: seq %d, %s", ev.Seq, ev.Type)
+		fmt.Fprintf(b, "  evidence: %s, %s", ev.Where(), ev.Type)
 		if ev.Dir != "" {
 			b.WriteString(" " + ev.Dir)
 		}

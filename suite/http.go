@@ -125,30 +125,47 @@ func startProxied(ctx context.Context, cfg httpchaos.Config, command []string, s
 	}
 	pr := &proxied{px: px, done: make(chan struct{})}
 	if len(command) > 0 {
-		pr.served, err = chaos.StartServed(chaos.ServedConfig{Command: command, Recorder: log.rec, Grace: cfg.Grace})
+		pr.served, err = startServed(ctx, command, cfg, log.rec, startTimeout, log.stderr.list)
 		if err != nil {
 			px.Close("the server could not be started")
 			return nil, err
 		}
-		if err := pr.served.WaitListening(ctx, hostPort(cfg.Upstream), startTimeout); err != nil {
-			pr.served.Stop("it never listened")
-			px.Close("the server never listened")
-			return nil, &SetupError{Reason: "the HTTP server did not start", Err: err, Stderr: log.stderr.list(), Whose: "server"}
-		}
 	}
+	if err := pr.listen(cfg.Upstream); err != nil {
+		pr.stopServer("the proxy could not listen")
+		return nil, err
+	}
+	return pr, nil
+}
+
+// startServed starts an HTTP server from its command, its events recorded
+// by rec, and waits for it to listen on the upstream's port.
+func startServed(ctx context.Context, command []string, cfg httpchaos.Config, rec chaos.Recorder, startTimeout time.Duration, stderr func() []string) (*chaos.Served, error) {
+	served, err := chaos.StartServed(chaos.ServedConfig{Command: command, Recorder: rec, Grace: cfg.Grace})
+	if err != nil {
+		return nil, err
+	}
+	if err := served.WaitListening(ctx, hostPort(cfg.Upstream), startTimeout); err != nil {
+		served.Stop("it never listened")
+		return nil, &SetupError{Reason: "the HTTP server did not start", Err: err, Stderr: stderr(), Whose: "server"}
+	}
+	return served, nil
+}
+
+// listen serves the proxy on a loopback port; front is then its endpoint.
+func (pr *proxied) listen(upstream *url.URL) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		pr.stopServer("the proxy could not listen")
-		return nil, fmt.Errorf("the proxy cannot listen on a loopback port: %w", err)
+		return fmt.Errorf("the proxy cannot listen on a loopback port: %w", err)
 	}
-	pr.srv = &http.Server{Handler: px, ReadHeaderTimeout: 10 * time.Second}
+	pr.srv = &http.Server{Handler: pr.px, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		defer close(pr.done)
 		_ = pr.srv.Serve(ln)
 	}()
-	pr.front = *cfg.Upstream
+	pr.front = *upstream
 	pr.front.Scheme, pr.front.Host, pr.front.User = "http", ln.Addr().String(), nil
-	return pr, nil
+	return nil
 }
 
 // stopServer stops the server, when started here, while the proxy still
@@ -233,9 +250,12 @@ func checkHTTPScenarios(scs []faults.Scenario) error {
 }
 
 // checkStdioScenarios refuses a scenario with a fault that exists only on
-// HTTP, before anything runs.
+// HTTP, and one of several sessions, before anything runs.
 func checkStdioScenarios(scs []faults.Scenario) error {
 	for _, sc := range scs {
+		if sc.Sessions() > 1 {
+			return fmt.Errorf("%s: workload: sessions: %d runs several clients against one server, which only an HTTP server has; a stdio server serves the one client that started it (run it with --url, or remove sessions:)", named(sc), sc.Sessions())
+		}
 		parsed, err := sc.Parse()
 		if err != nil {
 			return err

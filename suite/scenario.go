@@ -35,9 +35,17 @@ func named(sc faults.Scenario) string {
 }
 
 // checkServerScenarios refuses what mcpchaos test cannot honour: an
-// expectation about a client program's exit.
+// expectation about a client program's exit, and a fault that names a
+// session the scenario does not run.
 func checkServerScenarios(scs []faults.Scenario) error {
 	for _, sc := range scs {
+		parsed, err := sc.Parse()
+		if err != nil {
+			return err
+		}
+		if err := sc.CheckSessions(parsed); err != nil {
+			return err
+		}
 		if sc.Expect != "" {
 			return fmt.Errorf("%s: expect: %s says what a client program must do, which mcpchaos test-client judges; mcpchaos test probes a server (remove expect:, or run it with test-client)", named(sc), sc.Expect)
 		}

@@ -43,6 +43,9 @@ type sessionLog struct {
 	served openingAnswer
 	// messages, if set, collects the messages received (Trials' baseline).
 	messages *messageLog
+	// also, if set, sees every event after the session's judge: the check
+	// across the sessions of a run of several.
+	also func(wire.Event)
 }
 
 // openingAnswer sees whether a session's opening request (initialize, or
@@ -91,6 +94,9 @@ func (l *sessionLog) see(e wire.Event) {
 	l.served.see(&e)
 	if l.messages != nil {
 		l.messages.see(&e)
+	}
+	if l.also != nil {
+		l.also(e)
 	}
 	if !l.opened.Load() {
 		l.seeOpening(&e)

@@ -71,6 +71,10 @@ type Options struct {
 	// CaseDir, if set, receives a regression case file for every failing
 	// fault scenario (see SaveCase).
 	CaseDir string
+	// Sessions, if set, is how many sessions every scenario of several
+	// sessions runs against one server (--sessions); 0 keeps each
+	// scenario's own.
+	Sessions int
 	// Progress, if set, hears of each scenario as it starts and ends.
 	Progress Progress
 
@@ -168,6 +172,7 @@ func (o *Options) checkScenarios(scs []faults.Scenario) error {
 // Run runs the baseline and then the scenarios, and returns the report. An
 // error is a *SetupError (or a *chaos.StartError, or ctx's error).
 func Run(ctx context.Context, o Options) (*reports.Report, error) {
+	o.Scenarios = withSessions(o.Scenarios, o.Sessions)
 	if err := o.prepare(ctx, o.Scenarios); err != nil {
 		return nil, err
 	}
@@ -319,6 +324,9 @@ type scenarioRun struct {
 // runScenario runs one scenario: against a fresh server process through
 // the stdio relay, or, with a URL, through a fresh proxy.
 func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenarioRun, error) {
+	if o.URL != nil && sc.Sessions() > 1 {
+		return o.runSessions(ctx, sc)
+	}
 	return o.runScenarioLogged(ctx, sc, nil)
 }
 

@@ -187,6 +187,16 @@ type Event struct {
 	// WallStartUnixNano, on the session event, is the wall-clock time at
 	// which T was 0, so that events of other processes can be merged.
 	WallStartUnixNano int64 `json:"wall_start_unix_ns,omitempty"`
+	// Session and Sessions, on the session event of a run with several
+	// sessions against one server, say which of them this transcript
+	// records (1 is the first) and how many there were; Marker is the
+	// token that session's client put in what it sent (its clientInfo
+	// name, progress tokens and string arguments), so that a message
+	// carrying it on another session's streams is known for that
+	// session's. A transcript of a run of one session has none of them.
+	Session  int    `json:"session,omitempty"`
+	Sessions int    `json:"sessions,omitempty"`
+	Marker   string `json:"marker,omitempty"`
 
 	// HTTP context, on the events of an HTTP session (mcpchaos proxy).
 	// Exchange numbers the HTTP request a message travelled in or answered

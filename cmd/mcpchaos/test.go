@@ -35,6 +35,7 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 		headers   []string
 		startWait time.Duration
 		era       string
+		sessions  int
 	)
 	m.register(fs, suite.DefaultDeadline, "how long a request may stay unanswered before it is a hang",
 		"shutdown ladder wait: stdin closed, wait, SIGTERM, wait, SIGKILL")
@@ -45,6 +46,7 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 	fs.StringArrayVar(&headers, "header", nil, "send this header with every request to the --url server, as `NAME:VALUE` (repeatable; for a token: --header 'Authorization: Bearer ...')")
 	fs.DurationVar(&startWait, "start-timeout", suite.DefaultStartTimeout, "with --url and a command, how long the server may take to listen")
 	fs.StringVar(&era, "era", "auto", "the protocol `ERA` the probe speaks: auto (server/discover first, the 2026-07-28 revision, falling back to initialize, as a 2026 client does) or stateful (the initialize handshake alone, for a server of an earlier revision that fails on server/discover)")
+	fs.IntVar(&sessions, "sessions", 0, "with --url, how many clients the scenarios of several sessions (sessions, sessions-one-ends) run at once against one server, `N` from 2 to 16 (default: 2)")
 	fs.StringVar(&casesDir, "cases", "", "replay every regression case in `DIR` (against the server after --, else the command each case recorded; with the calls and skipped tools each case recorded, unless --call or --skip-tool is given) and say which still fail")
 	if err := fs.Parse(flagArgs); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -66,8 +68,11 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "test: %v", err)
 	}
+	if err := checkSessions(fs, sessions, serverURL); err != nil {
+		return usageError(stderr, "test: %v", err)
+	}
 	ht := httpTest{url: serverURL, headers: headers, startWait: startWait, command: command,
-		calls: calls, skipTools: skipTools, era: probeEra, maxWait: maxWait}
+		calls: calls, skipTools: skipTools, era: probeEra, maxWait: maxWait, sessions: sessions}
 	if casesDir != "" {
 		if fs.Changed("era") {
 			return usageError(stderr, "test: --cases replays each case with the era it recorded; it takes no --era")

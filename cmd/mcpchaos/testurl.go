@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -29,6 +31,9 @@ type httpTest struct {
 	skipTools []string
 	era       string // the probe's: "" or probe.EraStateful
 	maxWait   time.Duration
+	// sessions is --sessions: how many clients the scenarios of several
+	// sessions run at once (0: their own, 2).
+	sessions int
 }
 
 // runHTTPTest is test --url URL [-- CMD]: the matrix through the HTTP proxy.
@@ -51,6 +56,9 @@ func runHTTPTest(fs *pflag.FlagSet, t httpTest, m matrixFlags, stdout, stderr io
 	}
 	fmt.Fprintf(stdout, "mcpchaos test: seed %d, %d scenario(s) against %s\n", m.seed, len(selected), target)
 	targetArgs := slices.Concat(target.args, headerArgs(t.headers))
+	if t.sessions > 0 {
+		targetArgs = append(targetArgs, "--sessions", strconv.Itoa(t.sessions))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	progress := newProgress(stderr, selected)
@@ -72,12 +80,28 @@ func runHTTPTest(fs *pflag.FlagSet, t httpTest, m matrixFlags, stdout, stderr io
 		Tool:          "mcpchaos " + version,
 		Version:       version,
 		CaseDir:       m.saveCase,
+		Sessions:      t.sessions,
 	})
 	progress.close()
 	if err != nil {
 		return runFailed(stderr, "test", "server", err)
 	}
 	return m.finish(report, "test", stdout, stderr)
+}
+
+// checkSessions refuses a --sessions that is not a number of clients a
+// scenario can run against one server.
+func checkSessions(fs *pflag.FlagSet, n int, url string) error {
+	if !fs.Changed("sessions") {
+		return nil
+	}
+	if url == "" {
+		return errors.New("--sessions goes with --url: several clients at once share one HTTP server, and a stdio server serves the one client that started it")
+	}
+	if n < 2 || n > faults.MaxSessions {
+		return fmt.Errorf("--sessions %d: the scenarios of several sessions (sessions, sessions-one-ends) run 2 to %d clients at once against one server (the default is 2)", n, faults.MaxSessions)
+	}
+	return nil
 }
 
 // testServerFlags name test's server flags in its messages.

@@ -1,8 +1,9 @@
 // Package rawhttp is what the planted-bug streamable HTTP servers share:
 // reading a POSTed message, the answers every example gives alike
-// (initialize, ping, tools/list, errors), the two tools (echo and slow) and
-// serving until SIGTERM. It has no bug of its own; each example plants one
-// in how it keeps its sessions and calls.
+// (initialize, ping, tools/list, errors), the two tools (echo and slow),
+// the events of an answer streamed as SSE and serving until SIGTERM. It
+// has no bug of its own; each example plants one in how it keeps its
+// sessions and calls.
 package rawhttp
 
 import (
@@ -29,6 +30,10 @@ type Message struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 		RequestID json.RawMessage `json:"requestId"`
+		Level     string          `json:"level"`
+		Meta      struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
 	} `json:"params"`
 }
 
@@ -50,6 +55,14 @@ func Read(w http.ResponseWriter, r *http.Request) (Message, bool) {
 func Initialize(w http.ResponseWriter, id json.RawMessage, sid, name string) {
 	w.Header().Set("Mcp-Session-Id", sid)
 	WriteJSON(w, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":%q,"version":"1.0.0"}}}`, id, name))
+}
+
+// InitializeWith answers initialize as Initialize does, but declares
+// capabilities (a JSON object) rather than tools alone: a server that sends
+// notifications/message declares logging.
+func InitializeWith(w http.ResponseWriter, id json.RawMessage, sid, name, capabilities string) {
+	w.Header().Set("Mcp-Session-Id", sid)
+	WriteJSON(w, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":%s,"serverInfo":{"name":%q,"version":"1.0.0"}}}`, id, capabilities, name))
 }
 
 // Answer answers the requests every example answers alike (ping,
@@ -99,6 +112,31 @@ func Result(id, text string) string {
 func WriteJSON(w http.ResponseWriter, body string) {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = io.WriteString(w, body)
+}
+
+// StartEvents answers a POST with an SSE stream, its head sent at once:
+// the messages of the request go down it as events (WriteEvent), the
+// notifications before the response.
+func StartEvents(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// WriteEvent writes one JSON-RPC message as an SSE event on a stream
+// StartEvents began, and flushes it so that the client has it now rather
+// than when the stream ends.
+func WriteEvent(w http.ResponseWriter, msg string) error {
+	if _, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", msg); err != nil {
+		return err
+	}
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	return nil
 }
 
 // WriteError writes a JSON-RPC error with the given HTTP status.

@@ -1,0 +1,154 @@
+package crosssession
+
+import (
+	"fmt"
+
+	"github.com/mcpchaos/mcpchaos/reports"
+)
+
+// harmed is one way a session without faults suffered from a fault that
+// struck another: in words, with its evidence.
+type harmed struct {
+	what string
+	ev   reports.Evidence
+}
+
+// harm holds a server to keeping a fault in the session it struck: a
+// session whose plan had no faults, in a run where another session's fault
+// fired, must be served as it would be alone. Its requests left unanswered
+// (its own judge's hangs and lost answers, which are folded in here), a 404
+// to a session it never ended, and an HTTP 5xx or JSON-RPC error where
+// another session's request of the same id, method and tool got a result,
+// are harm.
+func (c *crossing) harm(own []sessionFinding) []sessionFinding {
+	var struck *session
+	for _, s := range c.j.sessions {
+		if s.fired != nil && !c.refused[s.n] {
+			struck = s
+			break
+		}
+	}
+	if struck == nil {
+		return own
+	}
+	byVictim := map[int][]harmed{}
+	var kept []sessionFinding
+	for _, sf := range own {
+		victim := c.j.sessions[sf.n-1]
+		if victim.faulted || !harmRule(sf.f.Rule) {
+			kept = append(kept, sf)
+			continue
+		}
+		what := sf.f.Rule
+		if sf.f.Request != nil {
+			what = fmt.Sprintf("its %s (id %s) %s", requestLabel(sf.f.Request), sf.f.Request.ID, ruleWords(sf.f.Rule))
+		}
+		var ev reports.Evidence
+		if len(sf.f.Evidence) > 0 {
+			ev = sf.f.Evidence[0]
+		}
+		byVictim[sf.n] = append(byVictim[sf.n], harmed{what: what, ev: ev})
+	}
+	for _, victim := range c.j.sessions {
+		if victim.faulted || c.refused[victim.n] {
+			continue
+		}
+		byVictim[victim.n] = append(byVictim[victim.n], c.failedCalls(victim)...)
+		hs := byVictim[victim.n]
+		if len(hs) == 0 {
+			continue
+		}
+		c.found = append(c.found, harmFinding(struck, victim, hs))
+	}
+	return kept
+}
+
+// failedCalls are the victim's requests that failed where they should not
+// have: a 404 to a session its client never ended, or a 5xx or JSON-RPC
+// error where another session's request of the same id, method and tool
+// got a result.
+func (c *crossing) failedCalls(victim *session) []harmed {
+	var out []harmed
+	for _, r := range sortedRequests(victim) {
+		switch {
+		case r.status == 404 && !victim.deleted && r != victim.opening:
+			out = append(out, harmed{what: fmt.Sprintf("its %s (id %s) was answered HTTP 404, the status of a session that is gone, though its client never ended it", r.label(), r.id), ev: withSession(*r.statusEv, victim.n)})
+		case (r.status >= 500 || r.errored) && c.twinSucceeded(victim, r):
+			how, ev := "was answered with a JSON-RPC error", r.answerEv
+			if r.status >= 500 {
+				how, ev = fmt.Sprintf("was answered HTTP %d", r.status), r.statusEv
+			}
+			out = append(out, harmed{what: fmt.Sprintf("its %s (id %s) %s, where the same request in another session got its result", r.label(), r.id, how), ev: withSession(*ev, victim.n)})
+		}
+	}
+	return out
+}
+
+// twinSucceeded says another session's request of r's id, method and tool
+// got a result: the sessions run one workload, so a failure one of them
+// alone met is not the request's.
+func (c *crossing) twinSucceeded(victim *session, r *request) bool {
+	for _, s := range c.j.sessions {
+		if s == victim || c.refused[s.n] {
+			continue
+		}
+		if t := s.requests[r.id]; t != nil && t.method == r.method && t.tool == r.tool && t.result {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedRequests(s *session) []*request {
+	out := make([]*request, 0, len(s.requests))
+	for _, r := range s.requests {
+		out = append(out, r)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].ev.Seq < out[j-1].ev.Seq; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// harmRule says a session's own finding is a call of its that failed to
+// get its answer: what a fault elsewhere must not cause.
+func harmRule(rule string) bool {
+	switch rule {
+	case reports.RuleUnanswered, reports.RuleUnansweredActive, reports.RuleLostResponse,
+		reports.RuleTaskNeverFinished, reports.RuleTaskForgotten, reports.RuleTaskResultLost:
+		return true
+	}
+	return false
+}
+
+func ruleWords(rule string) string {
+	switch rule {
+	case reports.RuleUnanswered:
+		return "was never answered"
+	case reports.RuleUnansweredActive:
+		return "was not answered within its deadline"
+	case reports.RuleLostResponse:
+		return "lost its answer"
+	}
+	return "failed (" + rule + ")"
+}
+
+func harmFinding(struck, victim *session, hs []harmed) reports.Finding {
+	msg := fmt.Sprintf("a fault confined to session %d (%s) harmed session %d, which had no fault: %s", struck.n, struck.firedBy, victim.n, hs[0].what)
+	if more := len(hs) - 1; more > 0 {
+		msg += fmt.Sprintf(", and %d more of its requests failed", more)
+	}
+	msg += ". What happens to one client's session (its stream cut, its DELETE) must not reach another's calls"
+	ev := []reports.Evidence{withSession(*struck.fired, struck.n)}
+	for _, h := range hs {
+		if len(ev) == maxLeakEvidence {
+			break
+		}
+		ev = append(ev, h.ev)
+	}
+	f := reports.NewFinding(reports.RuleCrossSessionFault, msg, ev)
+	f.Sessions = []int{struck.n, victim.n}
+	return f
+}

@@ -1,0 +1,264 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/chaos"
+	"github.com/mcpchaos/mcpchaos/crosssession"
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/httpchaos"
+	"github.com/mcpchaos/mcpchaos/httpconn"
+	"github.com/mcpchaos/mcpchaos/internal/machine"
+	"github.com/mcpchaos/mcpchaos/judge"
+	"github.com/mcpchaos/mcpchaos/probe"
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// withSessions gives every scenario of several sessions n of them (--sessions),
+// leaving the scenarios of one session as they are; n 0 keeps each
+// scenario's own.
+func withSessions(scs []faults.Scenario, n int) []faults.Scenario {
+	if n <= 0 {
+		return scs
+	}
+	out := make([]faults.Scenario, len(scs))
+	for i, sc := range scs {
+		if sc.Sessions() > 1 {
+			sc.Workload.Sessions = n
+		}
+		out[i] = sc
+	}
+	return out
+}
+
+// runSessions runs a scenario of several sessions: one server (started
+// once, when there is a command), a proxy for each session in front of it,
+// each recording that session's transcript under that session's share of
+// the plan, and a probe client for each, all at once, every one numbering
+// its requests from 1 and carrying its own marker. Each session is judged
+// on its own, and the check across sessions (package crosssession) reads
+// them side by side.
+func (o Options) runSessions(ctx context.Context, sc faults.Scenario) (*scenarioRun, error) {
+	parsed, err := sc.Parse()
+	if err != nil {
+		return nil, err
+	}
+	n := sc.Sessions()
+	seed := seedFor(sc, o.Seed)
+	deadline := deadlineFor(sc, o.Deadline)
+	maxDeadline := max(o.MaxDeadline, deadline)
+	repro := ""
+	if o.Repro != nil {
+		repro = o.Repro(sc.Selector(), seed)
+	}
+	cross := crosssession.New(n)
+	logs := make([]*sessionLog, n)
+	for i := range logs {
+		log, err := newSessionLog(o.TranscriptDir, fmt.Sprintf("%s-s%d", sc.Name, i+1))
+		if err != nil {
+			for _, l := range logs[:i] {
+				_, _ = l.finish()
+			}
+			return nil, err
+		}
+		k := i + 1
+		log.also = func(e wire.Event) { cross.Add(k, e) }
+		logs[i] = log
+	}
+	tee := teeRecorder(logs)
+	load := machine.StartSampler(func(share float64) {
+		tee.Record(wire.Event{Type: wire.EventCPUShare, CPUShare: int(math.Round(share * 1000))})
+	})
+	sessions := make([]sessionSetup, n)
+	for i := range sessions {
+		k := i + 1
+		sessions[i] = sessionSetup{k: k, marker: crosssession.Marker(seed, k),
+			plan: faults.NewPlan(faults.SessionSeed(seed, k), faults.SessionFaults(parsed, k)), log: logs[i]}
+		sessions[i].probe = o.probeConfig(sc, deadline, maxDeadline)
+		sessions[i].probe.Share = load.Share
+		sessions[i].probe.Marker = sessions[i].marker
+	}
+	start := time.Now()
+	ds, err := o.driveSessions(ctx, sc, sessions, tee, sessionFacts{deadline: deadline, maxDeadline: maxDeadline, repro: repro})
+	load.Stop()
+	if err != nil {
+		for _, l := range logs {
+			_, _ = l.finish()
+		}
+		return nil, err
+	}
+	took := time.Since(start)
+
+	verdicts := make([]judge.Verdict, n)
+	var decisions []faults.Decision
+	var paths []string
+	for i, l := range logs {
+		v, err := l.finish()
+		if err != nil {
+			return nil, err
+		}
+		verdicts[i] = v
+		decisions = append(decisions, l.decisions.out...)
+		if l.path != "" {
+			paths = append(paths, l.path)
+		}
+	}
+	if o.observe != nil {
+		o.observe(sc.Name, decisions)
+	}
+	first := ds[0]
+	run := &scenarioRun{decisions: decisions, probeErr: first.probeErr, stderr: logs[0].stderr.list(), discoverOnStderr: logs[0].discoverOnStderr,
+		refused: first.refused, verdict: cross.Verdict(verdicts), probe: first.outcome, opened: first.outcome != nil && first.outcome.Initialized}
+	ApplyExpectation(sc, seed, repro, &run.verdict)
+	run.result = reports.ScenarioResult{
+		Name: sc.Name, Seed: seed, DurationMS: took.Milliseconds(),
+		Findings: len(run.verdict.Findings), Indeterminate: run.verdict.Indeterminate, Notes: run.verdict.Notes,
+		Sessions: n, Transcripts: paths,
+	}
+	if len(paths) > 0 {
+		run.result.Transcript = paths[0]
+	}
+	run.result.Outcome = reports.ScenarioOutcome(run.verdict.Findings, run.result.Indeterminate)
+	return run, nil
+}
+
+// sessionSetup is one session of a run of several.
+type sessionSetup struct {
+	k      int
+	marker string
+	plan   *faults.Plan
+	log    *sessionLog
+	probe  probe.Config
+}
+
+// sessionFacts are what every session's record says alike.
+type sessionFacts struct {
+	deadline, maxDeadline time.Duration
+	repro                 string
+}
+
+// driveSessions starts the server and a proxy per session, runs the
+// sessions' probes at once, and stops it all once every probe is done.
+func (o Options) driveSessions(ctx context.Context, sc faults.Scenario, sessions []sessionSetup, tee chaos.Recorder, f sessionFacts) ([]driven, error) {
+	n := len(sessions)
+	cfgs := make([]httpchaos.Config, n)
+	for i, s := range sessions {
+		cfgs[i] = httpchaos.Config{
+			Upstream: o.URL, Plan: s.plan, Recorder: s.log.rec,
+			Tool: o.Tool, Scenario: sc.Name, Role: "server", Repro: f.repro,
+			Deadline: f.deadline, MaxDeadline: f.maxDeadline, Grace: o.Grace,
+			Session: s.k, Sessions: n, Marker: s.marker,
+		}
+	}
+	g := &sessionGroup{}
+	for i := range sessions {
+		px, err := httpchaos.New(cfgs[i])
+		if err != nil {
+			g.stop("a proxy could not be made")
+			return nil, err
+		}
+		g.proxies = append(g.proxies, &proxied{px: px, done: make(chan struct{})})
+	}
+	if len(o.Command) > 0 {
+		served, err := startServed(ctx, o.Command, cfgs[0], tee, o.startTimeout(), sessions[0].log.stderr.list)
+		if err != nil {
+			g.stop("the server could not be started")
+			return nil, err
+		}
+		g.served = served
+	}
+	for _, pr := range g.proxies {
+		if err := pr.listen(o.URL); err != nil {
+			g.stop("a proxy could not listen")
+			return nil, err
+		}
+	}
+
+	probeCtx, cancelProbes := context.WithCancelCause(ctx)
+	watched := (&proxied{served: g.served}).endProbeIfServerDies(probeCtx, cancelProbes)
+	ds := make([]driven, n)
+	var running, probes sync.WaitGroup
+	for i, s := range sessions {
+		pr := g.proxies[i]
+		pipe, err := httpconn.Dial(httpconn.Config{URL: &pr.front, Header: o.Header})
+		if err != nil {
+			cancelProbes(nil)
+			running.Wait()
+			<-watched
+			g.stop("a probe could not dial its proxy")
+			return nil, err
+		}
+		pc := s.probe
+		pc.Overdue = func(id, method string) {
+			probes.Go(func() { pr.px.Probe(fmt.Sprintf("request %s (%s) unanswered after %s", id, method, f.deadline)) })
+		}
+		running.Go(func() {
+			d := &ds[i]
+			d.outcome, d.probeErr = probe.Run(probeCtx, pc, pipe.Reader(), pipe.Writer())
+			d.refused = pipe.Refused()
+		})
+	}
+	running.Wait()
+	for i := range ds {
+		if context.Cause(probeCtx) == errServerGone && ds[i].outcome != nil && ds[i].outcome.Initialized {
+			ds[i].probeErr = nil
+		}
+	}
+	cancelProbes(nil)
+	<-watched
+	var idle sync.WaitGroup
+	for _, pr := range g.proxies {
+		idle.Go(func() { pr.px.WaitIdle(clientGoneWait) })
+	}
+	idle.Wait()
+	g.stop("the probe clients ended their sessions")
+	probes.Wait()
+	return ds, nil
+}
+
+// sessionGroup is one server and the proxies of its sessions.
+type sessionGroup struct {
+	served  *chaos.Served
+	proxies []*proxied
+}
+
+// stop stops the server while every proxy still records, so that its exit
+// and last words are in every session's record, then ends the proxies.
+func (g *sessionGroup) stop(why string) {
+	for _, pr := range g.proxies {
+		pr.px.HangUpIdle()
+	}
+	if g.served != nil {
+		g.served.Stop(why)
+	}
+	for _, pr := range g.proxies {
+		pr.px.Close(why)
+		if pr.srv != nil {
+			pr.srv.Close()
+			<-pr.done
+		}
+	}
+}
+
+// teeRecorder records the events of what the sessions share (the server's
+// process, its stderr, the machine's load) in every session's record, so
+// that each session's judge sees the server it talked to.
+type teeRecorder []*sessionLog
+
+func (t teeRecorder) Record(e wire.Event) int64 {
+	var seq int64
+	for i, l := range t {
+		s := l.rec.Record(e)
+		if i == 0 {
+			seq = s
+		}
+	}
+	return seq
+}
+
+func (t teeRecorder) Now() int64 { return t[0].rec.Now() }

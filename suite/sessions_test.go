@@ -1,0 +1,218 @@
+package suite
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpchaos/mcpchaos/examples/everything"
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/judge"
+	"github.com/mcpchaos/mcpchaos/probe"
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+func sessionScenarios(t *testing.T, names ...string) []faults.Scenario {
+	t.Helper()
+	var out []faults.Scenario
+	for _, sc := range faults.HTTPServerScenarios() {
+		if slices.Contains(names, sc.Name) {
+			out = append(out, sc)
+		}
+	}
+	if len(out) != len(names) {
+		t.Fatalf("found %d of the scenarios %v", len(out), names)
+	}
+	return out
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// The planted shared-server sends every message of a call through the
+// session that connected last (typescript-sdk GHSA-345p-7cg4-v4c7): the
+// sessions scenario finds one session's answers, progress and log lines in
+// the other's, and its fixed twin passes every scenario of several
+// sessions. Each session's transcript is kept, and mcpchaos judge on them
+// gives the verdict the run gave.
+func TestSeveralSessions(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		fixed    bool
+		sessions int
+	}{
+		{"shared-server", false, 0},
+		{"shared-server/fixed", true, 0},
+		{"shared-server/three", false, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			addr := freeAddr(t)
+			command := []string{filepath.Join(examplesDir, "shared-server"), "--addr", addr}
+			if tc.fixed {
+				command = append(command, "--fixed")
+			}
+			u, _ := url.Parse("http://" + addr + "/mcp")
+			dir := t.TempDir()
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			report, err := Run(ctx, Options{Command: command, URL: u, Scenarios: sessionScenarios(t, "sessions", "sessions-one-ends"),
+				Seed: 1, Deadline: 3 * time.Second, Grace: 2 * time.Second, Sessions: tc.sessions, TranscriptDir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The bug is in every session's calls, so the scenario with a
+			// fault finds it too (a session robbed of its answers is
+			// harmed, whatever else happened): only the quiet scenario's
+			// findings are pinned.
+			// With two sessions the second always opens last, and its
+			// stream gets the first's messages; with more, the answers of
+			// the sessions robbed may all be dropped (no stream of the
+			// last session's is open for their ids), and their hangs are
+			// what is left to see.
+			var want []found
+			if !tc.fixed {
+				want = []found{{"sessions", reports.KindCrossSession, ""}}
+			}
+			got := summarize(ownOf(report.Findings, "sessions"))
+			switch {
+			case tc.fixed && len(report.Findings) > 0, !tc.fixed && tc.sessions == 0 && !cmp.Equal(want, got):
+				t.Errorf("findings: want %v in sessions (and no other for the fixed twin)\n%s", want, reportText(report))
+			case !tc.fixed && !reports.Failing(ownOf(report.Findings, "sessions")):
+				t.Errorf("sessions passed a server that sends every session's messages down the last one's\n%s", reportText(report))
+			}
+			n := max(tc.sessions, 2)
+			for _, sc := range report.Scenarios {
+				if sc.Sessions != n || len(sc.Transcripts) != n {
+					t.Errorf("%s: %d sessions, transcripts %v; want %d of each", sc.Name, sc.Sessions, sc.Transcripts, n)
+				}
+				if sc.Outcome == reports.OutcomeIndeterminate {
+					t.Errorf("%s: indeterminate %q", sc.Name, sc.Indeterminate)
+				}
+				rejudged := rejudgeSessions(t, sc.Transcripts)
+				if diff := cmp.Diff(summarize(ownOf(report.Findings, sc.Name)), summarize(rejudged.Findings)); diff != "" && sc.Name == "sessions" {
+					t.Errorf("%s judged again from its transcripts (-live +offline):\n%s", sc.Name, diff)
+				}
+			}
+			for _, f := range report.Findings {
+				if f.Kind != reports.KindCrossSession {
+					continue
+				}
+				if len(f.Sessions) != 2 {
+					t.Errorf("finding %s: sessions %v, want the two it crossed between", f.Rule, f.Sessions)
+				}
+				if f.Rule == reports.RuleCrossSessionMessage && !strings.Contains(f.Message, "mcpchaos-s") {
+					t.Errorf("finding %s does not name the marker: %s", f.Rule, f.Message)
+				}
+			}
+		})
+	}
+}
+
+func ownOf(fs []reports.Finding, scenario string) []reports.Finding {
+	var out []reports.Finding
+	for _, f := range fs {
+		if f.Scenario == scenario {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// rejudgeSessions judges a run's transcripts offline, as mcpchaos judge does.
+func rejudgeSessions(t *testing.T, paths []string) judge.Verdict {
+	t.Helper()
+	var events [][]wire.Event
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var evs []wire.Event
+		if err := wire.ReadTranscript(bytes.NewReader(b), func(e wire.Event) error {
+			evs = append(evs, e)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, evs)
+	}
+	return JudgeSessions(events)
+}
+
+// A server that refuses a second session while the first is open serves one
+// client at a time: the scenarios of several sessions say so in a note and
+// are indeterminate, never a finding.
+func TestSessionsAgainstAServerOfOneClient(t *testing.T) {
+	mcp := server.NewStreamableHTTPServer(everything.New(), server.WithStateful(true))
+	// The sessions of a scenario start together, and the baseline's is
+	// over 300 ms before the scenario starts: an initialize within 300 ms
+	// of another meets that one still open.
+	var mu sync.Mutex
+	var last time.Time
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var m struct {
+			Method string `json:"method"`
+		}
+		_ = json.Unmarshal(body, &m)
+		mu.Lock()
+		refuse := false
+		if r.Method == http.MethodPost && m.Method == "initialize" {
+			refuse = time.Since(last) < 300*time.Millisecond
+			last = time.Now()
+		}
+		mu.Unlock()
+		if refuse {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Already connected to a transport"}}`)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		mcp.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL + "/mcp")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	report, err := Run(ctx, Options{URL: u, Scenarios: sessionScenarios(t, "sessions"), Seed: 1, Deadline: 2 * time.Second, Grace: time.Second,
+		Probe: probe.Config{Era: probe.EraStateful}, Parallel: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := report.Scenarios[0]
+	if sc.Outcome != reports.OutcomeIndeterminate || len(report.Findings) != 0 {
+		t.Fatalf("outcome %s with %d findings, want indeterminate with none\n%s", sc.Outcome, len(report.Findings), reportText(report))
+	}
+	if !slices.ContainsFunc(sc.Notes, func(n string) bool {
+		// Either may be the one the server opened first.
+		return strings.Contains(n, "was refused its initialize with HTTP 500 while session") && strings.Contains(n, "serves one client at a time")
+	}) {
+		t.Errorf("notes %q do not say a second session was refused", sc.Notes)
+	}
+}
