@@ -2,6 +2,9 @@ package crosssession
 
 import (
 	"fmt"
+	"slices"
+
+	"github.com/mcpchaos/mcpchaos/internal/words"
 
 	"github.com/mcpchaos/mcpchaos/reports"
 )
@@ -29,7 +32,7 @@ func (c *crossing) harm(own []sessionFinding) []sessionFinding {
 		}
 	}
 	if struck == nil {
-		return own
+		return c.lostToAnother(own)
 	}
 	byVictim := map[int][]harmed{}
 	var kept []sessionFinding
@@ -61,6 +64,83 @@ func (c *crossing) harm(own []sessionFinding) []sessionFinding {
 		c.found = append(c.found, harmFinding(struck, victim, hs))
 	}
 	return kept
+}
+
+// lostToAnother holds a server, in a run without a fault that fired, to
+// answering each session as it would alone: a request a session's judge
+// found unanswered or lost, while another session's request of the same
+// id and method got its answer, lost it to the other client's presence.
+// Where the answer went is the leak check's to say when it carried a
+// marker; this is what is left when it carried none (a tools/list, a ping).
+func (c *crossing) lostToAnother(own []sessionFinding) []sessionFinding {
+	// A session that lost one answer whose twin was answered lost the
+	// others it lost the same way: its requests after the first went
+	// unanswered for the same cause (the probe sends nothing but a ping
+	// once one is, and the server's answer to that goes astray too).
+	lost := map[int]bool{}
+	for _, sf := range own {
+		if sf.f.Request != nil && unanswered(sf.f.Rule) && c.answeredTwin(sf.n, sf.f.Request) != nil {
+			lost[sf.n] = true
+		}
+	}
+	var kept []sessionFinding
+	byVictim := map[int][]sessionFinding{}
+	var order []int
+	for _, sf := range own {
+		if !lost[sf.n] || sf.f.Request == nil || !unanswered(sf.f.Rule) {
+			kept = append(kept, sf)
+			continue
+		}
+		if byVictim[sf.n] == nil {
+			order = append(order, sf.n)
+		}
+		byVictim[sf.n] = append(byVictim[sf.n], sf)
+	}
+	for _, n := range order {
+		fs := byVictim[n]
+		// The first with a twin leads; the others follow it.
+		i := slices.IndexFunc(fs, func(sf sessionFinding) bool { return c.answeredTwin(n, sf.f.Request) != nil })
+		fs[0], fs[i] = fs[i], fs[0]
+		twin := c.answeredTwin(n, fs[0].f.Request)
+		first := fs[0].f
+		msg := fmt.Sprintf("session %d's %s (id %s) %s, while session %d's of the same id, sent at once, was answered: with two clients at once, and no fault anywhere, the server lost one client's answer (its judge: %s)",
+			n, requestLabel(first.Request), first.Request.ID, ruleWords(first.Rule), twin.session.n, words.Cut(first.Message, 200))
+		if more := len(fs) - 1; more > 0 {
+			msg += fmt.Sprintf(", and %d more of its requests went the same way", more)
+		}
+		ev := slices.Clone(first.Evidence)
+		if twin.answerEv != nil {
+			ev = append(ev, withSession(*twin.answerEv, twin.session.n))
+		}
+		if len(ev) > maxLeakEvidence {
+			ev = ev[:maxLeakEvidence]
+		}
+		f := reports.NewFinding(reports.RuleCrossSessionLost, msg, ev)
+		f.Sessions = []int{n, twin.session.n}
+		f.Request = first.Request
+		c.found = append(c.found, f)
+	}
+	return kept
+}
+
+// twinRequest is another session's request of the same id and method.
+type twinRequest struct {
+	*request
+	session *session
+}
+
+// answeredTwin is another judged session's request of req's id, method and
+// tool that a result or an error answered, or nil.
+func (c *crossing) answeredTwin(n int, req *reports.Request) *twinRequest {
+	for _, s := range c.j.sessions {
+		if s.n == n || c.refused[s.n] {
+			continue
+		}
+		if t := s.requests[req.ID]; t != nil && t.method == req.Method && (req.Tool == "" || t.tool == req.Tool) && (t.result || t.errored) {
+			return &twinRequest{request: t, session: s}
+		}
+	}
+	return nil
 }
 
 // failedCalls are the victim's requests that failed where they should not

@@ -70,6 +70,7 @@ const (
 	RuleListCursorRepeats    = "list-cursor-repeats"
 	RuleCrossSessionMessage  = "cross-session-message"
 	RuleCrossSessionFault    = "cross-session-fault"
+	RuleCrossSessionLost     = "cross-session-answer-lost"
 )
 
 // KindExpectation is the kind of a finding that says a scenario file's
@@ -213,6 +214,9 @@ var Rules = []Rule{
 	{RuleCrossSessionMessage, KindCrossSession, SeverityError,
 		"what a server sends for one client's session goes to that client alone: an answer to its request, a progress notification for its token, a log message or a server-to-client request made while handling its call, and anything that carries what that client sent (its marker: mcpchaos gives each session's client its own, in its clientInfo, progress tokens and string arguments) delivered on another session's streams, or answering another session's request, is one user's data given to another (a notifications/*/list_changed broadcast to every session carries nothing of anyone's, and is allowed; so is shared state a session reads back with a request that named none of its own)",
 		jsonrpcReply + " (the Response goes to the Client that made the call); " + specStreamableHTTP + " (the answer to a POSTed request, and the messages before it, which SHOULD relate to it, go on that POST's stream; the server MUST NOT broadcast the same message across multiple streams); " + specSessions + "; MCP 2025-11-25, Security Best Practices › Session Hijacking"},
+	{RuleCrossSessionLost, KindCrossSession, SeverityError,
+		"with several clients at once and no fault anywhere, each is answered as it would be alone: a request one session never got answered (or lost) while another session's request of the same id and method, sent at once, was answered, lost its answer to the other client's presence (a server that keeps one answer route for every session sends it to the wrong one; when the answer carries nothing of its sender's, where it went cannot be told, and cross-session-message names it when it can)",
+		jsonrpcReply + "; " + specSessions},
 	{RuleCrossSessionFault, KindCrossSession, SeverityError,
 		"a fault confined to one session (its stream cut, its DELETE, its client gone, its request stalled) is that session's: another session's calls, made while it struck, are answered as they are without it; one that fails (an HTTP error status, an error where the session's own twin got a result), hangs or passes its deadline was harmed by what happened to another user",
 		specSessions + " (a session's lifetime is its own: the server ends it, or its client's DELETE does); " + jsonrpcReply + "; " + specLifecycle + " › Timeouts"},

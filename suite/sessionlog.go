@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/mcpchaos/mcpchaos/chaos"
@@ -46,6 +47,9 @@ type sessionLog struct {
 	// also, if set, sees every event after the session's judge: the check
 	// across the sessions of a run of several.
 	also func(wire.Event)
+	// struck, if set, is closed when a fault of the session first fires.
+	struck     chan struct{}
+	struckOnce sync.Once
 }
 
 // openingAnswer sees whether a session's opening request (initialize, or
@@ -97,6 +101,9 @@ func (l *sessionLog) see(e wire.Event) {
 	}
 	if l.also != nil {
 		l.also(e)
+	}
+	if l.struck != nil && e.Type == wire.EventFault && e.Spec != "" && !strings.HasPrefix(e.Detail, "skipped") && !strings.HasPrefix(e.Detail, wire.NotLanded) {
+		l.struckOnce.Do(func() { close(l.struck) })
 	}
 	if !l.opened.Load() {
 		l.seeOpening(&e)

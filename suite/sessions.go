@@ -75,6 +75,10 @@ func (o Options) runSessions(ctx context.Context, sc faults.Scenario) (*scenario
 		tee.Record(wire.Event{Type: wire.EventCPUShare, CPUShare: int(math.Round(share * 1000))})
 	})
 	sessions := make([]sessionSetup, n)
+	unfaulted := false
+	for k := 1; k <= n; k++ {
+		unfaulted = unfaulted || len(faults.SessionFaults(parsed, k)) == 0
+	}
 	for i := range sessions {
 		k := i + 1
 		sessions[i] = sessionSetup{k: k, marker: crosssession.Marker(seed, k),
@@ -82,6 +86,9 @@ func (o Options) runSessions(ctx context.Context, sc faults.Scenario) (*scenario
 		sessions[i].probe = o.probeConfig(sc, deadline, maxDeadline)
 		sessions[i].probe.Share = load.Share
 		sessions[i].probe.Marker = sessions[i].marker
+		if unfaulted && len(faults.SessionFaults(parsed, i+1)) > 0 {
+			logs[i].struck = make(chan struct{})
+		}
 	}
 	start := time.Now()
 	ds, err := o.driveSessions(ctx, sc, sessions, tee, sessionFacts{deadline: deadline, maxDeadline: maxDeadline, repro: repro})
@@ -197,9 +204,14 @@ func (o Options) driveSessions(ctx context.Context, sc faults.Scenario, sessions
 		pc.Overdue = func(id, method string) {
 			probes.Go(func() { pr.px.Probe(fmt.Sprintf("request %s (%s) unanswered after %s", id, method, f.deadline)) })
 		}
+		sessionCtx, cancelSession := context.WithCancel(probeCtx)
+		if s.log.struck != nil {
+			running.Go(func() { endStruck(sessionCtx, cancelSession, s.log.struck) })
+		}
 		running.Go(func() {
+			defer cancelSession()
 			d := &ds[i]
-			d.outcome, d.probeErr = probe.Run(probeCtx, pc, pipe.Reader(), pipe.Writer())
+			d.outcome, d.probeErr = probe.Run(sessionCtx, pc, pipe.Reader(), pipe.Writer())
 			d.refused = pipe.Refused()
 		})
 	}
@@ -219,6 +231,32 @@ func (o Options) driveSessions(ctx context.Context, sc faults.Scenario, sessions
 	g.stop("the probe clients ended their sessions")
 	probes.Wait()
 	return ds, nil
+}
+
+// struckLinger is how long the probe of a session a fault struck goes on
+// once the fault fired, in a run where other sessions have no fault: long
+// enough for what the fault did to that session to be recorded. What the
+// scenario tests is the other sessions, and the server; that session's
+// own view (its calls cut off, a 404 after its DELETE) is the one-session
+// scenarios' to judge, and its probe waiting out the deadline of every call
+// the fault cut off added 8 s to a scenario that took 1 s.
+const struckLinger = time.Second
+
+// endStruck ends a struck session's probe struckLinger after its fault
+// fired, or returns when the session ends first.
+func endStruck(ctx context.Context, cancel context.CancelFunc, struck <-chan struct{}) {
+	select {
+	case <-struck:
+	case <-ctx.Done():
+		return
+	}
+	t := time.NewTimer(struckLinger)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		cancel()
+	case <-ctx.Done():
+	}
 }
 
 // sessionGroup is one server and the proxies of its sessions.

@@ -16,25 +16,31 @@
 //                          to each new session's transport (the pattern of
 //                          GHSA-345p-7cg4-v4c7: before 1.26.0 whatever a
 //                          handler sends goes to the last connected
-//                          transport, and before 1.17.0 (PR #820) so does its
-//                          response; from 1.26.0 the second connect throws
-//                          "Already connected to a transport").
+//                          transport, and so does its response, except, from
+//                          1.17.1 (PR #820), for a request that arrived before
+//                          the other session connected; from 1.26.0 the
+//                          second connect throws "Already connected to a
+//                          transport").
 //   per-session            a new McpServer from getServer() for each session
 //                          (the README's pattern, the fix).
 //   stateless-shared       sessionIdGenerator: undefined, ONE transport and ONE
 //                          server, connected at start-up, for every request
 //                          (1.26.0 and later throw "Stateless transport cannot
-//                          be reused across requests" from the second request).
+//                          be reused across requests" from the second request,
+//                          which the SDK's own Node adapter answers 500 with
+//                          an empty body, logging nothing).
 //   stateless-per-request  sessionIdGenerator: undefined, a new transport and
 //                          server for each POST, closed when the response
 //                          closes (the README's stateless example).
 //
-// Tools: echo {message} answers the message as text after ~100 ms (so that
-// the calls of two sessions overlap), having sent first, through the handler's
-// extra.sendNotification, one notifications/progress when the request's
-// _meta.progressToken is set and one notifications/message (logging, level
-// info, data "echo MESSAGE"); add {a, b} answers a+b as text. The
-// environment variable ECHO_DELAY_MS sets the wait (default 100).
+// Tools: echo {message} waits ~100 ms (so that the calls of two sessions
+// overlap), then sends, through the handler's extra.sendNotification, one
+// notifications/progress when the request's _meta.progressToken is set and
+// one notifications/message (logging, level info, data "echo MESSAGE"), then
+// answers the message as text; add {a, b} answers a+b as text. The
+// environment variable ECHO_DELAY_MS sets the wait (default 100). Errors the
+// SDK reports through the server's onerror (a response or notification that
+// finds no stream) are logged to stderr.
 //
 // The stateful POST handler has no try/catch, as the README's: an error
 // (such as connect's "Already connected to a transport") rejects the handler,

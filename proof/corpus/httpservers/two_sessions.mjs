@@ -7,10 +7,12 @@
 // Session A, then session B: initialize (id 1) and notifications/initialized.
 // Then, at once in both, tools/call echo with id 2, params._meta.progressToken
 // "tok-A" / "tok-B" and message "from-A" / "from-B". With --staggered, A's
-// tools/call is sent first and B initializes while it runs (the echo tool of
-// ts_server.mjs waits ~100 ms), then B's tools/call: the order in which
-// capturing the transport at request time (typescript-sdk PR #820, 1.17.1)
-// keeps A's final response on A. Each POST's response (application/json or
+// tools/call is sent first and B initializes while it runs, then B's
+// tools/call: the order in which capturing the transport at request time
+// (typescript-sdk PR #820, 1.17.1) keeps A's final response on A. Both orders
+// need B's call to reach the server while A's runs: the echo tool of
+// ts_server.mjs waits ~100 ms, which a loaded machine can miss; run the
+// server with ECHO_DELAY_MS=1000 for a wider window. Each POST's response (application/json or
 // text/event-stream) is read for at most 3 s. Prints per session the HTTP
 // status and session id of its initialize (and the body when it is not a
 // 200), and what its tools/call stream carried: responses (id and text),
