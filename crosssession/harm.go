@@ -103,7 +103,7 @@ func (c *crossing) lostToAnother(own []sessionFinding) []sessionFinding {
 		fs[0], fs[i] = fs[i], fs[0]
 		twin := c.answeredTwin(n, fs[0].f.Request)
 		first := fs[0].f
-		msg := fmt.Sprintf("session %d's %s (id %s) %s, while session %d's of the same id, sent at once, was answered: with two clients at once, and no fault anywhere, the server lost one client's answer (its judge: %s)",
+		msg := fmt.Sprintf("session %d's %s (id %s) %s, while session %d's of the same id, sent at once, was answered: with two clients at once, and no fault having fired, the server lost one client's answer (its judge: %s)",
 			n, requestLabel(first.Request), first.Request.ID, ruleWords(first.Rule), twin.session.n, words.Cut(first.Message, 200))
 		if more := len(fs) - 1; more > 0 {
 			msg += fmt.Sprintf(", and %d more of its requests went the same way", more)

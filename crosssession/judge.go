@@ -221,8 +221,9 @@ func (j *Judge) Verdict(perSession []judge.Verdict) judge.Verdict {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	var v judge.Verdict
-	refused := j.refusedSessions(&v)
-	c := crossing{j: j, refused: refused}
+	robbed := j.robbedOpenings(perSession)
+	refused := j.refusedSessions(&v, robbed)
+	c := crossing{j: j, refused: refused, robbed: robbed}
 	own := c.ownFindings(perSession)
 	own = c.leaks(own)
 	own = c.harm(own)
@@ -245,7 +246,7 @@ func (j *Judge) Verdict(perSession []judge.Verdict) judge.Verdict {
 // the run, which then tested too few sessions side by side, is
 // indeterminate; the refused sessions' own records are not judged (their
 // refusal is the server's answer to a second client, not a failure of it).
-func (j *Judge) refusedSessions(v *judge.Verdict) map[int]bool {
+func (j *Judge) refusedSessions(v *judge.Verdict, robbed map[int]bool) map[int]bool {
 	var open []int
 	for _, s := range j.sessions {
 		if s.opened {
@@ -254,7 +255,7 @@ func (j *Judge) refusedSessions(v *judge.Verdict) map[int]bool {
 	}
 	refused := map[int]bool{}
 	for _, s := range j.sessions {
-		if s.opened || s.opening == nil && len(s.requests) == 0 && len(open) > 0 {
+		if s.opened || s.opening == nil && len(s.requests) == 0 && len(open) > 0 || robbed[s.n] {
 			continue
 		}
 		refused[s.n] = true
@@ -278,6 +279,32 @@ func (j *Judge) refusedSessions(v *judge.Verdict) map[int]bool {
 	return refused
 }
 
+// robbedOpenings are the sessions whose opening request got no answer at
+// all (no status, no error) while another session's judge found a second
+// answer to that id, or one to an id it never sent: the server did not
+// refuse the session, it answered it on another's stream (a server of one
+// global transport, as the legacy HTTP+SSE examples were). They are judged,
+// and the crossing is reported (see crossedAnswers).
+func (j *Judge) robbedOpenings(perSession []judge.Verdict) map[int]bool {
+	robbed := map[int]bool{}
+	for _, s := range j.sessions {
+		if s.opened || s.opening == nil || s.refusal != "" || s.opening.status != 0 {
+			continue
+		}
+		for i, v := range perSession {
+			if i+1 == s.n {
+				continue
+			}
+			if slices.ContainsFunc(v.Findings, func(f reports.Finding) bool {
+				return f.Request != nil && f.Request.ID == s.opening.id && (f.Rule == reports.RuleDuplicateResponse || f.Rule == reports.RuleUnknownResponse)
+			}) {
+				robbed[s.n] = true
+			}
+		}
+	}
+	return robbed
+}
+
 func (s *session) openingMethod() string {
 	if s.opening == nil {
 		return "initialize"
@@ -290,7 +317,10 @@ func (s *session) openingMethod() string {
 type crossing struct {
 	j       *Judge
 	refused map[int]bool
-	found   []reports.Finding
+	// robbed are the sessions whose opening answer went to another's
+	// stream (robbedOpenings).
+	robbed map[int]bool
+	found  []reports.Finding
 }
 
 // sessionFinding is a finding of one session's judge, with its session.

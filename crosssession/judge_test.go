@@ -274,7 +274,19 @@ func TestVerdict(t *testing.T) {
 			},
 			per:  []judge.Verdict{{}, {Findings: []reports.Finding{finding(reports.RuleUnanswered, "3", "tools/list", 5), finding(reports.RuleUnanswered, "4", "ping", 9)}}},
 			want: got{Findings: []string{"cross-session-answer-lost [2 1]"}},
-			says: "session 2's tools/list (id 3) was never answered, while session 1's of the same id, sent at once, was answered: with two clients at once, and no fault anywhere, the server lost one client's answer (its judge: unanswered-request of 3), and 1 more of its requests went the same way",
+			says: "session 2's tools/list (id 3) was never answered, while session 1's of the same id, sent at once, was answered: with two clients at once, and no fault having fired, the server lost one client's answer (its judge: unanswered-request of 3), and 1 more of its requests went the same way",
+		},
+		{
+			name: "the opening answer of one session on the other's stream (one global transport)",
+			sessions: func() []*script {
+				return []*script{
+					newScript(1, m1).opened().got("response", "1", "", `{"jsonrpc":"2.0","id":1,"result":{}}`),
+					newScript(2, m2).call("1", "initialize", `{"jsonrpc":"2.0","id":1,"method":"initialize"}`),
+				}
+			},
+			per:  []judge.Verdict{{Findings: []reports.Finding{finding(reports.RuleDuplicateResponse, "1", "initialize", 6)}}, {}},
+			want: got{Findings: []string{"cross-session-message [2 1]"}},
+			says: "while session 2's initialize of that id was never answered, on its own stream or at all, and its session never opened",
 		},
 		{
 			name: "an answer that went to the other session, told by ids alone",

@@ -159,6 +159,27 @@ func (c *crossing) crossedAnswers(own []sessionFinding, at func(from, to *sessio
 			folded[i], folded[k] = true, true
 			break
 		}
+		if folded[i] {
+			continue
+		}
+		// A session whose opening request was answered on another's stream
+		// has no finding of its own about it: its probe never opened.
+		for n := range c.robbed {
+			from := c.j.sessions[n-1]
+			if n == extra.n || from.opening.id != extra.f.Request.ID {
+				continue
+			}
+			to := c.j.sessions[extra.n-1]
+			l := at(from, to)
+			l.what = append(l.what, fmt.Sprintf("an answer to id %s (its %s finding) while session %d's %s of that id was never answered, on its own stream or at all, and its session never opened",
+				extra.f.Request.ID, extra.f.Rule, from.n, from.opening.method))
+			l.ev = append(l.ev, extra.f.Evidence...)
+			if l.req == nil {
+				l.req = from.opening
+			}
+			folded[i] = true
+			break
+		}
 	}
 	out := own[:0:0]
 	for i, sf := range own {

@@ -16,7 +16,7 @@ func (s *search) coverage() {
 		if !s.mine[pi] {
 			continue
 		}
-		k := key{p.Fault.Family, p.Fault.At.Method}
+		k := key{p.Fault.Label(), p.Fault.At.Method}
 		if k.method == "" {
 			k.method = "(its own moment)"
 		}

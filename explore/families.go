@@ -186,7 +186,32 @@ var families = []family{
 		http:    true,
 		applies: func(m suite.Message, _ bool) bool { return clientRequest(m) && !opening(m) },
 	},
+	// The second-session family: a fault in the first of two sessions
+	// working at once against one server, the second a witness. What the
+	// fault does to the first is the one-session families' to find; what
+	// it does to the second (its calls failed, hung, answered 404, its
+	// messages given to the other) is a server's sessions not kept apart
+	// (cross-session-fault, cross-session-message). Its client's ending
+	// (eof) and its session's (end-session) at each of the session's
+	// requests.
+	{
+		name:    "end-session",
+		params:  []param{{sessionKey, "1"}},
+		http:    true,
+		applies: func(m suite.Message, stateful bool) bool { return stateful && clientRequest(m) && !opening(m) },
+	},
+	{
+		name:    "eof",
+		params:  []param{{sessionKey, "1"}},
+		http:    true,
+		applies: func(m suite.Message, _ bool) bool { return clientRequest(m) && !opening(m) },
+	},
 }
+
+// sessionKey is the trigger key that confines a fault to one session of
+// several; a plan with a fault that names session 1 runs two sessions at
+// once (faults.Scenario.Sessions), the struck one and a witness.
+const sessionKey = "session"
 
 func serverAnswer(m suite.Message) bool { return m.Dir == "s2c" && m.Kind == "response" }
 func serverNote(m suite.Message) bool   { return m.Dir == "s2c" && m.Kind == "notification" }

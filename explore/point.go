@@ -95,6 +95,15 @@ func (f Fault) with(key, value string) Fault {
 	return f
 }
 
+// Label names the fault's family as the coverage table shows it: the
+// second-session family apart from the one-session family of its fault.
+func (f Fault) Label() string {
+	if _, ok := f.param(sessionKey); ok {
+		return f.Family + " (second session)"
+	}
+	return f.Family
+}
+
 func (f Fault) param(key string) (string, bool) {
 	for _, p := range f.Params {
 		if p.Key == key {

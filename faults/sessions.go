@@ -9,8 +9,22 @@ import "fmt"
 const MaxSessions = 16
 
 // Sessions is how many probe sessions the scenario runs at once against one
-// server: its workload's, at least 1.
-func (s Scenario) Sessions() int { return max(s.Workload.Sessions, 1) }
+// server: its workload's; without one, two when a fault names a session (a
+// fault confined to one session needs another beside it: it is how
+// mcpchaos test --fault ...,session=1 replays a plan of explore's
+// second-session family), or as many as the highest it names; else one.
+func (s Scenario) Sessions() int {
+	if s.Workload.Sessions > 0 {
+		return s.Workload.Sessions
+	}
+	n := 1
+	for _, spec := range s.Faults {
+		if f, err := Parse(spec); err == nil && f.Trigger.Session > 0 {
+			n = max(n, 2, f.Trigger.Session)
+		}
+	}
+	return n
+}
 
 // CheckSessions refuses a fault that names a session the scenario does not
 // run, which could never fire.

@@ -140,7 +140,9 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			},
 			port:          8080,
 			calls:         []probe.Call{{Tool: "longRunningOperation", Args: json.RawMessage(`{"duration":1,"steps":2}`)}},
-			want:          []found{{"end-session-inflight", reports.KindProtocolViolation, ""}},
+			// Its DELETE that terminates nothing is found again when the
+			// first of two sessions is ended under sessions-one-ends.
+			want:          []found{{"end-session-inflight", reports.KindProtocolViolation, ""}, {"sessions-one-ends", reports.KindProtocolViolation, ""}},
 			notes:         map[string]string{"unknown-session": "the server served"},
 			indeterminate: []string{"end-session-task"},
 		},
@@ -167,7 +169,13 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			command: func(port int) []string {
 				return []string{"env", fmt.Sprintf("MCP_PORT=%d", port), "node", tsServerExample(dir, "simpleStreamableHttp.js")}
 			},
-			want:    []found{{"end-session-task", reports.KindCrash, "node:Error"}},
+			// sessions-one-ends finds the same bug with a second client:
+			// ending the first session under running calls (a task
+			// among them), the task's status write kills the process,
+			// and the second session's calls die with it
+			// (cross-session-fault).
+			want: []found{{"end-session-task", reports.KindCrash, "node:Error"},
+				{"sessions-one-ends", reports.KindCrash, "node:Error"}, {"sessions-one-ends", reports.KindCrossSession, ""}},
 			lineEnd: "\n",
 			note:    "the session sent 12 of the 12 requests the server's capabilities make callable",
 		},
@@ -180,7 +188,7 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			command:       func(int) []string { return []string{"node", tsServerExample(dir, "simpleStatelessStreamableHttp.js")} },
 			port:          3000,
 			want:          []found{},
-			indeterminate: []string{"end-session-task", "end-session-inflight", "unknown-session", "get-stream-dropped"},
+			indeterminate: []string{"end-session-task", "end-session-inflight", "unknown-session", "get-stream-dropped", "sessions-one-ends"},
 			// It answers prompts/get and resources/read at once: whether
 			// the two are ever in flight together is timing (CI saw
 			// cut-surface indeterminate once, the machine loaded by a
@@ -338,6 +346,11 @@ func wantJudgedAgain(t *testing.T, report *reports.Report) {
 		paths = append(paths, report.Baseline.Transcript)
 	}
 	for _, sc := range report.Scenarios {
+		if len(sc.Transcripts) > 0 {
+			// A scenario of several sessions: every session's record.
+			paths = append(paths, sc.Transcripts...)
+			continue
+		}
 		paths = append(paths, sc.Transcript)
 	}
 	again, err := suite.Rejudge(paths, report.Tool)

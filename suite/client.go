@@ -60,6 +60,10 @@ type ClientOptions struct {
 	// start, DefaultStartTimeout by default).
 	ServerURL    *url.URL
 	StartTimeout time.Duration
+	// Clients, over HTTP, is how many copies of the client program every
+	// run starts at once against one server (test-client --clients N),
+	// each judged on its own; 0 and 1 are one.
+	Clients int
 
 	// observe: as in Options.
 	observe func(scenario string, decisions []faults.Decision)
@@ -101,6 +105,12 @@ func (o *ClientOptions) prepare(ctx context.Context, scs []faults.Scenario) (wor
 	}
 	if o.Parallel < 0 {
 		o.Parallel = 0
+	}
+	if o.Clients > 1 && o.ServerURL == nil {
+		return "", fmt.Errorf("%d clients at once share one HTTP server (--server-url); over stdio each client starts a server of its own", o.Clients)
+	}
+	if o.Clients > faults.MaxSessions {
+		return "", fmt.Errorf("%d clients at once: at most %d", o.Clients, faults.MaxSessions)
 	}
 	if o.ServerURL == nil {
 		// The server runs under mcpchaos wrap, a stdio relay.
@@ -213,6 +223,9 @@ func (c *clientEvents) add(e wire.Event) {
 func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario, work string) (*scenarioRun, error) {
 	if sc.Expect == "" {
 		sc.Expect = "success" // a scenario file may leave it out: every call stays answerable
+	}
+	if o.ServerURL != nil && o.Clients > 1 {
+		return o.runHTTPClientsScenario(ctx, sc)
 	}
 	if o.ServerURL != nil {
 		return o.runHTTPClientScenario(ctx, sc)

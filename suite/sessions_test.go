@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -214,5 +215,49 @@ func TestSessionsAgainstAServerOfOneClient(t *testing.T) {
 		return strings.Contains(n, "was refused its initialize with HTTP 500 while session") && strings.Contains(n, "serves one client at a time")
 	}) {
 		t.Errorf("notes %q do not say a second session was refused", sc.Notes)
+	}
+}
+
+// test-client --clients N: N copies of the mcp-go example client at once
+// against one server, in every run, each judged on its own and side by
+// side. The mcp-go server keeps its sessions apart: the verdicts are those
+// of one client (TestHTTPClientMatrixOnTheMCPGoClient), each finding
+// naming the copies it was read from, and each run keeps a transcript per
+// copy.
+func TestClientsAtOnce(t *testing.T) {
+	client := filepath.Join(t.TempDir(), "client")
+	if out, err := exec.Command("go", "build", "-o", client, "github.com/mcpchaos/mcpchaos/examples/cmd/client").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	u, server := httpServed(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	report, err := RunClient(ctx, ClientOptions{
+		Client: []string{client, "--timeout", "20s", "--protocol", "2025-11-25"}, Server: server, ServerURL: u, Clients: 3,
+		Scenarios: faults.HTTPClientScenarios(), Seed: 1, Deadline: 10 * time.Second, HangAfter: 10 * time.Second, Grace: 2 * time.Second,
+		Parallel: 1, TranscriptDir: dir,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []found{{"session-expired", reports.KindProtocolViolation, ""}, {"session-forgotten", reports.KindProtocolViolation, ""}}
+	if diff := cmp.Diff(want, summarize(report.Findings)); diff != "" {
+		t.Errorf("findings (-want +got):\n%s\n%s", diff, reportText(report))
+	}
+	for _, f := range report.Findings {
+		if !cmp.Equal(f.Sessions, []int{1, 2, 3}) {
+			t.Errorf("%s in %s: read from sessions %v, want all three copies alike", f.Rule, f.Scenario, f.Sessions)
+		}
+	}
+	for _, sc := range append([]reports.ScenarioResult{*report.Baseline}, report.Scenarios...) {
+		if sc.Sessions != 3 || len(sc.Transcripts) != 3 || !strings.HasSuffix(sc.Transcripts[2], sc.Name+"-c3.jsonl") {
+			t.Errorf("%s: %d sessions, transcripts %v; want one per copy", sc.Name, sc.Sessions, sc.Transcripts)
+		}
+	}
+
+	if _, err := RunClient(ctx, ClientOptions{Client: []string{client}, Server: server, Clients: 2, Scenarios: faults.ClientScenarios()}); err == nil ||
+		!strings.Contains(err.Error(), "share one HTTP server") {
+		t.Errorf("several clients over stdio: err = %v, want a refusal that says why", err)
 	}
 }

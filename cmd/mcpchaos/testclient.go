@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -28,6 +30,7 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 		serverURL string
 		startWait time.Duration
 		hangAfter time.Duration
+		clients   int
 	)
 	fs.StringVar(&server, "server", "", "the server `CMD` the client talks to, behind mcpchaos (default: the bundled example server); with --server-url, the command that serves that URL, started for each scenario")
 	fs.StringVar(&serverURL, "server-url", "", "test the client over HTTP: the MCP endpoint `URL` of the server; the client gets the proxy's URL in $"+suite.ServerURLEnv)
@@ -35,6 +38,7 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 	m.register(fs, clientDeadline, "how long the client program may take; past it, it is late (a warning when it then ends on its own)", "shutdown ladder wait for the server")
 	fs.DurationVar(&hangAfter, "hang-after", suite.DefaultHangAfter, "the hang horizon: a client program still running then is hung, and is stopped (at least --deadline; the default is twice the TypeScript SDK's 60s request timeout, the longest default of the MCP SDKs)")
 	fs.StringVar(&casesDir, "cases", "", "replay every regression case in `DIR` (the client after -- and --server, else the ones each case recorded) and say which still fail")
+	fs.IntVar(&clients, "clients", 1, "with --server-url, run `N` copies of the client program at once against one server in every run (2 to 16), each judged on its own, and the copies side by side (what crossed between their sessions)")
 	if err := fs.Parse(flagArgs); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprintf(stdout, "Usage: mcpchaos test-client [flags] -- CLIENT_CMD [ARGS...]\n       mcpchaos test-client --server-url URL [--server CMD] [flags] -- CLIENT_CMD [ARGS...]\n\nRuns the client program once per scenario. Over stdio it must launch the server\ngiven in $%s (a JSON array of argv); over HTTP (--server-url) it must\nconnect to the MCP endpoint in $%s. It must exit 0 on success. Its\nhangs, crashes and failures under faults are judged.\n\n%s", suite.ServerCommandEnv, suite.ServerURLEnv, fs.FlagUsages())
@@ -64,6 +68,14 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 	if serverURL == "" && fs.Changed("start-timeout") {
 		return usageError(stderr, "test-client: --start-timeout is how long the server of --server-url may take to listen; there is no --server-url")
 	}
+	if fs.Changed("clients") {
+		switch {
+		case serverURL == "":
+			return usageError(stderr, "test-client: --clients goes with --server-url: several copies of the client share one HTTP server, and over stdio each copy would start a server of its own")
+		case clients < 1 || clients > faults.MaxSessions:
+			return usageError(stderr, "test-client: --clients %d: run 1 to %d copies of the client at once (1 is one client, the default)", clients, faults.MaxSessions)
+		}
+	}
 	serverArgv, err := serverCommand(server)
 	if err != nil {
 		return usageError(stderr, "%v", err)
@@ -88,8 +100,12 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return usageError(stderr, "%v", err)
 		}
-		opts.ServerURL, opts.StartTimeout = target.url, target.startWait
-		opts.Repro = clientRepro(command, server, m.deadline, hangAfter, m.selectorArgs, target.args...)
+		opts.ServerURL, opts.StartTimeout, opts.Clients = target.url, target.startWait, clients
+		targetArgs := target.args
+		if clients > 1 {
+			targetArgs = append(slices.Clone(targetArgs), "--clients", strconv.Itoa(clients))
+		}
+		opts.Repro = clientRepro(command, server, m.deadline, hangAfter, m.selectorArgs, targetArgs...)
 		if selected, err = m.resolve(fs, faults.ForHTTPClient, faults.HTTPClientScenarios()); err != nil {
 			return usageError(stderr, "test-client: %v", err)
 		}
