@@ -137,6 +137,14 @@ var extraPresets = []Preset{
 		Faults: []string{"linger:for=forever"},
 		Expect: "success",
 	}},
+	{For: ForHTTPServer, Scenario: Scenario{
+		Name: "sessions-all-end",
+		Doc: "three clients at once against one server, and every session ends (DELETE) while 3 of its tool calls are in flight, the sessions' ends racing each other: teardown that iterates a shared table of sessions or requests while the others' ends change it crashes " +
+			"(dictionary changed size during iteration, concurrent map writes; bug classes 3, 5)",
+		Era:      "stateful",
+		Faults:   []string{"end-session:on=c2s:request:tools/call,inflight=3"},
+		Workload: Workload{Sessions: 3},
+	}},
 }
 
 // Presets returns every built-in scenario: the default matrices of test and
@@ -185,12 +193,12 @@ type BugClass struct {
 var BugClasses = []BugClass{
 	{1, "a client's notification handler awaits a request on the loop that must deliver the answer", []string{"list-changed-mid-call"}, ""},
 	{2, "a notification sent before a response into a stream nobody drains", []string{"progress-before-response", "stall-s2c", "burst-c2s", "burst-resource-updates"}, ""},
-	{3, "the transport closes while handlers run", []string{"eof-inflight", "eof-surface", "eof-task", "half-close-s2c", "server-eof"}, ""},
+	{3, "the transport closes while handlers run", []string{"eof-inflight", "eof-surface", "eof-task", "half-close-s2c", "server-eof", "sessions-one-ends", "sessions-all-end"}, ""},
 	{4, "handlers blocked on a server-to-client request when the transport closes", []string{"eof-server-request", "server-request-mid-call"}, ""},
 	{5, "a server that never exits after stdin closes, or drops responses on EOF", []string{"eof-inflight", "eof-task", "half-close-s2c", "linger-on-close"}, ""},
 	{6, "one malformed line ends the session; a line over 64 KiB breaks a fixed-size scanner", []string{"malformed-line", "oversize-call", "fragmented-call", "oversize-response"}, ""},
 	{7, "concurrent requests corrupting shared state; a cancellation racing the response", []string{"concurrent-calls", "stall-s2c", "cancel-before-response", "cancel-task-race", "late-progress", "duplicate-response"}, ""},
-	{8, "duplicate in-flight request ids cross-wiring responses", []string{"id-collision", "id-type"}, ""},
+	{8, "duplicate in-flight request ids cross-wiring responses", []string{"id-collision", "id-type", "sessions"}, ""},
 }
 
 // ResolveScenarios turns --scenario values into scenarios, in the order
