@@ -8,10 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpchaos/mcpchaos/crosssession"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/httpchaos"
-	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
 
@@ -36,48 +34,28 @@ func (o ClientOptions) runHTTPClientsScenario(ctx context.Context, sc faults.Sce
 	if o.Repro != nil {
 		repro = o.Repro(sc.Selector(), seed)
 	}
-	cross := crosssession.New(n)
-	logs := make([]*sessionLog, n)
-	for i := range logs {
-		log, err := newSessionLog(o.TranscriptDir, fmt.Sprintf("%s-c%d", sc.Name, i+1))
-		if err != nil {
-			for _, l := range logs[:i] {
-				_, _ = l.finish()
-			}
-			return nil, err
-		}
-		k := i + 1
-		log.also = func(e wire.Event) { cross.Add(k, e) }
-		logs[i] = log
-	}
-	start := time.Now()
-	drives, err := o.driveHTTPClients(ctx, sc, parsed, seed, logs, deadline, hangAfter, repro)
+	logs, err := newSessionLogs(o.TranscriptDir, sc.Name, "c", n)
 	if err != nil {
-		for _, l := range logs {
-			_, _ = l.finish()
-		}
 		return nil, err
 	}
-	verdicts := make([]judge.Verdict, n)
-	var decisions []faults.Decision
-	var paths []string
+	start := time.Now()
+	drives, err := o.driveHTTPClients(ctx, sc, parsed, seed, logs.logs, deadline, hangAfter, repro)
+	if err != nil {
+		logs.abandon()
+		return nil, err
+	}
+	judged, err := logs.finish()
+	if err != nil {
+		return nil, err
+	}
 	var stderr []string
 	opened := true
-	for i, l := range logs {
-		v, err := l.finish()
-		if err != nil {
-			return nil, err
-		}
-		verdicts[i] = v
-		decisions = append(decisions, l.decisions.out...)
-		if l.path != "" {
-			paths = append(paths, l.path)
-		}
+	for _, l := range logs.logs {
 		stderr = append(stderr, l.clientStderr.list()...)
 		opened = opened && l.served.answered
 	}
 	if sc.Name == faults.Baseline.Name {
-		for i, l := range logs {
+		for i, l := range logs.logs {
 			if err := notAClient(drives[i], l); err != nil {
 				var setup *SetupError
 				if errors.As(err, &setup) {
@@ -88,16 +66,13 @@ func (o ClientOptions) runHTTPClientsScenario(ctx context.Context, sc faults.Sce
 		}
 	}
 	if o.observe != nil {
-		o.observe(sc.Name, decisions)
+		o.observe(sc.Name, judged.decisions)
 	}
-	run := clientVerdict(sc, seed, repro, cross.Verdict(verdicts), time.Since(start))
+	run := clientVerdict(sc, seed, repro, judged.verdict, time.Since(start))
 	run.opened = opened
 	run.stderr = stderr
-	run.result.Sessions, run.result.Transcripts = n, paths
-	if len(paths) > 0 {
-		run.result.Transcript = paths[0]
-	}
-	run.save = o.caseSaver(sc, seed, deadline, hangAfter, decisions)
+	judged.describe(&run.result)
+	run.save = o.caseSaver(sc, seed, deadline, hangAfter, judged.decisions)
 	return run, nil
 }
 
@@ -106,33 +81,18 @@ func (o ClientOptions) runHTTPClientsScenario(ctx context.Context, sc faults.Sce
 func (o ClientOptions) driveHTTPClients(ctx context.Context, sc faults.Scenario, parsed []*faults.Fault, seed uint64, logs []*sessionLog,
 	deadline, hangAfter time.Duration, repro string) ([]drive, error) {
 	n := len(logs)
-	g := &sessionGroup{}
+	cfgs := make([]httpchaos.Config, n)
 	for i, l := range logs {
 		k := i + 1
-		px, err := httpchaos.New(httpchaos.Config{
+		cfgs[i] = httpchaos.Config{
 			Upstream: o.ServerURL, Plan: faults.NewPlan(faults.SessionSeed(seed, k), faults.SessionFaults(parsed, k)), Recorder: l.rec,
 			Tool: "mcpchaos " + o.Version, Scenario: sc.Name, Role: "client", Repro: repro, Expect: sc.Expect,
 			Deadline: deadline, HangAfter: hangAfter, Grace: o.Grace, Session: k, Sessions: n,
-		})
-		if err != nil {
-			g.stop("a proxy could not be made")
-			return nil, err
 		}
-		g.proxies = append(g.proxies, &proxied{px: px, done: make(chan struct{})})
 	}
-	if len(o.Server) > 0 {
-		served, err := startServed(ctx, o.Server, httpchaos.Config{Upstream: o.ServerURL, Grace: o.Grace}, teeRecorder(logs), o.startTimeout(), logs[0].stderr.list)
-		if err != nil {
-			g.stop("the server could not be started")
-			return nil, err
-		}
-		g.served = served
-	}
-	for _, pr := range g.proxies {
-		if err := pr.listen(o.ServerURL); err != nil {
-			g.stop("a proxy could not listen")
-			return nil, err
-		}
+	g, err := startGroup(ctx, cfgs, o.Server, o.startTimeout(), teeRecorder(logs), logs[0].stderr.list)
+	if err != nil {
+		return nil, err
 	}
 	ds := make([]drive, n)
 	errs := make([]error, n)

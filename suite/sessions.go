@@ -56,21 +56,11 @@ func (o Options) runSessions(ctx context.Context, sc faults.Scenario) (*scenario
 	if o.Repro != nil {
 		repro = o.Repro(sc.Selector(), seed)
 	}
-	cross := crosssession.New(n)
-	logs := make([]*sessionLog, n)
-	for i := range logs {
-		log, err := newSessionLog(o.TranscriptDir, fmt.Sprintf("%s-s%d", sc.Name, i+1))
-		if err != nil {
-			for _, l := range logs[:i] {
-				_, _ = l.finish()
-			}
-			return nil, err
-		}
-		k := i + 1
-		log.also = func(e wire.Event) { cross.Add(k, e) }
-		logs[i] = log
+	logs, err := newSessionLogs(o.TranscriptDir, sc.Name, "s", n)
+	if err != nil {
+		return nil, err
 	}
-	tee := teeRecorder(logs)
+	tee := teeRecorder(logs.logs)
 	load := machine.StartSampler(func(share float64) {
 		tee.Record(wire.Event{Type: wire.EventCPUShare, CPUShare: int(math.Round(share * 1000))})
 	})
@@ -82,55 +72,40 @@ func (o Options) runSessions(ctx context.Context, sc faults.Scenario) (*scenario
 	for i := range sessions {
 		k := i + 1
 		sessions[i] = sessionSetup{k: k, marker: crosssession.Marker(seed, k),
-			plan: faults.NewPlan(faults.SessionSeed(seed, k), faults.SessionFaults(parsed, k)), log: logs[i]}
+			plan: faults.NewPlan(faults.SessionSeed(seed, k), faults.SessionFaults(parsed, k)), log: logs.logs[i]}
 		sessions[i].probe = o.probeConfig(sc, deadline, maxDeadline)
 		sessions[i].probe.Share = load.Share
 		sessions[i].probe.Marker = sessions[i].marker
 		if unfaulted && len(faults.SessionFaults(parsed, i+1)) > 0 {
-			logs[i].struck = make(chan struct{})
+			logs.logs[i].struck = make(chan struct{})
 		}
 	}
 	start := time.Now()
 	ds, err := o.driveSessions(ctx, sc, sessions, tee, sessionFacts{deadline: deadline, maxDeadline: maxDeadline, repro: repro})
 	load.Stop()
 	if err != nil {
-		for _, l := range logs {
-			_, _ = l.finish()
-		}
+		logs.abandon()
 		return nil, err
 	}
 	took := time.Since(start)
-
-	verdicts := make([]judge.Verdict, n)
-	var decisions []faults.Decision
-	var paths []string
-	for i, l := range logs {
-		v, err := l.finish()
-		if err != nil {
-			return nil, err
-		}
-		verdicts[i] = v
-		decisions = append(decisions, l.decisions.out...)
-		if l.path != "" {
-			paths = append(paths, l.path)
-		}
+	judged, err := logs.finish()
+	if err != nil {
+		return nil, err
 	}
 	if o.observe != nil {
-		o.observe(sc.Name, decisions)
+		o.observe(sc.Name, judged.decisions)
 	}
 	first := ds[0]
-	run := &scenarioRun{decisions: decisions, probeErr: first.probeErr, stderr: logs[0].stderr.list(), discoverOnStderr: logs[0].discoverOnStderr,
-		refused: first.refused, verdict: cross.Verdict(verdicts), probe: first.outcome, opened: first.outcome != nil && first.outcome.Initialized}
+	run := &scenarioRun{decisions: judged.decisions, probeErr: first.probeErr, stderr: logs.logs[0].stderr.list(), discoverOnStderr: logs.logs[0].discoverOnStderr,
+		refused: first.refused, verdict: judged.verdict, probe: first.outcome, opened: first.outcome != nil && first.outcome.Initialized}
 	ApplyExpectation(sc, seed, repro, &run.verdict)
 	run.result = reports.ScenarioResult{
 		Name: sc.Name, Seed: seed, DurationMS: took.Milliseconds(),
 		Findings: len(run.verdict.Findings), Indeterminate: run.verdict.Indeterminate, Notes: run.verdict.Notes,
-		Sessions: n, Transcripts: paths,
 	}
-	if len(paths) > 0 {
-		run.result.Transcript = paths[0]
-	}
+	judged.describe(&run.result)
 	run.result.Outcome = reports.ScenarioOutcome(run.verdict.Findings, run.result.Indeterminate)
+	run.save = o.caseSaver(sc, seed, deadline, judged.decisions)
 	return run, nil
 }
 
@@ -162,28 +137,9 @@ func (o Options) driveSessions(ctx context.Context, sc faults.Scenario, sessions
 			Session: s.k, Sessions: n, Marker: s.marker,
 		}
 	}
-	g := &sessionGroup{}
-	for i := range sessions {
-		px, err := httpchaos.New(cfgs[i])
-		if err != nil {
-			g.stop("a proxy could not be made")
-			return nil, err
-		}
-		g.proxies = append(g.proxies, &proxied{px: px, done: make(chan struct{})})
-	}
-	if len(o.Command) > 0 {
-		served, err := startServed(ctx, o.Command, cfgs[0], tee, o.startTimeout(), sessions[0].log.stderr.list)
-		if err != nil {
-			g.stop("the server could not be started")
-			return nil, err
-		}
-		g.served = served
-	}
-	for _, pr := range g.proxies {
-		if err := pr.listen(o.URL); err != nil {
-			g.stop("a proxy could not listen")
-			return nil, err
-		}
+	g, err := startGroup(ctx, cfgs, o.Command, o.startTimeout(), tee, sessions[0].log.stderr.list)
+	if err != nil {
+		return nil, err
 	}
 
 	probeCtx, cancelProbes := context.WithCancelCause(ctx)
@@ -263,6 +219,104 @@ func endStruck(ctx context.Context, cancel context.CancelFunc, struck <-chan str
 type sessionGroup struct {
 	served  *chaos.Served
 	proxies []*proxied
+}
+
+// startGroup makes a proxy per session (cfgs, one each), starts the server
+// from command when there is one (its events recorded by tee, in every
+// session's record), and serves the proxies on loopback ports.
+func startGroup(ctx context.Context, cfgs []httpchaos.Config, command []string, startTimeout time.Duration, tee chaos.Recorder, stderr func() []string) (*sessionGroup, error) {
+	g := &sessionGroup{}
+	for _, cfg := range cfgs {
+		px, err := httpchaos.New(cfg)
+		if err != nil {
+			g.stop("a proxy could not be made")
+			return nil, err
+		}
+		g.proxies = append(g.proxies, &proxied{px: px, done: make(chan struct{})})
+	}
+	if len(command) > 0 {
+		served, err := startServed(ctx, command, cfgs[0], tee, startTimeout, stderr)
+		if err != nil {
+			g.stop("the server could not be started")
+			return nil, err
+		}
+		g.served = served
+	}
+	for i, pr := range g.proxies {
+		if err := pr.listen(cfgs[i].Upstream); err != nil {
+			g.stop("a proxy could not listen")
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// sessionLogs are the logs of the sessions of one run, and the check across
+// them that their events feed.
+type sessionLogs struct {
+	logs  []*sessionLog
+	cross *crosssession.Judge
+}
+
+// newSessionLogs starts the log of each of n sessions of scenario name,
+// its transcript NAME-<tag>K.jsonl in dir when dir is set.
+func newSessionLogs(dir, name, tag string, n int) (*sessionLogs, error) {
+	s := &sessionLogs{cross: crosssession.New(n)}
+	for i := range n {
+		log, err := newSessionLog(dir, fmt.Sprintf("%s-%s%d", name, tag, i+1))
+		if err != nil {
+			s.abandon()
+			return nil, err
+		}
+		k := i + 1
+		log.also = func(e wire.Event) { s.cross.Add(k, e) }
+		s.logs = append(s.logs, log)
+	}
+	return s, nil
+}
+
+// abandon closes the logs of a run that could not be made.
+func (s *sessionLogs) abandon() {
+	for _, l := range s.logs {
+		_, _ = l.finish()
+	}
+}
+
+// judgedSessions is what the logs of a run of several sessions give once
+// finished: the verdict across them, what the faults did in each, and the
+// transcripts.
+type judgedSessions struct {
+	verdict   judge.Verdict
+	decisions []faults.Decision
+	paths     []string
+	n         int
+}
+
+// finish finishes every session's log and judges them side by side.
+func (s *sessionLogs) finish() (judgedSessions, error) {
+	j := judgedSessions{n: len(s.logs)}
+	verdicts := make([]judge.Verdict, len(s.logs))
+	for i, l := range s.logs {
+		v, err := l.finish()
+		if err != nil {
+			return j, err
+		}
+		verdicts[i] = v
+		j.decisions = append(j.decisions, l.decisions.out...)
+		if l.path != "" {
+			j.paths = append(j.paths, l.path)
+		}
+	}
+	j.verdict = s.cross.Verdict(verdicts)
+	return j, nil
+}
+
+// describe puts the sessions and their transcripts in a scenario's result.
+func (j judgedSessions) describe(res *reports.ScenarioResult) {
+	res.Sessions, res.Transcripts = j.n, j.paths
+	if len(j.paths) > 0 {
+		res.Transcript = j.paths[0]
+	}
 }
 
 // stop stops the server while every proxy still records, so that its exit

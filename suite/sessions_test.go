@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -43,17 +42,6 @@ func sessionScenarios(t *testing.T, names ...string) []faults.Scenario {
 	return out
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
 // The planted shared-server sends every message of a call through the
 // session that connected last (typescript-sdk GHSA-345p-7cg4-v4c7): the
 // sessions scenario finds one session's answers, progress and log lines in
@@ -72,12 +60,12 @@ func TestSeveralSessions(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			addr := freeAddr(t)
+			u, served := httpServed(t)
+			addr := served[len(served)-1]
 			command := []string{filepath.Join(examplesDir, "shared-server"), "--addr", addr}
 			if tc.fixed {
 				command = append(command, "--fixed")
 			}
-			u, _ := url.Parse("http://" + addr + "/mcp")
 			dir := t.TempDir()
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()

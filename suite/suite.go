@@ -397,20 +397,28 @@ func (o Options) runScenarioLogged(ctx context.Context, sc faults.Scenario, setU
 	}
 	res.Outcome = reports.ScenarioOutcome(run.verdict.Findings, res.Indeterminate)
 	res.Transcript = log.path
-	if o.CaseDir != "" && sc.Name != faults.Baseline.Name {
-		ran := sc
-		ran.Deadline = deadline // the replay must judge with the same patience
-		if ran.Era == "" {
-			ran.Era = o.Probe.Era // and speak the same era
-		}
-		run.save = func(own []reports.Finding) error {
-			_, err := SaveCase(o.CaseDir, faults.Case{Scenario: ran, Seed: seed, Command: o.Command, URL: caseURL(o.URL),
-				Calls: ToolCalls(o.Probe.Calls), SkipTools: o.Probe.SkipTools, Decisions: log.decisions.out}, own)
-			return err
-		}
-	}
+	run.save = o.caseSaver(sc, seed, deadline, log.decisions.out)
 	run.result = res
 	return run, nil
+}
+
+// caseSaver writes a failing scenario run as a regression case (nil
+// without a CaseDir, and for the baseline): the scenario with the deadline
+// and era it ran with, the target, the workload and what the faults did.
+func (o Options) caseSaver(sc faults.Scenario, seed uint64, deadline time.Duration, decisions []faults.Decision) func([]reports.Finding) error {
+	if o.CaseDir == "" || sc.Name == faults.Baseline.Name {
+		return nil
+	}
+	ran := sc
+	ran.Deadline = deadline // the replay must judge with the same patience
+	if ran.Era == "" {
+		ran.Era = o.Probe.Era // and speak the same era
+	}
+	return func(own []reports.Finding) error {
+		_, err := SaveCase(o.CaseDir, faults.Case{Scenario: ran, Seed: seed, Command: o.Command, URL: caseURL(o.URL),
+			Calls: ToolCalls(o.Probe.Calls), SkipTools: o.Probe.SkipTools, Decisions: decisions}, own)
+		return err
+	}
 }
 
 // setup is what one scenario run is given, whatever its transport.
