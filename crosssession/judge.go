@@ -62,6 +62,10 @@ type session struct {
 	// marked are the messages received from the server that carry some
 	// session's marker, kept until the other sessions' markers are known.
 	marked []markedMessage
+	// subscribed are the resources the client subscribed to; updates are
+	// the first resources/updated notifications it got, by resource.
+	subscribed []string
+	updates    map[string]reports.Evidence
 }
 
 type request struct {
@@ -159,6 +163,11 @@ func (s *session) sent(e *wire.Event) {
 	if e.Method == "tools/call" {
 		r.tool = toolName(b)
 	}
+	if e.Method == "resources/subscribe" {
+		if uri := paramURI(b); uri != "" && !slices.Contains(s.subscribed, uri) {
+			s.subscribed = append(s.subscribed, uri)
+		}
+	}
 	if _, seen := s.requests[e.ID]; !seen {
 		s.requests[e.ID] = r
 	}
@@ -191,6 +200,16 @@ func (s *session) received(e *wire.Event) {
 			}
 		}
 	}
+	if e.Kind == "notification" && e.Method == "notifications/resources/updated" {
+		if uri := paramURI(b); uri != "" && len(s.updates) < maxUpdates {
+			if s.updates == nil {
+				s.updates = map[string]reports.Evidence{}
+			}
+			if _, seen := s.updates[uri]; !seen {
+				s.updates[uri] = judge.EvidenceOf(e)
+			}
+		}
+	}
 	if found := markedSessions(b); found != nil {
 		s.marked = append(s.marked, markedMessage{kind: e.Kind, id: e.ID, method: e.Method, token: e.ProgressToken, ev: judge.EvidenceOf(e), markers: found})
 	}
@@ -199,6 +218,22 @@ func (s *session) received(e *wire.Event) {
 // opening says a method opens a session: initialize, or server/discover in
 // the stateless revision.
 func opening(method string) bool { return method == "initialize" || method == "server/discover" }
+
+// maxUpdates bounds the resources a session's updates are kept for.
+const maxUpdates = 64
+
+// paramURI is the params.uri of a message's bytes.
+func paramURI(b []byte) string {
+	var m struct {
+		Params struct {
+			URI string `json:"uri"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(b, &m) != nil {
+		return ""
+	}
+	return m.Params.URI
+}
 
 // toolName is the params.name of a tools/call's bytes.
 func toolName(b []byte) string {
@@ -226,6 +261,7 @@ func (j *Judge) Verdict(perSession []judge.Verdict) judge.Verdict {
 	c := crossing{j: j, refused: refused, robbed: robbed}
 	own := c.ownFindings(perSession)
 	own = c.leaks(own)
+	own = c.updates(own)
 	own = c.harm(own)
 	first := j.sessions[0]
 	for i := range c.found {

@@ -289,6 +289,27 @@ func TestVerdict(t *testing.T) {
 			says: "while session 2's initialize of that id was never answered, on its own stream or at all, and its session never opened",
 		},
 		{
+			name: "an update for the other session's subscription",
+			sessions: func() []*script {
+				sub := func(uri string) string {
+					return `{"jsonrpc":"2.0","id":4,"method":"resources/subscribe","params":{"uri":"` + uri + `"}}`
+				}
+				updated := func(uri string) string {
+					return `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"` + uri + `"}}`
+				}
+				return []*script{
+					newScript(1, m1).opened().call("4", "resources/subscribe", sub("test://a")).got("notification", "", "notifications/resources/updated", updated("test://a")),
+					newScript(2, m2).opened().call("4", "resources/subscribe", sub("test://b")).
+						got("notification", "", "notifications/resources/updated", updated("test://b")).
+						got("notification", "", "notifications/resources/updated", updated("test://a")).
+						got("notification", "", "notifications/resources/updated", updated("test://c")),
+				}
+			},
+			per: []judge.Verdict{{}, {Findings: []reports.Finding{finding(reports.RuleUpdateNotSubscribed, "", "", 9)}}},
+			want: got{Findings: []string{"cross-session-subscription [1 2]"}},
+			says: "session 2 received notifications/resources/updated for test://a, which it never subscribed to and session 1 did",
+		},
+		{
 			name: "an answer that went to the other session, told by ids alone",
 			sessions: func() []*script {
 				return []*script{newScript(1, m1).opened(), newScript(2, m2).opened()}

@@ -86,10 +86,13 @@ func (s *Step) Method() string {
 // Plan is the fault plan of one session. It is safe for the two directions of
 // a session to use concurrently.
 type Plan struct {
-	seed   uint64
-	faults []*Fault
-	labels []string
-	keys   []uint64
+	seed uint64
+	// drawSeed is what the draws derive from: seed, or a session's own
+	// (InSession).
+	drawSeed uint64
+	faults   []*Fault
+	labels   []string
+	keys     []uint64
 
 	mu       sync.Mutex
 	state    []triggerState
@@ -143,6 +146,14 @@ func WithClock(now func() time.Duration) PlanOption {
 	return func(p *Plan) { p.now = now }
 }
 
+// InSession makes the plan session k's of a scenario of several sessions:
+// its draws come from the seed SessionSeed gives session k, so that the
+// sessions' faults do not move in lockstep, while Seed stays the
+// scenario's, which every session's record names and its repro replays.
+func InSession(k int) PlanOption {
+	return func(p *Plan) { p.drawSeed = SessionSeed(p.seed, k) }
+}
+
 // SetClock replaces the plan's clock before traffic flows: the relay calls it
 // with its recorder's clock, so that from= and until= count from the moment
 // the transcript does.
@@ -156,6 +167,7 @@ func (p *Plan) SetClock(now func() time.Duration) {
 func NewPlan(seed uint64, faults []*Fault, opts ...PlanOption) *Plan {
 	p := &Plan{
 		seed:     seed,
+		drawSeed: seed,
 		faults:   faults,
 		state:    make([]triggerState, len(faults)),
 		inflight: newInFlight(),
@@ -418,7 +430,7 @@ func (p *Plan) Decide(phase Phase, s *Step) []Firing {
 		case !t.candidate(&p.state[i]):
 			continue
 		}
-		draws := newDraws(p.seed, p.keys[i], s.Dir, s.ordinal)
+		draws := newDraws(p.drawSeed, p.keys[i], s.Dir, s.ordinal)
 		if t.HasP && !(draws.Float64() < t.P) {
 			continue
 		}

@@ -33,3 +33,19 @@ func TestScenarioSessions(t *testing.T) {
 		t.Errorf("SessionSeed: session 1 keeps the seed, the others draw their own")
 	}
 }
+
+// A session's plan names the scenario's seed, which every session's record
+// carries and the repro replays, and draws from its own.
+func TestPlanInSession(t *testing.T) {
+	f, err := Parse("eof")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewPlan(7, []*Fault{f}, InSession(2))
+	if p.Seed() != 7 || p.drawSeed != SessionSeed(7, 2) {
+		t.Errorf("InSession(2): Seed %d, draws from %d; want 7, and %d", p.Seed(), p.drawSeed, SessionSeed(7, 2))
+	}
+	if q := NewPlan(7, []*Fault{f}, InSession(1)); q.drawSeed != 7 {
+		t.Errorf("session 1 draws from %d, want the scenario's seed", q.drawSeed)
+	}
+}

@@ -97,6 +97,11 @@ type Config struct {
 	// that what reaches another session carrying it is known for this
 	// session's (see MarkedArguments). Empty in a run of one session.
 	Marker string
+	// Session is this session's number in a run of several (1 is the
+	// first; 0 in a run of one): session K subscribes to the Kth resource
+	// it could read (in turn), so that an update delivered to a session
+	// that never subscribed to its resource shows whose it was.
+	Session int
 	// Seed chooses the samples of long listings (resources to read,
 	// prompts to get): the same seed, the same choice.
 	Seed uint64

@@ -289,15 +289,16 @@ func (sf *surface) getAndRead(prompts []listedPrompt, resources, templates []str
 	return read
 }
 
-// subscribe subscribes to the first resource that could be read; end
-// unsubscribes.
+// subscribe subscribes to the first resource that could be read (in a run
+// of several sessions, session K to the Kth, in turn); end unsubscribes.
 func (sf *surface) subscribe(read []string) {
 	if len(read) == 0 {
 		sf.s.why("resources/subscribe", "no resource could be read to subscribe to")
 		return
 	}
-	if _, ok := sf.s.roundTrip("resources/subscribe", map[string]any{"uri": read[0]}, read[0]); ok {
-		sf.subscribed = read[0]
+	uri := read[max(sf.s.cfg.Session-1, 0)%len(read)]
+	if _, ok := sf.s.roundTrip("resources/subscribe", map[string]any{"uri": uri}, uri); ok {
+		sf.subscribed = uri
 	}
 }
 

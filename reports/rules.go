@@ -71,6 +71,7 @@ const (
 	RuleCrossSessionMessage  = "cross-session-message"
 	RuleCrossSessionFault    = "cross-session-fault"
 	RuleCrossSessionLost     = "cross-session-answer-lost"
+	RuleCrossSessionUpdate   = "cross-session-subscription"
 )
 
 // KindExpectation is the kind of a finding that says a scenario file's
@@ -217,6 +218,9 @@ var Rules = []Rule{
 	{RuleCrossSessionLost, KindCrossSession, SeverityError,
 		"with several clients at once and no fault anywhere, each is answered as it would be alone: a request one session never got answered (or lost) while another session's request of the same id and method, sent at once, was answered, lost its answer to the other client's presence (a server that keeps one answer route for every session sends it to the wrong one; when the answer carries nothing of its sender's, where it went cannot be told, and cross-session-message names it when it can)",
 		jsonrpcReply + "; " + specSessions},
+	{RuleCrossSessionUpdate, KindCrossSession, SeverityWarning,
+		"notifications/resources/updated goes to the sessions that subscribed to the resource: an update for a resource another session subscribed to, delivered to a session that never did, shows one client's subscriptions to another and floods it with what it did not ask to follow (the schema's should, hence a warning; it replaces the receiving session's own update-not-subscribed finding, whose cause it names)",
+		"MCP 2025-11-25 schema (ResourceUpdatedNotification: \"This should only be sent if the client previously sent a resources/subscribe request\"); MCP 2025-11-25, Server › Resources › Subscriptions"},
 	{RuleCrossSessionFault, KindCrossSession, SeverityError,
 		"a fault confined to one session (its stream cut, its DELETE, its client gone, its request stalled) is that session's: another session's calls, made while it struck, are answered as they are without it; one that fails (an HTTP error status, an error where the session's own twin got a result), hangs or passes its deadline was harmed by what happened to another user",
 		specSessions + " (a session's lifetime is its own: the server ends it, or its client's DELETE does); " + jsonrpcReply + "; " + specLifecycle + " › Timeouts"},

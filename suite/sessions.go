@@ -72,10 +72,10 @@ func (o Options) runSessions(ctx context.Context, sc faults.Scenario) (*scenario
 	for i := range sessions {
 		k := i + 1
 		sessions[i] = sessionSetup{k: k, marker: crosssession.Marker(seed, k),
-			plan: faults.NewPlan(faults.SessionSeed(seed, k), faults.SessionFaults(parsed, k)), log: logs.logs[i]}
+			plan: faults.NewPlan(seed, faults.SessionFaults(parsed, k), faults.InSession(k)), log: logs.logs[i]}
 		sessions[i].probe = o.probeConfig(sc, deadline, maxDeadline)
 		sessions[i].probe.Share = load.Share
-		sessions[i].probe.Marker = sessions[i].marker
+		sessions[i].probe.Marker, sessions[i].probe.Session = sessions[i].marker, k
 		if unfaulted && len(faults.SessionFaults(parsed, i+1)) > 0 {
 			logs.logs[i].struck = make(chan struct{})
 		}
