@@ -305,7 +305,7 @@ func TestVerdict(t *testing.T) {
 						got("notification", "", "notifications/resources/updated", updated("test://c")),
 				}
 			},
-			per: []judge.Verdict{{}, {Findings: []reports.Finding{finding(reports.RuleUpdateNotSubscribed, "", "", 9)}}},
+			per:  []judge.Verdict{{}, {Findings: []reports.Finding{finding(reports.RuleUpdateNotSubscribed, "", "", 9)}}},
 			want: got{Findings: []string{"cross-session-subscription [1 2]"}},
 			says: "session 2 received notifications/resources/updated for test://a, which it never subscribed to and session 1 did",
 		},
