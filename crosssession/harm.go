@@ -79,7 +79,7 @@ func (c *crossing) lostToAnother(own []sessionFinding) []sessionFinding {
 	// once one is, and the server's answer to that goes astray too).
 	lost := map[int]bool{}
 	for _, sf := range own {
-		if sf.f.Request != nil && unanswered(sf.f.Rule) && c.answeredTwin(sf.n, sf.f.Request) != nil {
+		if sf.f.Request != nil && lostForGood(sf.f.Rule) && c.answeredTwin(sf.n, sf.f.Request) != nil {
 			lost[sf.n] = true
 		}
 	}
@@ -87,7 +87,7 @@ func (c *crossing) lostToAnother(own []sessionFinding) []sessionFinding {
 	byVictim := map[int][]sessionFinding{}
 	var order []int
 	for _, sf := range own {
-		if !lost[sf.n] || sf.f.Request == nil || !unanswered(sf.f.Rule) {
+		if !lost[sf.n] || sf.f.Request == nil || !lostForGood(sf.f.Rule) {
 			kept = append(kept, sf)
 			continue
 		}
@@ -100,6 +100,9 @@ func (c *crossing) lostToAnother(own []sessionFinding) []sessionFinding {
 		fs := byVictim[n]
 		// The first with a twin leads; the others follow it.
 		i := slices.IndexFunc(fs, func(sf sessionFinding) bool { return c.answeredTwin(n, sf.f.Request) != nil })
+		if i < 0 {
+			i = 0
+		}
 		fs[0], fs[i] = fs[i], fs[0]
 		twin := c.answeredTwin(n, fs[0].f.Request)
 		first := fs[0].f
@@ -121,6 +124,14 @@ func (c *crossing) lostToAnother(own []sessionFinding) []sessionFinding {
 		c.found = append(c.found, f)
 	}
 	return kept
+}
+
+// lostForGood says a rule is an error about a request left without its
+// answer: a warning (a handler still talking on its stream past the
+// deadline, an answer lost at a stdio shutdown) must not become an error
+// by being read beside another session.
+func lostForGood(rule string) bool {
+	return rule == reports.RuleUnanswered || rule == reports.RuleLostResponse
 }
 
 // twinRequest is another session's request of the same id and method.
@@ -196,7 +207,10 @@ func sortedRequests(s *session) []*request {
 // get its answer: what a fault elsewhere must not cause.
 func harmRule(rule string) bool {
 	switch rule {
-	case reports.RuleUnanswered, reports.RuleUnansweredActive, reports.RuleLostResponse,
+	// Errors only: a handler slower than the deadline while it still
+	// talks on its stream (unanswered-while-active) is a warning, and
+	// holding it against the server as harm would make it an error.
+	case reports.RuleUnanswered, reports.RuleLostResponse,
 		reports.RuleTaskNeverFinished, reports.RuleTaskForgotten, reports.RuleTaskResultLost:
 		return true
 	}

@@ -277,6 +277,18 @@ func TestVerdict(t *testing.T) {
 			says: "session 2's tools/list (id 3) was never answered, while session 1's of the same id, sent at once, was answered: with two clients at once, and no fault having fired, the server lost one client's answer (its judge: unanswered-request of 3), and 1 more of its requests went the same way",
 		},
 		{
+			name: "a slow handler's warning is not made an error by a twin's answer",
+			sessions: func() []*script {
+				list := `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`
+				return []*script{
+					newScript(1, m1).opened().call("3", "tools/list", list).got("response", "3", "", `{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}`),
+					newScript(2, m2).opened().call("3", "tools/list", list),
+				}
+			},
+			per:  []judge.Verdict{{}, {Findings: []reports.Finding{finding(reports.RuleUnansweredActive, "3", "tools/list", 5)}}},
+			want: got{Findings: []string{"unanswered-while-active [2]"}},
+		},
+		{
 			name: "the opening answer of one session on the other's stream (one global transport)",
 			sessions: func() []*script {
 				return []*script{
