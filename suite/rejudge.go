@@ -108,7 +108,7 @@ func judgeFile(path string) (judgedRun, error) {
 	if i < 0 || events[i].Type != wire.EventSession {
 		return judgedRun{}, fmt.Errorf("%s does not start with a session event; is it an mcpchaos transcript?", path)
 	}
-	r := judgedRun{path: path, session: events[i], verdict: judge.Session(events), paths: []string{path}}
+	r := judgedRun{path: path, session: events[i], verdict: JudgeOne(events), paths: []string{path}}
 	r.durationMS = (events[len(events)-1].T - events[i].T) / 1000
 	if r.session.Sessions > 1 {
 		r.events = events
@@ -177,6 +177,19 @@ func pathsOf(g []judgedRun) []string {
 		ps = append(ps, r.path)
 	}
 	return ps
+}
+
+// JudgeOne judges one transcript as mcpchaos judges it live: the session's
+// judge, and, over HTTP, the answers on one MCP session's stream to another
+// session's request (a proxy relaying several clients to one server).
+func JudgeOne(events []wire.Event) judge.Verdict {
+	v := judge.Session(events)
+	streams := crosssession.NewStreams()
+	for _, e := range events {
+		streams.Add(e)
+	}
+	v.Findings = append(v.Findings, streams.Findings()...)
+	return v
 }
 
 // JudgeSessions judges the transcripts of the sessions of one run of

@@ -6,10 +6,12 @@ import (
 	"os"
 
 	"github.com/mcpchaos/mcpchaos/chaos"
+	"github.com/mcpchaos/mcpchaos/crosssession"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/suite"
+	"github.com/mcpchaos/mcpchaos/wire"
 )
 
 // relayScenario resolves the one --scenario of a relaying command (wrap,
@@ -39,10 +41,13 @@ func relayScenario(command, selector string, reporting bool) (faults.Scenario, e
 // what open requests need, not every event, so a long session stays
 // bounded.
 type sessionRecord struct {
-	path      string
-	file      *os.File
-	recorder  *chaos.JSONLRecorder // nil when neither is wanted
-	judge     *judge.Judger        // nil without a report
+	path     string
+	file     *os.File
+	recorder *chaos.JSONLRecorder // nil when neither is wanted
+	judge    *judge.Judger        // nil without a report
+	// streams reads the record for answers on one MCP session's stream to
+	// another's request (a proxy relaying several clients).
+	streams   *crosssession.Streams
 	stopFlush func()
 }
 
@@ -65,8 +70,11 @@ func openSessionRecord(path string, reporting bool) (*sessionRecord, error) {
 		return r, nil
 	}
 	if reporting {
-		r.judge = judge.New()
-		r.recorder.OnEvent = r.judge.Add
+		r.judge, r.streams = judge.New(), crosssession.NewStreams()
+		r.recorder.OnEvent = func(e wire.Event) {
+			r.judge.Add(e)
+			r.streams.Add(e)
+		}
 	}
 	r.stopFlush = r.recorder.FlushEvery(transcriptFlush)
 	return r, nil
@@ -98,6 +106,7 @@ func (r *sessionRecord) finish() error {
 // one-scenario report to path, and returns the exit status it calls for.
 func (r *sessionRecord) report(command string, out *reportOutputs, stdout io.Writer, target reports.Target, name string, seed uint64, sc *faults.Scenario, repro string, quiet bool, stderr io.Writer) int {
 	v := r.judge.Verdict()
+	v.Findings = append(v.Findings, r.streams.Findings()...)
 	if sc != nil {
 		suite.ApplyExpectation(*sc, seed, repro, &v)
 	}
