@@ -268,8 +268,11 @@ func runScenarios(args []string, stdout, stderr io.Writer) int {
 			if s.Era != "" {
 				fmt.Fprintf(&b, "      era %s\n", s.Era)
 			}
-			if !s.Workload.IsZero() {
-				fmt.Fprintf(&b, "      workload: %d tool calls, %d at a time\n", s.Workload.Calls, s.Workload.Concurrency)
+			if w := s.Workload; w.Calls > 0 || w.Concurrency > 0 {
+				fmt.Fprintf(&b, "      workload: %d tool calls, %d at a time\n", w.Calls, w.Concurrency)
+			}
+			if n := s.Sessions(); n > 1 {
+				fmt.Fprintf(&b, "      %d sessions at once against one server (--sessions N)\n", n)
 			}
 			switch s.Expect {
 			case "success":
