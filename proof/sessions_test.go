@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpchaos/mcpchaos/crosssession"
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/suite"
@@ -117,4 +118,45 @@ func reportSummary(r *reports.Report) string {
 	var b strings.Builder
 	reports.WriteSummary(&b, r)
 	return b.String()
+}
+
+// FastMCP 2.12.5's proxy (FastMCP.as_proxy(ProxyClient(backend)), as its
+// docs show it) in front of a backend whose echo logs its message: it
+// forwards each call's log lines to the client that made the call, and to
+// no other. The sessions scenario passes, and each session got log lines
+// of its own, carrying its marker, so that a line sent to the wrong client
+// would have been seen.
+func TestSeveralSessionsThroughFastMCPProxy(t *testing.T) {
+	root := repoRoot(t)
+	python := sdkPython(t, root, "py-fastmcp-2.12.5")
+	port := freePort(t)
+	u, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+	scs, err := faults.SelectScenarios(faults.HTTPServerScenarios(), []string{"sessions"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	report, err := suite.Run(ctx, suite.Options{
+		Command: []string{python, filepath.Join(root, "proof/corpus/httpservers/fastmcp_proxy.py"), fmt.Sprint(port)}, URL: u,
+		Scenarios: scs, Seed: 1, Deadline: 5 * time.Second, Grace: 2 * time.Second, Parallel: 1, TranscriptDir: t.TempDir(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary := wantFindings(t, report, []found{})
+	sc := report.Scenarios[0]
+	if sc.Outcome != reports.OutcomePass || len(sc.Transcripts) != 2 {
+		t.Fatalf("sessions: %s with transcripts %v; want a pass of two sessions\n%s", sc.Outcome, sc.Transcripts, summary)
+	}
+	for i, path := range sc.Transcripts {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		marker := crosssession.Marker(1, i+1)
+		if n := strings.Count(string(b), `notifications/message`); n == 0 || !strings.Contains(string(b), "echo "+marker) {
+			t.Errorf("session %d got %d log lines, none echoing its marker %s: the check had nothing to see", i+1, n, marker)
+		}
+	}
 }
