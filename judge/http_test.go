@@ -400,3 +400,22 @@ func TestErrorBodyIDNamesEachIDOnce(t *testing.T) {
 		t.Errorf("message:\n%s\nwant it to start:\n%s", msg, want)
 	}
 }
+
+// Two clients through one proxy each number their requests from 1: an
+// answer on a POST's stream answers that POST's request, so the one left
+// unanswered is the other client's, and the finding cites its request.
+func TestAnswerOnItsOwnExchangeAcrossClients(t *testing.T) {
+	b := httpSession()
+	first := b.post(1, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"a"}}`)
+	second := b.post(2, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"b"}}`)
+	b.at(10).event(2, "", `{"jsonrpc":"2.0","id":5,"result":{"content":[]}}`, true)
+	b.at(10000).end("the proxy got interrupt")
+	v := Session(b.evs)
+	if diff := cmp.Diff([]string{reports.RuleUnanswered}, rulesOf(v)); diff != "" {
+		t.Fatalf("rules (-want +got):\n%s", diff)
+	}
+	f := v.Findings[0]
+	if f.Request == nil || f.Request.Tool != "a" || f.Evidence[0].Seq != first {
+		t.Errorf("the hang names %+v at seq %d; want the first client's call (tool a, seq %d), not the second's (seq %d)", f.Request, f.Evidence[0].Seq, first, second)
+	}
+}

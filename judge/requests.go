@@ -736,13 +736,25 @@ func (t *tracker) probe(j *Judger, e *wire.Event) *probeInfo {
 // and returns that request's method, for the schema checks ("" when it
 // answers none, or is no answer).
 // claimant is the request of list, all open under one id, that answer e
-// answers: the oldest whose method's result e has the shape of, else the
-// oldest. A client that reuses an id in flight gets its answers in order or
+// answers: over HTTP the one of e's own exchange (several clients through
+// one proxy each number from 1); else the oldest whose method's result e
+// has the shape of, else the oldest. A client that reuses an id in flight gets its answers in order or
 // loses one; but the server may answer the two in either order (JSON-RPC
 // sets none), and holding the oldest to an answer shaped for the other
 // (server-everything's tasks/cancel answered before the tools/call whose
 // id it borrowed) made a schema violation of a result that had none.
 func claimant(list []*openReq, e *wire.Event) *openReq {
+	if len(list) > 1 && e.Exchange != 0 {
+		// Over HTTP an answer on a POST's stream answers that POST's
+		// request: with several clients through one proxy (each numbering
+		// from 1), the request of the answer's own exchange is the one it
+		// answers, whatever the others under its id.
+		for _, r := range list {
+			if r.exchange == e.Exchange {
+				return r
+			}
+		}
+	}
 	if len(list) > 1 && e.Kind == "response" {
 		raw := bytesOf(e.Raw)
 		for _, r := range list {
