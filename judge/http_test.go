@@ -419,3 +419,35 @@ func TestAnswerOnItsOwnExchangeAcrossClients(t *testing.T) {
 		t.Errorf("the hang names %+v at seq %d; want the first client's call (tool a, seq %d), not the second's (seq %d)", f.Request, f.Evidence[0].Seq, first, second)
 	}
 }
+
+// Several clients through one proxy each set their own log level: a debug
+// message on the stream of the client that asked for debug is not below
+// the level another client set, and one on the stream of the client that
+// asked for error is.
+func TestLogLevelsOfSeveralClients(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		session string // whose GET stream carries the debug message
+		want    []string
+	}{
+		{"to the client that set debug", "A", nil},
+		{"to the client that set error", "B", []string{reports.RuleLogBelowLevel}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := httpSession()
+			setLevel := func(x int64, session, id, level string) {
+				b.add(wire.Event{Type: wire.EventHTTP, Exchange: x, HTTP: "POST /mcp", MCPSession: session})
+				b.body(x, `{"jsonrpc":"2.0","id":`+id+`,"method":"logging/setLevel","params":{"level":"`+level+`"}}`)
+				b.event(x, "", `{"jsonrpc":"2.0","id":`+id+`,"result":{}}`, true)
+			}
+			setLevel(1, "A", "3", "debug")
+			setLevel(2, "B", "3", "error")
+			b.add(wire.Event{Type: wire.EventHTTP, Exchange: 3, HTTP: "GET /mcp", MCPSession: tc.session})
+			b.at(1000).event(3, "", `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"debug","data":"x"}}`, true)
+			b.at(2000).end("the proxy got interrupt")
+			if diff := cmp.Diff(tc.want, rulesOf(Session(b.evs))); diff != "" {
+				t.Errorf("rules (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -187,6 +187,19 @@ func (s *sessionEnds) forgetEnded(t int64) {
 	}
 }
 
+// sessionOf is the MCP session a message of an HTTP exchange belongs to:
+// the Mcp-Session-Id of its exchange's request; "" on stdio, before
+// initialize has given one, and for an exchange no longer kept.
+func (j *Judger) sessionOf(e *wire.Event) string {
+	if e.Exchange == 0 {
+		return ""
+	}
+	if x := j.se.exchanges[e.Exchange]; x != nil {
+		return x.session
+	}
+	return ""
+}
+
 func (s *sessionEnds) request(e *wire.Event) {
 	s.forgetEnded(e.T)
 	if s.exchanges == nil {

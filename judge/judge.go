@@ -248,7 +248,7 @@ func (j *Judger) add(e *wire.Event) {
 			if e.Kind == "request" && j.p.name == "server" {
 				// A fault's tasks/cancel: its answer is judged as the
 				// client's would be.
-				j.sf.request(e)
+				j.sf.request(e, j.sessionOf(e))
 			}
 			if cl != nil {
 				cl.injected(e)
@@ -410,7 +410,7 @@ func (j *Judger) received(e *wire.Event) {
 		j.tr.receivedIn(e)
 		j.tr.asked.answer(e)
 		if e.Kind == "request" && j.p.name == "server" {
-			j.sf.request(e)
+			j.sf.request(e, j.sessionOf(e))
 		}
 	case j.p.out:
 		if isPiece(e) {

@@ -19,12 +19,14 @@ type surfaceChecks struct {
 	// asked holds what the checks need of a request in flight, by id.
 	asked map[string]surfaceAsk
 
-	// level is the index in logLevels of the level the server accepted,
-	// -1 before any; levelAt when its answer came.
-	level      int
-	levelAt    int64
-	levelName  string
+	// levels are the levels the server accepted, by MCP session (over
+	// HTTP, the Mcp-Session-Id of the exchange; "" on stdio and without
+	// one): several clients through one proxy each set their own.
+	levels map[string]logLevel
+	// belowName is the level the first message below its session's level
+	// was below.
 	belowLevel *aggregate
+	belowName  string
 
 	// subscribed are the URIs a resources/subscribe was sent for;
 	// unsubscribed, when the server answered their unsubscribe.
@@ -51,6 +53,8 @@ type surfaceChecks struct {
 
 // surfaceAsk is a request the checks follow to its answer.
 type surfaceAsk struct {
+	// id is the request's id (the checks key it by session too).
+	id     string
 	method string
 	// arg is what the request names: the level of logging/setLevel, the
 	// URI of an unsubscribe, the cursor of a listing, the task of a
@@ -101,7 +105,7 @@ const maxTracked = 1024
 
 func (c *surfaceChecks) init() {
 	c.asked = map[string]surfaceAsk{}
-	c.level = -1
+	c.levels = map[string]logLevel{}
 	c.unsubscribed = map[string]int64{}
 	c.listings = map[string][]string{}
 	c.tasks = map[string]*taskRecord{}
@@ -129,9 +133,22 @@ func str(obj []byte, key string) string {
 	return s
 }
 
-// request notes a request the server received.
-func (c *surfaceChecks) request(e *wire.Event) {
-	ask := surfaceAsk{method: e.Method, t: e.T, recv: evidenceOf(e)}
+// logLevel is a level the server accepted: its index in logLevels, its
+// name, and when the answer came.
+type logLevel struct {
+	i    int
+	name string
+	at   int64
+}
+
+// sessionKey keys what the checks keep of a request, or of a listing, by
+// the MCP session it belongs to, so that the requests of several clients
+// through one proxy, each numbering from 1, stay apart.
+func sessionKey(session, key string) string { return session + "\x00" + key }
+
+// request notes a request the server received in MCP session sess.
+func (c *surfaceChecks) request(e *wire.Event, sess string) {
+	ask := surfaceAsk{id: e.ID, method: e.Method, t: e.T, recv: evidenceOf(e)}
 	p := params(e)
 	switch e.Method {
 	case "logging/setLevel":
@@ -150,7 +167,7 @@ func (c *surfaceChecks) request(e *wire.Event) {
 	case "tools/list", "prompts/list", "resources/list", "resources/templates/list", "tasks/list":
 		ask.arg = str(p, "cursor")
 		if ask.arg == "" {
-			c.listings[e.Method] = nil // a new listing
+			c.listings[sessionKey(sess, e.Method)] = nil // a new listing
 		}
 	case "tools/call":
 		ask.asTask = kindOf(member(p, "task")) == '{'
@@ -166,26 +183,27 @@ func (c *surfaceChecks) request(e *wire.Event) {
 		return
 	}
 	if len(c.asked) < maxTracked {
-		c.asked[e.ID] = ask
+		c.asked[sessionKey(sess, e.ID)] = ask
 	}
 }
 
 // out judges a message the server wrote: an answer to a request the checks
 // follow, or a notification they judge.
 func (c *surfaceChecks) out(j *Judger, e *wire.Event) {
+	sess := j.sessionOf(e)
 	switch e.Kind {
 	case "notification":
-		c.notification(j, e)
+		c.notification(j, e, sess)
 		return
 	case "response", "error":
 	default:
 		return
 	}
-	ask, ok := c.asked[e.ID]
+	ask, ok := c.asked[sessionKey(sess, e.ID)]
 	if !ok {
 		return
 	}
-	delete(c.asked, e.ID)
+	delete(c.asked, sessionKey(sess, e.ID))
 	b, err := e.Bytes()
 	if err != nil {
 		return
@@ -194,8 +212,8 @@ func (c *surfaceChecks) out(j *Judger, e *wire.Event) {
 	failed := e.Kind == "error" || kindOf(result) != '{'
 	switch ask.method {
 	case "logging/setLevel":
-		if i := slices.Index(logLevels, ask.arg); i >= 0 && !failed {
-			c.level, c.levelAt, c.levelName = i, e.T, ask.arg
+		if i := slices.Index(logLevels, ask.arg); i >= 0 && !failed && (len(c.levels) < maxTracked || c.levels[sess].name != "") {
+			c.levels[sess] = logLevel{i: i, name: ask.arg, at: e.T}
 		}
 	case "resources/unsubscribe":
 		if !failed && ask.arg != "" {
@@ -212,16 +230,17 @@ func (c *surfaceChecks) out(j *Judger, e *wire.Event) {
 		if next == "" {
 			return
 		}
-		if slices.Contains(c.listings[ask.method], next) {
+		listing := sessionKey(sess, ask.method)
+		if slices.Contains(c.listings[listing], next) {
 			if c.repeats == nil {
 				c.repeats = &aggregate{}
 			}
 			c.repeats.add(ask.method+" "+fmt.Sprintf("%q", next), evidenceOf(e))
-			c.listings[ask.method] = nil
+			c.listings[listing] = nil
 			return
 		}
-		if len(c.listings[ask.method]) < maxTracked {
-			c.listings[ask.method] = append(c.listings[ask.method], next)
+		if len(c.listings[listing]) < maxTracked && (len(c.listings) < maxTracked || c.listings[listing] != nil) {
+			c.listings[listing] = append(c.listings[listing], next)
 		}
 	case "tools/call":
 		if !failed {
@@ -331,11 +350,11 @@ func (c *surfaceChecks) report(j *Judger, e *wire.Event, t *taskRecord, state []
 // progress comes.
 func (c *surfaceChecks) waitingOnTask(j *Judger, t *taskRecord, e *wire.Event) {
 	ev := evidenceOf(e)
-	for id, ask := range c.asked {
+	for _, ask := range c.asked {
 		if ask.method != "tasks/result" || ask.arg != t.id {
 			continue
 		}
-		for _, r := range j.tr.open[id] {
+		for _, r := range j.tr.open[ask.id] {
 			r.progress++
 			r.lastProgress = &ev
 		}
@@ -398,19 +417,20 @@ type listedTask struct {
 	ev reports.Evidence
 }
 
-func (c *surfaceChecks) notification(j *Judger, e *wire.Event) {
+func (c *surfaceChecks) notification(j *Judger, e *wire.Event, sess string) {
 	switch e.Method {
 	case "notifications/message":
-		if c.level < 0 {
+		set, ok := c.levels[sess]
+		if !ok {
 			return
 		}
 		level := str(params(e), "level")
 		i := slices.Index(logLevels, level)
-		if i < 0 || i >= c.level || (j.http && e.T-c.levelAt < raceUS) {
+		if i < 0 || i >= set.i || (j.http && e.T-set.at < raceUS) {
 			return
 		}
 		if c.belowLevel == nil {
-			c.belowLevel = &aggregate{}
+			c.belowLevel, c.belowName = &aggregate{}, set.name
 		}
 		c.belowLevel.add(level, evidenceOf(e))
 	case "notifications/resources/updated":
@@ -531,7 +551,7 @@ func (c *surfaceChecks) findings(j *Judger) []reports.Finding {
 	add(c.foreign, reports.RuleTaskNotOwned, "tasks/list listed tasks this session never created")
 	add(c.unsubscribe, reports.RuleUpdateNotSubscribed, "notifications/resources/updated for a resource the client was not subscribed to")
 	if c.belowLevel != nil {
-		add(c.belowLevel, reports.RuleLogBelowLevel, fmt.Sprintf("log messages below the level %q the client set with logging/setLevel", c.levelName))
+		add(c.belowLevel, reports.RuleLogBelowLevel, fmt.Sprintf("log messages below the level %q the client set with logging/setLevel", c.belowName))
 	}
 	add(c.repeats, reports.RuleListCursorRepeats, "a listing handed out a cursor it had already handed out, so following nextCursor never ends")
 	return fs
