@@ -85,14 +85,22 @@ func TestTestURLStartsTheServer(t *testing.T) {
 func checkJudgedAgain(t *testing.T, rep *reports.Report, dir string) (asWritten int) {
 	t.Helper()
 	for _, sc := range rep.Scenarios {
-		data, err := os.ReadFile(sc.Transcript)
-		if err != nil {
-			t.Fatal(err)
+		// A scenario of several sessions is judged from every session's
+		// transcript at once, as its run judged them.
+		paths := sc.Transcripts
+		if len(paths) == 0 {
+			paths = []string{sc.Transcript}
 		}
-		asWritten += bytes.Count(data, []byte(`"frames":1,"forwarded":true`))
+		for _, p := range paths {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			asWritten += bytes.Count(data, []byte(`"frames":1,"forwarded":true`))
+		}
 		out := filepath.Join(dir, sc.Name+".offline.json")
 		var stdout, stderr bytes.Buffer
-		if code := run([]string{"judge", "--report", out, sc.Transcript}, nil, &stdout, &stderr); code != exitOK && code != exitFindings {
+		if code := run(append([]string{"judge", "--report", out}, paths...), nil, &stdout, &stderr); code != exitOK && code != exitFindings {
 			t.Errorf("judge %s: exit %d\n%s%s", sc.Name, code, stdout.String(), stderr.String())
 			continue
 		}
