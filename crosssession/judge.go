@@ -161,10 +161,10 @@ func (s *session) sent(e *wire.Event) {
 	r := &request{id: e.ID, method: e.Method, token: e.ProgressToken, ev: judge.EvidenceOf(e),
 		marked: s.marker != "" && bytes.Contains(b, []byte(s.marker))}
 	if e.Method == "tools/call" {
-		r.tool = toolName(b)
+		r.tool = param(b, "name")
 	}
 	if e.Method == "resources/subscribe" {
-		if uri := paramURI(b); uri != "" && !slices.Contains(s.subscribed, uri) {
+		if uri := param(b, "uri"); uri != "" && !slices.Contains(s.subscribed, uri) {
 			s.subscribed = append(s.subscribed, uri)
 		}
 	}
@@ -201,7 +201,7 @@ func (s *session) received(e *wire.Event) {
 		}
 	}
 	if e.Kind == "notification" && e.Method == "notifications/resources/updated" {
-		if uri := paramURI(b); uri != "" && len(s.updates) < maxUpdates {
+		if uri := param(b, "uri"); uri != "" && len(s.updates) < maxUpdates {
 			if s.updates == nil {
 				s.updates = map[string]reports.Evidence{}
 			}
@@ -222,30 +222,17 @@ func opening(method string) bool { return method == "initialize" || method == "s
 // maxUpdates bounds the resources a session's updates are kept for.
 const maxUpdates = 64
 
-// paramURI is the params.uri of a message's bytes.
-func paramURI(b []byte) string {
+// param is the string member key of a message's params ("" when absent):
+// a tools/call's name, a subscription's or update's uri.
+func param(b []byte, key string) string {
 	var m struct {
-		Params struct {
-			URI string `json:"uri"`
-		} `json:"params"`
+		Params map[string]json.RawMessage `json:"params"`
 	}
-	if json.Unmarshal(b, &m) != nil {
+	var v string
+	if json.Unmarshal(b, &m) != nil || json.Unmarshal(m.Params[key], &v) != nil {
 		return ""
 	}
-	return m.Params.URI
-}
-
-// toolName is the params.name of a tools/call's bytes.
-func toolName(b []byte) string {
-	var m struct {
-		Params struct {
-			Name string `json:"name"`
-		} `json:"params"`
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return ""
-	}
-	return m.Params.Name
+	return v
 }
 
 // Verdict is the run's verdict: the sessions' own findings, merged and each
