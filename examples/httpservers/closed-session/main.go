@@ -58,19 +58,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:3000", "listen address")
 	flag.Parse()
 	s := &server{fixed: *fixed, sessions: map[string]*session{}}
-	rawhttp.Serve("closed-session", *fixed, *addr, http.HandlerFunc(s.serve))
-}
-
-func (s *server) serve(w http.ResponseWriter, r *http.Request) {
-	switch r.Method {
-	case http.MethodPost:
-		s.post(w, r)
-	case http.MethodDelete:
-		s.end(w, r)
-	default:
-		// No GET stream: the specification lets a server answer 405.
-		w.WriteHeader(http.StatusMethodNotAllowed)
-	}
+	rawhttp.Serve("closed-session", *fixed, *addr, rawhttp.Endpoint(s.post, s.end))
 }
 
 func (s *server) post(w http.ResponseWriter, r *http.Request) {

@@ -92,19 +92,7 @@ func main() {
 // (echoTakes in the command; a test spaces its calls wider).
 func handler(fixed bool, echo time.Duration) http.Handler {
 	s := &server{fixed: fixed, echo: echo, sessions: map[string]*session{}}
-	return http.HandlerFunc(s.serve)
-}
-
-func (s *server) serve(w http.ResponseWriter, r *http.Request) {
-	switch r.Method {
-	case http.MethodPost:
-		s.post(w, r)
-	case http.MethodDelete:
-		s.end(w, r)
-	default:
-		// No GET stream: the specification lets a server answer 405.
-		w.WriteHeader(http.StatusMethodNotAllowed)
-	}
+	return rawhttp.Endpoint(s.post, s.end)
 }
 
 func (s *server) post(w http.ResponseWriter, r *http.Request) {

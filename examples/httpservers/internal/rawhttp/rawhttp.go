@@ -78,6 +78,22 @@ func Answer(w http.ResponseWriter, id, method string) {
 	}
 }
 
+// Endpoint is the MCP endpoint of an example with no GET stream: POSTs go
+// to post, DELETEs (a session's end) to end, and anything else is answered
+// 405, as the specification lets a server answer a GET it does not offer.
+func Endpoint(post, end http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodPost:
+			post(w, r)
+		case http.MethodDelete:
+			end(w, r)
+		default:
+			w.WriteHeader(http.StatusMethodNotAllowed)
+		}
+	}
+}
+
 // SessionNotFound is the 404 for a session the server does not know.
 func SessionNotFound(w http.ResponseWriter) {
 	WriteError(w, http.StatusNotFound, "null", -32001, "Session not found")
