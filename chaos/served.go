@@ -202,3 +202,34 @@ func (s *Served) signal(sig syscall.Signal, why string) {
 	s.record(wire.Event{Type: wire.EventSignal, Signal: SignalName(sig), PID: s.proc.PID(), Detail: why, ByUs: true})
 	s.proc.SignalGroup(sig)
 }
+
+// CanSignal says why a signal fault cannot send name to a served server,
+// "" when it can. A STOP is not offered: over HTTP its window, in which the
+// server's silence is excused, would be known only to the session whose
+// fault froze it, and every session would be judged hung.
+func (s *Served) CanSignal(name string) string {
+	if _, ok := faultSignals[name]; !ok {
+		return name + " cannot be sent on this OS"
+	}
+	if name == "SIGSTOP" {
+		return "a STOP is not sent to an HTTP server: the other sessions could not tell its window from a hang"
+	}
+	return ""
+}
+
+// Signal sends a signal fault's signal to the server's process group. The
+// signal event carries the fault's label: in a run of several sessions the
+// event is in every session's record, the fault's decision only in the
+// struck one's, and each session's judge must know the signal for a
+// fault's, not the shutdown ladder's.
+func (s *Served) Signal(name, label string) {
+	sig, ok := faultSignals[name]
+	if !ok {
+		s.record(wire.Event{Type: wire.EventError, Fault: label, Detail: "signal fault: " + name + " cannot be sent on this OS"})
+		return
+	}
+	s.record(wire.Event{Type: wire.EventSignal, Signal: name, PID: s.proc.PID(), Detail: "fault " + label, Fault: label, ByUs: true})
+	if !s.proc.SignalGroup(sig) {
+		s.record(wire.Event{Type: wire.EventError, Signal: name, Detail: "the server's process group is gone: " + name + " reached no process"})
+	}
+}

@@ -22,7 +22,8 @@ type harmed struct {
 // (its own judge's hangs and lost answers, which are folded in here), a 404
 // to a session it never ended, and an HTTP 5xx or JSON-RPC error where
 // another session's request of the same id, method and tool got a result,
-// are harm.
+// are harm. A fault that struck the server itself (a signal) confines
+// nothing, and harms no session.
 func (c *crossing) harm(own []sessionFinding) []sessionFinding {
 	var struck *session
 	for _, s := range c.j.sessions {
@@ -33,6 +34,13 @@ func (c *crossing) harm(own []sessionFinding) []sessionFinding {
 	}
 	if struck == nil {
 		return c.lostToAnother(own)
+	}
+	for _, s := range c.j.sessions {
+		if s.wholeServer {
+			// A signal to the server's process is every session's fault:
+			// each session's judge has excused what it cut short.
+			return own
+		}
 	}
 	byVictim := map[int][]harmed{}
 	var kept []sessionFinding

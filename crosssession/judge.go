@@ -46,6 +46,9 @@ type session struct {
 	faulted bool
 	fired   *reports.Evidence
 	firedBy string
+	// wholeServer says a fault of its plan struck the server itself (a
+	// signal to its process), which no session is spared.
+	wholeServer bool
 	// opening is the client's opening request (initialize, or
 	// server/discover); opened says a result answered it, and refusal is
 	// how it was refused otherwise (an HTTP status, an error).
@@ -130,6 +133,9 @@ func (s *session) fault(e *wire.Event) {
 	}
 	if e.Action == "end-session" {
 		s.deleted = true
+	}
+	if e.Action == "signal" {
+		s.wholeServer = true
 	}
 }
 

@@ -145,6 +145,14 @@ var extraPresets = []Preset{
 		Faults:   []string{"end-session:on=c2s:request:tools/call,inflight=3"},
 		Workload: Workload{Sessions: 3},
 	}},
+	{For: ForHTTPServer, Scenario: Scenario{
+		Name: "sessions-shutdown",
+		Doc: "three clients at once against one server, and the server is told to stop (SIGTERM) while 3 tool calls of one session are in flight and the other sessions' run: a shutdown that walks a shared table of sessions or requests while their handlers change it crashes " +
+			"(dictionary changed size during iteration, concurrent map writes; bug classes 3, 5); the calls the shutdown cuts short are the fault's. Only for a server mcpchaos starts (test --url URL -- CMD)",
+		Era:      "stateful",
+		Faults:   []string{"signal:on=c2s:request:tools/call,inflight=3,session=1,sig=TERM"},
+		Workload: Workload{Sessions: 3},
+	}},
 }
 
 // Presets returns every built-in scenario: the default matrices of test and

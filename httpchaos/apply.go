@@ -39,6 +39,7 @@ var httpMeaning = map[string]string{
 	"forget-session": "sends the client's requests on with an Mcp-Session-Id the server never issued, from then on, as if the server forgot the session; a new session passes",
 	"hold-headers":   "holds the head of the server's answer before it goes to the client",
 	"event-id-reuse": "sends a server's event with the id of the event before it in the same stream",
+	"signal":         "sends TERM, INT or KILL to the server's process group when mcpchaos started it (test --url URL -- CMD), as a supervisor or an OOM killer would, every session's calls in flight; skipped for a server it did not start, and STOP is not sent",
 }
 
 // Supports says whether a fault family has an HTTP meaning, and if not
@@ -111,8 +112,16 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 		if e.Copies > 0 && dir == wire.ToServer {
 			skipped = "skipped: on HTTP a client's POST is not sent twice"
 		}
-		if e.HalfClose != 0 || e.Hold != nil || e.Throttle != nil || e.Signal != nil || e.StderrFlood != nil || e.Linger != nil {
+		if e.HalfClose != 0 || e.Hold != nil || e.Throttle != nil || e.StderrFlood != nil || e.Linger != nil {
 			skipped = "skipped: no HTTP meaning"
+		}
+		if sg := e.Signal; sg != nil {
+			switch {
+			case p.cfg.Signaller == nil:
+				skipped = "skipped: mcpchaos did not start this server, so it has no process to signal (give the server's command after --)"
+			case p.cfg.Signaller.CanSignal(sg.Name) != "":
+				skipped = "skipped: " + p.cfg.Signaller.CanSignal(sg.Name)
+			}
 		}
 		if r := e.Respond; r != nil && r.Status != 0 && (forwarded || x.headSent()) {
 			skipped = "skipped: the response's status was already sent to the client"
@@ -211,6 +220,9 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 		}
 		if e.EndSession {
 			p.endSession(x, f.Label, cause)
+		}
+		if e.Signal != nil {
+			p.cfg.Signaller.Signal(e.Signal.Name, f.Label)
 		}
 		if forged != "" {
 			p.forget(x.session, forged, f.Label)

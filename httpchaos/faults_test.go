@@ -42,6 +42,7 @@ func TestEveryHTTPFaultAgainstMCPGo(t *testing.T) {
 		"forget-session": "forget-session:on=c2s:request:tools/call",
 		"hold-headers":   "hold-headers:on=c2s:request:tools/call,for=200ms",
 		"event-id-reuse": "event-id-reuse:on=s2c:response:tools/call",
+		"signal":         "signal:on=c2s:request:tools/call,sig=TERM",
 	}
 	var claimed []string
 	for f := range specs {

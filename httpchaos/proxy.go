@@ -73,6 +73,18 @@ type Config struct {
 	// are, and its client's marker (see wire.Event.Marker).
 	Session, Sessions int
 	Marker            string
+	// Signaller, when the run started the server, sends a signal fault's
+	// signal to its process; nil skips signal faults (there is no process
+	// of the run's own to signal).
+	Signaller Signaller
+}
+
+// Signaller sends a signal fault's signal to the server's process.
+type Signaller interface {
+	// CanSignal says why name (SIGTERM) cannot be sent, "" when it can.
+	CanSignal(name string) string
+	// Signal sends it, recording the signal under the fault's label.
+	Signal(name, label string)
 }
 
 // Proxy is one proxy session: from New to Close, every exchange it serves

@@ -69,7 +69,7 @@ func startRigWith(t *testing.T, opts []server.StreamableHTTPOption, seed uint64,
 	}
 	u, _ := url.Parse(upstream.URL + "/mcp")
 	r := &rig{rec: chaos.NewMemoryRecorder()}
-	p, err := httpchaos.New(httpchaos.Config{Upstream: u, Plan: faults.NewPlan(seed, fs), Recorder: r.rec, Tool: "test"})
+	p, err := httpchaos.New(httpchaos.Config{Upstream: u, Plan: faults.NewPlan(seed, fs), Recorder: r.rec, Tool: "test", Signaller: recordingSignaller{r.rec}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +87,22 @@ func startRigWith(t *testing.T, opts []server.StreamableHTTPOption, seed uint64,
 	})
 	r.url = front.URL + "/mcp"
 	return r
+}
+
+// recordingSignaller stands for the process of a server the run started:
+// the upstream here is in the test's own process, so a signal fault's
+// signal is recorded, not sent.
+type recordingSignaller struct{ rec *chaos.MemoryRecorder }
+
+func (recordingSignaller) CanSignal(name string) string {
+	if name == "SIGSTOP" {
+		return "a STOP is not sent to an HTTP server"
+	}
+	return ""
+}
+
+func (s recordingSignaller) Signal(name, label string) {
+	s.rec.Record(wire.Event{Type: wire.EventSignal, Signal: name, Fault: label, ByUs: true, Detail: "fault " + label})
 }
 
 // proxyTo puts a proxy, with a plan of the fault specs, in front of the

@@ -68,6 +68,15 @@ func (c *crashes) hit(j *Judger, h crashHit) bool {
 		j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos signalled it (%s): not judged as a crash", j.p.name, h.sig, s.Excerpt))
 		return false
 	}
+	if s := pc.ourSignal; s != nil && s.Seq < h.seq && isCancellation(h) {
+		// A signal fault asked the peer to stop: the tasks its shutdown
+		// cancels raise their cancellation, which a server may log
+		// (uvicorn does, for an event stream still open at its graceful
+		// shutdown's timeout). That is the stopping, not an exception a
+		// bug left unhandled; ClosedResourceError and the like still are.
+		j.notes.add(fmt.Sprintf("the %s printed %s after mcpchaos signalled it (%s): its shutdown cancelling a task, not a crash", j.p.name, h.sig, s.Excerpt))
+		return false
+	}
 	if cs := c.sigs[h.sig]; cs != nil {
 		cs.count++
 		cs.lastSeq = h.seq
@@ -186,6 +195,12 @@ func (j *Judger) survived(cs *crashSig) bool {
 	}
 	stop, ok := pc.stoppedWhileServing(j)
 	return ok && stop.Seq > cs.lastSeq && (!hcExit || stop.Seq < pc.halfClose.Seq)
+}
+
+// isCancellation reports whether a signature is a task's cancellation
+// (Python's CancelledError, asyncio's or concurrent.futures').
+func isCancellation(h crashHit) bool {
+	return strings.HasPrefix(h.sig, "python:") && strings.HasSuffix(h.sig, "CancelledError")
 }
 
 // isEPIPE reports whether a signature is a write failing on a closed pipe.

@@ -549,7 +549,7 @@ func (l *landings) notLanded() []string {
 // stream closes), but every request after it found nothing listening.
 func (j *Judger) exitedOnItsOwn() {
 	pc := &j.pc
-	if !j.http || !j.p.process || pc.exit == nil || pc.exitBadlyOrSignalled() || pc.ladderTerm != nil && pc.ladderTerm.Seq < pc.exit.Seq {
+	if !j.http || !j.p.process || pc.exit == nil || pc.exitBadlyOrSignalled() || pc.ourSignal != nil && pc.ourSignal.Seq < pc.exit.Seq {
 		return
 	}
 	j.notes.add(fmt.Sprintf("the server exited on its own (%s) at %s, before mcpchaos asked it to stop: the requests sent after found nothing listening", pc.exitWords(), words.Duration(pc.exit.TUS)))
@@ -614,8 +614,12 @@ func (j *Judger) Verdict() Verdict {
 		// The server was down or restarting (a proxy in front of a server
 		// that is restarted): what went unanswered meanwhile is not held
 		// against it, but a report that ran through it must say so.
-		j.notes.add(fmt.Sprintf("the upstream could not be reached for %d %s, between %s and %s: mcpchaos answered %s 502 (was the server down or restarting?)",
-			j.unreachable, words.Plural(j.unreachable, "request", "requests"), words.Duration(j.unreachableFrom), words.Duration(j.unreachableTo), words.Plural(j.unreachable, "it", "them")))
+		why := "was the server down or restarting?"
+		if s := j.pc.ourSignal; s != nil && s.TUS <= j.unreachableFrom {
+			why = "after mcpchaos signalled the server: " + s.Excerpt
+		}
+		j.notes.add(fmt.Sprintf("the upstream could not be reached for %d %s, between %s and %s: mcpchaos answered %s 502 (%s)",
+			j.unreachable, words.Plural(j.unreachable, "request", "requests"), words.Duration(j.unreachableFrom), words.Duration(j.unreachableTo), words.Plural(j.unreachable, "it", "them"), why))
 	}
 	var fs []reports.Finding
 	if j.cl != nil {

@@ -76,7 +76,9 @@ func (pc *processFacts) signal(e *wire.Event) {
 	if !e.ByUs {
 		return
 	}
-	fault := pc.faultSignal
+	// Over HTTP a fault's signal carries its label: in a run of several
+	// sessions only the struck session's record holds the fault's decision.
+	fault := pc.faultSignal || e.Fault != ""
 	pc.faultSignal = false
 	if e.Signal == "SIGSTOP" || e.Signal == "SIGCONT" || e.Detail == wire.GroupCleanupDetail {
 		// A pause ends nothing; its window is the fault event's. The

@@ -68,6 +68,37 @@ func TestJudgeSignalFault(t *testing.T) {
 			notes: []string{"printed go:panic after mcpchaos signalled it"},
 		},
 		{
+			// In a run of several sessions over HTTP, the fault's decision
+			// is in the struck session's record only; the others have the
+			// signal, labelled with the fault (issue 39).
+			name: "another session's fault's SIGTERM, known by its label: the open call is the fault's, a panic after it a crash",
+			build: func(b *tb) {
+				b.call("1", "tools/call")
+				b.at(10).add(wire.Event{Type: wire.EventSignal, Signal: "SIGTERM", PID: 42, Fault: "signal#1", Detail: "fault signal#1", ByUs: true})
+				b.stderr(goPanic...)
+				b.stdoutEOF()
+				b.exit(2)
+				b.at(20).end("the server exited")
+			},
+			want: []short{{Kind: reports.KindCrash, Severity: reports.SeverityError, Signature: "go:panic", Seqs: seqs(6, 11),
+				Message: "Go panic: runtime error: invalid memory address or nil pointer dereference on stderr; the server exited with status 2"}},
+			notes: []string{"tools/call (id 1) unanswered when the server ended, after mcpchaos signalled it before the deadline (sent SIGTERM: fault signal#1)"},
+		},
+		{
+			name: "a task cancelled by the shutdown the fault's SIGTERM asked for is not a crash",
+			build: func(b *tb) {
+				b.at(10).signalFault("SIGTERM", 0)
+				b.stderr("ERROR:    Exception in ASGI application", "Traceback (most recent call last):",
+					`  File "/venv/lib/python3.11/site-packages/starlette/responses.py", line 260, in wrap`,
+					"    await self._on_completed_fut",
+					"asyncio.exceptions.CancelledError: Task cancelled, timeout graceful shutdown exceeded")
+				b.stdoutEOF()
+				b.killed("SIGTERM", false)
+				b.at(20).end("the server exited")
+			},
+			notes: []string{"the server printed python:CancelledError after mcpchaos signalled it (sent SIGTERM: fault signal#1): its shutdown cancelling a task, not a crash"},
+		},
+		{
 			name: "silence during a STOP is excused: the deadline runs outside the window",
 			build: func(b *tb) {
 				b.call("1", "tools/call")

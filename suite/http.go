@@ -119,6 +119,11 @@ type proxied struct {
 // startProxied starts the server (with a command: it must listen on the
 // upstream's port within startTimeout) and the proxy in front of it.
 func startProxied(ctx context.Context, cfg httpchaos.Config, command []string, startTimeout time.Duration, log *sessionLog) (*proxied, error) {
+	var sig *servedSignaller
+	if len(command) > 0 {
+		sig = &servedSignaller{}
+		cfg.Signaller = sig
+	}
 	px, err := httpchaos.New(cfg)
 	if err != nil {
 		return nil, err
@@ -130,6 +135,7 @@ func startProxied(ctx context.Context, cfg httpchaos.Config, command []string, s
 			px.Close("the server could not be started")
 			return nil, err
 		}
+		sig.served = pr.served
 	}
 	if err := pr.listen(cfg.Upstream); err != nil {
 		pr.stopServer("the proxy could not listen")
@@ -137,6 +143,20 @@ func startProxied(ctx context.Context, cfg httpchaos.Config, command []string, s
 	}
 	return pr, nil
 }
+
+// servedSignaller is the Signaller of a server the run starts: the proxy
+// is made first (its session event opens the record), the server after,
+// before any traffic can fire a fault.
+type servedSignaller struct{ served *chaos.Served }
+
+func (s *servedSignaller) CanSignal(name string) string {
+	if s.served == nil {
+		return "the server has not started"
+	}
+	return s.served.CanSignal(name)
+}
+
+func (s *servedSignaller) Signal(name, label string) { s.served.Signal(name, label) }
 
 // startServed starts an HTTP server from its command, its events recorded
 // by rec, and waits for it to listen on the upstream's port.

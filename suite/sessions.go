@@ -226,7 +226,11 @@ type sessionGroup struct {
 // session's record), and serves the proxies on loopback ports.
 func startGroup(ctx context.Context, cfgs []httpchaos.Config, command []string, startTimeout time.Duration, tee chaos.Recorder, stderr func() []string) (*sessionGroup, error) {
 	g := &sessionGroup{}
+	sig := &servedSignaller{}
 	for _, cfg := range cfgs {
+		if len(command) > 0 {
+			cfg.Signaller = sig
+		}
 		px, err := httpchaos.New(cfg)
 		if err != nil {
 			g.stop("a proxy could not be made")
@@ -240,7 +244,7 @@ func startGroup(ctx context.Context, cfgs []httpchaos.Config, command []string, 
 			g.stop("the server could not be started")
 			return nil, err
 		}
-		g.served = served
+		g.served, sig.served = served, served
 	}
 	for i, pr := range g.proxies {
 		if err := pr.listen(cfgs[i].Upstream); err != nil {

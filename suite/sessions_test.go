@@ -31,9 +31,9 @@ import (
 func sessionScenarios(t *testing.T, names ...string) []faults.Scenario {
 	t.Helper()
 	var out []faults.Scenario
-	for _, sc := range faults.HTTPServerScenarios() {
-		if slices.Contains(names, sc.Name) {
-			out = append(out, sc)
+	for _, p := range faults.Presets() {
+		if p.For == faults.ForHTTPServer && slices.Contains(names, p.Scenario.Name) {
+			out = append(out, p.Scenario)
 		}
 	}
 	if len(out) != len(names) {
@@ -248,4 +248,70 @@ func TestClientsAtOnce(t *testing.T) {
 		!strings.Contains(err.Error(), "share one HTTP server") {
 		t.Errorf("several clients over stdio: err = %v, want a refusal that says why", err)
 	}
+}
+
+// sessions-shutdown asks the server to stop (SIGTERM) while three sessions
+// have calls in flight (issue 39: the seeds' class across sessions). The
+// planted shutdown-race walks its table of calls by a length read before
+// the walk while each call it cancels leaves the table: a Go panic, found
+// by its signature in every session's record and reported once. Its fixed
+// twin stops cleanly, and the calls the shutdown cut short, in every
+// session, are the fault's: no finding, no harm read across sessions. A
+// server the run did not start has no process to signal: the scenario is
+// indeterminate, never a pass.
+func TestSessionsShutdown(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fixed bool
+		want  []found
+	}{
+		{"shutdown-race", false, []found{{"sessions-shutdown", reports.KindCrash, "go:panic"}}},
+		{"shutdown-race/fixed", true, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			u, served := httpServed(t)
+			command := []string{filepath.Join(examplesDir, "shutdown-race"), "--addr", served[len(served)-1]}
+			if tc.fixed {
+				command = append(command, "--fixed")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			report, err := Run(ctx, Options{Command: command, URL: u, Scenarios: sessionScenarios(t, "sessions-shutdown"),
+				Seed: 1, Deadline: 3 * time.Second, Grace: 2 * time.Second, TranscriptDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, summarize(report.Findings)); diff != "" {
+				t.Errorf("findings (-want +got):\n%s\n%s", diff, reportText(report))
+			}
+			sc := report.Scenarios[len(report.Scenarios)-1]
+			if sc.Outcome == reports.OutcomeIndeterminate || sc.Sessions != 3 {
+				t.Errorf("%s: outcome %s (%q), %d sessions; want judged, 3 sessions", sc.Name, sc.Outcome, sc.Indeterminate, sc.Sessions)
+			}
+			if !slices.ContainsFunc(sc.Notes, func(n string) bool { return strings.Contains(n, "after mcpchaos signalled") }) {
+				t.Errorf("notes %q do not say what the signal cut short", sc.Notes)
+			}
+			rejudged := rejudgeSessions(t, sc.Transcripts)
+			if diff := cmp.Diff(summarize(ownOf(report.Findings, sc.Name)), summarize(rejudged.Findings)); diff != "" {
+				t.Errorf("judged again from its transcripts (-live +offline):\n%s", diff)
+			}
+		})
+	}
+	t.Run("a server the run did not start", func(t *testing.T) {
+		t.Parallel()
+		srv := httptest.NewServer(server.NewStreamableHTTPServer(everything.New(), server.WithStateful(true)))
+		defer srv.Close()
+		u, _ := url.Parse(srv.URL + "/mcp")
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		report, err := Run(ctx, Options{URL: u, Scenarios: sessionScenarios(t, "sessions-shutdown"), Seed: 1, Deadline: 2 * time.Second, Grace: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := report.Scenarios[len(report.Scenarios)-1]
+		if sc.Outcome != reports.OutcomeIndeterminate || len(report.Findings) != 0 || !strings.Contains(strings.Join(sc.Indeterminate, " "), "did not start this server") {
+			t.Errorf("outcome %s (%q) with %d findings; want indeterminate, saying mcpchaos did not start the server\n%s", sc.Outcome, sc.Indeterminate, len(report.Findings), reportText(report))
+		}
+	})
 }

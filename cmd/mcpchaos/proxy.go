@@ -99,6 +99,9 @@ func runProxy(args []string, stdout, stderr io.Writer) int {
 		if err := httpchaos.Supports(flt.Family.Name); err != nil {
 			return usageError(stderr, "proxy: --fault %s: %v", spec, err)
 		}
+		if flt.Family.Name == "signal" {
+			return usageError(stderr, "proxy: --fault %s: the proxy does not start the server, so it has no process to signal; run mcpchaos test --url URL -- CMD to signal a server mcpchaos starts", spec)
+		}
 		parsed = append(parsed, flt)
 	}
 	if !fs.Changed("seed") && (sc == nil || sc.Seed == nil) {

@@ -172,6 +172,13 @@ func NewSessionID() string {
 // Serve serves h at /mcp on addr until SIGTERM or SIGINT, then shuts down
 // within 2s; it exits 1 when it cannot listen.
 func Serve(name string, fixed bool, addr string, h http.Handler) {
+	ServeWithStop(name, fixed, addr, h, nil)
+}
+
+// ServeWithStop serves as Serve does, and on SIGTERM or SIGINT runs
+// beforeStop (when set) before the HTTP server shuts down: a server's own
+// clean-up of what it holds in flight.
+func ServeWithStop(name string, fixed bool, addr string, h http.Handler, beforeStop func()) {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -179,6 +186,9 @@ func Serve(name string, fixed bool, addr string, h http.Handler) {
 	defer stop()
 	go func() {
 		<-ctx.Done()
+		if beforeStop != nil {
+			beforeStop()
+		}
 		shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(shutdown)
