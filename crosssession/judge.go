@@ -27,7 +27,7 @@ type Judge struct {
 func New(n int) *Judge {
 	j := &Judge{sessions: make([]*session, n)}
 	for i := range j.sessions {
-		j.sessions[i] = &session{n: i + 1, requests: map[string]*request{}, byExchange: map[int64]*request{}}
+		j.sessions[i] = &session{n: i + 1, requests: map[string]*request{}, byExchange: map[int64]*request{}, level: -1}
 	}
 	return j
 }
@@ -69,6 +69,14 @@ type session struct {
 	// the first resources/updated notifications it got, by resource.
 	subscribed []string
 	updates    map[string]reports.Evidence
+	// level is the log level the server answered the session's
+	// logging/setLevel for (an index of logLevels, -1 before), levelSet
+	// that answer; below is the first log message after it of a lower
+	// level, and belowLevel its level's index.
+	level      int
+	levelSet   *reports.Evidence
+	below      *reports.Evidence
+	belowLevel int
 }
 
 type request struct {
@@ -85,6 +93,8 @@ type request struct {
 	statusEv        *reports.Evidence
 	result, errored bool
 	answerEv        *reports.Evidence
+	// level is the level a logging/setLevel asked for.
+	level string
 }
 
 type markedMessage struct {
@@ -166,8 +176,11 @@ func (s *session) sent(e *wire.Event) {
 	b, _ := e.Bytes()
 	r := &request{id: e.ID, method: e.Method, token: e.ProgressToken, ev: judge.EvidenceOf(e),
 		marked: s.marker != "" && bytes.Contains(b, []byte(s.marker))}
-	if e.Method == "tools/call" {
+	switch e.Method {
+	case "tools/call":
 		r.tool = param(b, "name")
+	case "logging/setLevel":
+		r.level = param(b, "level")
 	}
 	if e.Method == "resources/subscribe" {
 		if uri := param(b, "uri"); uri != "" && !slices.Contains(s.subscribed, uri) {
@@ -199,11 +212,22 @@ func (s *session) received(e *wire.Event) {
 			r.result, r.errored = e.Kind == "response", e.Kind == "error"
 			ev := judge.EvidenceOf(e)
 			r.answerEv = &ev
+			if r.method == "logging/setLevel" && e.Kind == "response" {
+				if i := slices.Index(logLevels, r.level); i >= 0 {
+					s.level, s.levelSet, s.below = i, &ev, nil
+				}
+			}
 			if opening(r.method) && e.Kind == "response" {
 				s.opened = true
 			} else if r == s.opening && !s.opened && s.refusal == "" {
 				s.refusal = "a JSON-RPC error"
 			}
+		}
+	}
+	if e.Kind == "notification" && e.Method == "notifications/message" && s.levelSet != nil && s.below == nil {
+		if i := slices.Index(logLevels, param(b, "level")); i >= 0 && i < s.level {
+			ev := judge.EvidenceOf(e)
+			s.below, s.belowLevel = &ev, i
 		}
 	}
 	if e.Kind == "notification" && e.Method == "notifications/resources/updated" {
@@ -255,6 +279,7 @@ func (j *Judge) Verdict(perSession []judge.Verdict) judge.Verdict {
 	own := c.ownFindings(perSession)
 	own = c.leaks(own)
 	own = c.updates(own)
+	own = c.levels(own)
 	own = c.harm(own)
 	first := j.sessions[0]
 	for i := range c.found {

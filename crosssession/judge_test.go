@@ -72,6 +72,14 @@ func echoed(id, text string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%s"}]}}`, id, text)
 }
 
+func setLevel(level string) string {
+	return `{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"` + level + `"}}`
+}
+
+func logLine(level string) string {
+	return `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"` + level + `","data":"a line"}}`
+}
+
 func finding(rule, id, method string, seq int64) reports.Finding {
 	f := reports.NewFinding(rule, rule+" of "+id, []reports.Evidence{{Seq: seq, Type: "received"}})
 	f.Request = &reports.Request{ID: id, Method: method}
@@ -320,6 +328,33 @@ func TestVerdict(t *testing.T) {
 			per:  []judge.Verdict{{}, {Findings: []reports.Finding{finding(reports.RuleUpdateNotSubscribed, "", "", 9)}}},
 			want: got{Findings: []string{"cross-session-subscription [1 2]"}},
 			says: "session 2 received notifications/resources/updated for test://a, which it never subscribed to and session 1 did",
+		},
+		{
+			// The probe's first session sets info, the others debug.
+			name: "a debug log line in the session that set info, once the other set debug: one level for every session",
+			sessions: func() []*script {
+				return []*script{
+					newScript(1, m1).opened().call("2", "logging/setLevel", setLevel("info")).got("response", "2", "", `{"jsonrpc":"2.0","id":2,"result":{}}`).
+						got("notification", "", "notifications/message", logLine("debug")),
+					newScript(2, m2).opened().call("2", "logging/setLevel", setLevel("debug")).got("response", "2", "", `{"jsonrpc":"2.0","id":2,"result":{}}`),
+				}
+			},
+			per:  []judge.Verdict{{Findings: []reports.Finding{finding(reports.RuleLogBelowLevel, "", "", 8)}}, {}},
+			want: got{Findings: []string{"cross-session-log-level [2 1]"}},
+			says: `session 1 set logging/setLevel "info", and then received a "debug" log message after session 2 had set "debug"`,
+		},
+		{
+			name: "a debug log line before the other session set debug: the server ignores levels, its own finding",
+			sessions: func() []*script {
+				return []*script{
+					newScript(1, m1).opened().call("2", "logging/setLevel", setLevel("info")).got("response", "2", "", `{"jsonrpc":"2.0","id":2,"result":{}}`).
+						got("notification", "", "notifications/message", logLine("debug")),
+					newScript(2, m2).opened().call("3", "tools/list", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`).got("response", "3", "", `{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}`).
+						call("2", "logging/setLevel", setLevel("debug")).got("response", "2", "", `{"jsonrpc":"2.0","id":2,"result":{}}`),
+				}
+			},
+			per:  []judge.Verdict{{Findings: []reports.Finding{finding(reports.RuleLogBelowLevel, "", "", 8)}}, {}},
+			want: got{Findings: []string{"log-below-level [1]"}},
 		},
 		{
 			name: "an answer that went to the other session, told by ids alone",

@@ -100,8 +100,18 @@ type Config struct {
 	// Session is this session's number in a run of several (1 is the
 	// first; 0 in a run of one): session K subscribes to the Kth resource
 	// it could read (in turn), so that an update delivered to a session
-	// that never subscribed to its resource shows whose it was.
+	// that never subscribed to its resource shows whose it was; and the
+	// sessions after the first set logging/setLevel to debug, the first to
+	// info, so that one level kept for every session shows in the first.
 	Session int
+	// LevelAfter, when set, is waited on (at most Deadline) before this
+	// session's logging/setLevel, and LevelSet is called once this
+	// session's is answered or given up on (or there is none to send): in
+	// a run of several sessions, the sessions after the first set their
+	// level once the first has set its own, so that a server keeping one
+	// level for every session ends at theirs, and shows it in the first.
+	LevelAfter <-chan struct{}
+	LevelSet   func()
 	// Seed chooses the samples of long listings (resources to read,
 	// prompts to get): the same seed, the same choice.
 	Seed uint64

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Bounds on the workload beyond tools, so that a server listing hundreds of
@@ -20,6 +21,21 @@ const (
 // so that a server that sends debug messages anyway can be told from one
 // that honours the level (the judge's log-below-level rule).
 const logLevel = "info"
+
+// otherSessionsLogLevel is the level the sessions after the first set in a
+// run of several: below the first's, so that a server keeping one level
+// for every session sends the first session the debug messages another
+// asked for (package crosssession), while a session that set debug can
+// get nothing below its level whatever the server does.
+const otherSessionsLogLevel = "debug"
+
+// logLevel is the level this session sets.
+func (c *Config) logLevel() string {
+	if c.Session > 1 {
+		return otherSessionsLogLevel
+	}
+	return logLevel
+}
 
 // defaultValue fills a prompt argument or a template variable for which the
 // server offered no completion: digits pass where a name, an id or an index
@@ -59,9 +75,13 @@ func (s *session) explore(caps serverCapabilities) *surface {
 	if declared(caps.Logging) && stateful {
 		// First, so that every log message after its answer is judged
 		// against the level.
-		s.roundTrip("logging/setLevel", map[string]any{"level": logLevel}, "")
+		s.awaitLevelTurn()
+		s.roundTrip("logging/setLevel", map[string]any{"level": s.cfg.logLevel()}, "")
 	} else if declared(caps.Logging) {
 		s.why("logging/setLevel", "the 2026-07-28 revision has no logging/setLevel")
+	}
+	if s.cfg.LevelSet != nil {
+		s.cfg.LevelSet()
 	}
 	prompts := sf.listPrompts()
 	resources, templates := sf.listResources()
@@ -73,6 +93,21 @@ func (s *session) explore(caps serverCapabilities) *surface {
 		s.why("resources/subscribe", "the 2026-07-28 revision has no resources/subscribe (changes come on subscriptions/listen)")
 	}
 	return sf
+}
+
+// awaitLevelTurn waits, at most the deadline, for the sessions whose level
+// goes first (Config.LevelAfter).
+func (s *session) awaitLevelTurn() {
+	if s.cfg.LevelAfter == nil {
+		return
+	}
+	t := time.NewTimer(s.cfg.Deadline)
+	defer t.Stop()
+	select {
+	case <-s.cfg.LevelAfter:
+	case <-t.C:
+	case <-s.ctx.Done():
+	}
 }
 
 func (sf *surface) listPrompts() []listedPrompt {

@@ -72,6 +72,7 @@ const (
 	RuleCrossSessionFault    = "cross-session-fault"
 	RuleCrossSessionLost     = "cross-session-answer-lost"
 	RuleCrossSessionUpdate   = "cross-session-subscription"
+	RuleCrossSessionLogLevel = "cross-session-log-level"
 )
 
 // KindExpectation is the kind of a finding that says a scenario file's
@@ -221,6 +222,9 @@ var Rules = []Rule{
 	{RuleCrossSessionUpdate, KindCrossSession, SeverityWarning,
 		"notifications/resources/updated goes to the sessions that subscribed to the resource: an update for a resource another session subscribed to, delivered to a session that never did, shows one client's subscriptions to another and floods it with what it did not ask to follow (the schema's should, hence a warning; it replaces the receiving session's own update-not-subscribed finding, whose cause it names)",
 		"MCP 2025-11-25 schema (ResourceUpdatedNotification: \"This should only be sent if the client previously sent a resources/subscribe request\"); MCP 2025-11-25, Server › Resources › Subscriptions"},
+	{RuleCrossSessionLogLevel, KindCrossSession, SeverityWarning,
+		"logging/setLevel sets the level of the session that sent it: a session that set a level and then received log messages below it, at a level another session had set since, shows the server keeping one level for every session, so one client's logging/setLevel changes what another receives (the schema's should, hence a warning; it replaces the receiving session's own log-below-level finding, whose cause it names)",
+		"MCP 2025-11-25 schema (SetLevelRequest: \"The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message\"); MCP 2025-11-25, Server › Utilities › Logging"},
 	{RuleCrossSessionFault, KindCrossSession, SeverityError,
 		"a fault confined to one session (its stream cut, its DELETE, its client gone, its request stalled) is that session's: another session's calls, made while it struck, are answered as they are without it; one that fails (an HTTP error status, an error where the session's own twin got a result), hangs or passes its deadline was harmed by what happened to another user",
 		specSessions + " (a session's lifetime is its own: the server ends it, or its client's DELETE does); " + jsonrpcReply + "; " + specLifecycle + " › Timeouts"},

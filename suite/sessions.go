@@ -65,6 +65,11 @@ func (o Options) runSessions(ctx context.Context, sc faults.Scenario) (*scenario
 		tee.Record(wire.Event{Type: wire.EventCPUShare, CPUShare: int(math.Round(share * 1000))})
 	})
 	sessions := make([]sessionSetup, n)
+	// The first session sets its log level before the others set theirs
+	// (probe.Config.LevelAfter).
+	firstLevel := make(chan struct{})
+	var firstLevelOnce sync.Once
+	firstLevelSet := func() { firstLevelOnce.Do(func() { close(firstLevel) }) }
 	unfaulted := false
 	for k := 1; k <= n; k++ {
 		unfaulted = unfaulted || len(faults.SessionFaults(parsed, k)) == 0
@@ -76,6 +81,11 @@ func (o Options) runSessions(ctx context.Context, sc faults.Scenario) (*scenario
 		sessions[i].probe = o.probeConfig(sc, deadline, maxDeadline)
 		sessions[i].probe.Share = load.Share
 		sessions[i].probe.Marker, sessions[i].probe.Session = sessions[i].marker, k
+		if k == 1 {
+			sessions[i].probe.LevelSet = firstLevelSet
+		} else {
+			sessions[i].probe.LevelAfter = firstLevel
+		}
 		if unfaulted && len(faults.SessionFaults(parsed, i+1)) > 0 {
 			logs.logs[i].struck = make(chan struct{})
 		}
@@ -166,6 +176,10 @@ func (o Options) driveSessions(ctx context.Context, sc faults.Scenario, sessions
 		}
 		running.Go(func() {
 			defer cancelSession()
+			if pc.LevelSet != nil {
+				// A probe that ended before its setLevel holds no one up.
+				defer pc.LevelSet()
+			}
 			d := &ds[i]
 			d.outcome, d.probeErr = probe.Run(sessionCtx, pc, pipe.Reader(), pipe.Writer())
 			d.refused = pipe.Refused()

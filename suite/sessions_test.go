@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -314,4 +315,50 @@ func TestSessionsShutdown(t *testing.T) {
 			t.Errorf("outcome %s (%q) with %d findings; want indeterminate, saying mcpchaos did not start the server\n%s", sc.Outcome, sc.Indeterminate, len(report.Findings), reportText(report))
 		}
 	})
+}
+
+// The planted global-level keeps one log level for the whole server: once
+// the second session sets debug (the probe's sessions after the first set
+// theirs once the first has set info), the first gets debug lines it asked
+// not to get. The check across sessions names both (a warning: the
+// schema's "should"), in place of the first session's own log-below-level;
+// the fixed twin, a level per session, passes. Neither twin is seen by one
+// session alone.
+func TestSessionsLogLevels(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fixed bool
+		want  []string
+	}{
+		{"global-level", false, []string{"sessions cross-session-log-level [2 1]"}},
+		{"global-level/fixed", true, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			u, served := httpServed(t)
+			command := []string{filepath.Join(examplesDir, "global-level"), "--addr", served[len(served)-1]}
+			if tc.fixed {
+				command = append(command, "--fixed")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			report, err := Run(ctx, Options{Command: command, URL: u, Scenarios: sessionScenarios(t, "sessions"),
+				Seed: 1, Deadline: 3 * time.Second, Grace: 2 * time.Second, TranscriptDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range report.Findings {
+				got = append(got, fmt.Sprintf("%s %s %v", f.Scenario, f.Rule, f.Sessions))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("findings (-want +got):\n%s\n%s", diff, reportText(report))
+			}
+			sc := report.Scenarios[len(report.Scenarios)-1]
+			rejudged := rejudgeSessions(t, sc.Transcripts)
+			if diff := cmp.Diff(summarize(ownOf(report.Findings, sc.Name)), summarize(rejudged.Findings)); diff != "" {
+				t.Errorf("judged again from its transcripts (-live +offline):\n%s", diff)
+			}
+		})
+	}
 }
