@@ -451,3 +451,35 @@ func TestLogLevelsOfSeveralClients(t *testing.T) {
 		})
 	}
 }
+
+// Several clients through one proxy each list their tasks: a listing holds
+// the tasks of the session that asked for it (issue 39: proxy --report
+// judges each session apart). A task another client created, listed to
+// this one, is as foreign as one nobody here created.
+func TestTaskListsOfSeveralClients(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		session string // whose tasks/list lists task t1, which A created
+		want    []string
+	}{
+		{"listed to the client that created it", "A", nil},
+		{"listed to another client", "B", []string{reports.RuleTaskNotOwned}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := httpSession()
+			call := func(x int64, session, raw, answer string) {
+				b.add(wire.Event{Type: wire.EventHTTP, Exchange: x, HTTP: "POST /mcp", MCPSession: session})
+				b.body(x, raw)
+				b.event(x, "", answer, true)
+			}
+			call(1, "A", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"research","arguments":{},"task":{"ttl":60000}}}`,
+				`{"jsonrpc":"2.0","id":3,"result":{"task":{"taskId":"t1","status":"completed","ttl":60000,"createdAt":"x","lastUpdatedAt":"x"}}}`)
+			call(2, tc.session, `{"jsonrpc":"2.0","id":4,"method":"tasks/list","params":{}}`,
+				`{"jsonrpc":"2.0","id":4,"result":{"tasks":[{"taskId":"t1","status":"completed","ttl":60000,"createdAt":"x","lastUpdatedAt":"x"}]}}`)
+			b.at(2000).end("the proxy got interrupt")
+			if diff := cmp.Diff(tc.want, rulesOf(Session(b.evs))); diff != "" {
+				t.Errorf("rules (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

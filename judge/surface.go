@@ -69,6 +69,9 @@ type surfaceAsk struct {
 type taskRecord struct {
 	id      string
 	created reports.Evidence
+	// session is the MCP session that created it (its Mcp-Session-Id;
+	// "" on stdio and without one).
+	session string
 	// createdT and ttlUS bound its life (ttlUS 0: unlimited).
 	createdT, ttlUS int64
 	status          string
@@ -224,7 +227,7 @@ func (c *surfaceChecks) out(j *Judger, e *wire.Event) {
 			return
 		}
 		if ask.method == "tasks/list" {
-			c.listedTasks(j, e, result)
+			c.listedTasks(e, result, sess)
 		}
 		next := str(result, "nextCursor")
 		if next == "" {
@@ -244,7 +247,7 @@ func (c *surfaceChecks) out(j *Judger, e *wire.Event) {
 		}
 	case "tools/call":
 		if !failed {
-			c.created(e, member(result, "task"))
+			c.created(e, member(result, "task"), sess)
 			// Created while the client had no GET stream open after a
 			// cut: what the task asks the client in that gap is lost.
 			if t := c.tasks[str(member(result, "task"), "taskId")]; t != nil && t.cutBy == nil && j.tr.getGap != nil {
@@ -272,12 +275,12 @@ func (c *surfaceChecks) out(j *Judger, e *wire.Event) {
 }
 
 // created notes a task handed out in a CreateTaskResult.
-func (c *surfaceChecks) created(e *wire.Event, task []byte) {
+func (c *surfaceChecks) created(e *wire.Event, task []byte, sess string) {
 	id := str(task, "taskId")
 	if id == "" || c.tasks[id] != nil || len(c.tasks) >= maxTracked {
 		return
 	}
-	t := &taskRecord{id: id, created: evidenceOf(e), createdT: e.T, changedT: e.T, status: str(task, "status")}
+	t := &taskRecord{id: id, session: sess, created: evidenceOf(e), createdT: e.T, changedT: e.T, status: str(task, "status")}
 	var ttl float64
 	if v := member(task, "ttl"); isNumber(kindOf(v)) && json.Unmarshal(v, &ttl) == nil && ttl > 0 {
 		t.ttlUS = int64(ttl * 1000)
@@ -403,10 +406,10 @@ func (c *surfaceChecks) result(e *wire.Event, ask surfaceAsk, failed bool, resul
 //
 // Judged once the record ends: over HTTP the listing may be recorded before
 // the answer that created a task, on another stream.
-func (c *surfaceChecks) listedTasks(j *Judger, e *wire.Event, result []byte) {
+func (c *surfaceChecks) listedTasks(e *wire.Event, result []byte, sess string) {
 	elements(member(result, "tasks"), func(task []byte) bool {
 		if id := str(task, "taskId"); id != "" && len(c.listed) < maxTracked {
-			c.listed = append(c.listed, listedTask{id, evidenceOf(e)})
+			c.listed = append(c.listed, listedTask{id, evidenceOf(e), sess})
 		}
 		return true
 	})
@@ -415,6 +418,8 @@ func (c *surfaceChecks) listedTasks(j *Judger, e *wire.Event, result []byte) {
 type listedTask struct {
 	id string
 	ev reports.Evidence
+	// session is the MCP session whose tasks/list listed it.
+	session string
 }
 
 func (c *surfaceChecks) notification(j *Judger, e *wire.Event, sess string) {
@@ -507,7 +512,10 @@ func (c *surfaceChecks) findings(j *Judger) []reports.Finding {
 		fs = append(fs, reports.NewFinding(rule, fmt.Sprintf("%s: %s", what, idList(g.ids, g.count)), g.evidence))
 	}
 	for _, l := range c.listed {
-		if c.tasks[l.id] == nil {
+		// Through a proxy several clients share (proxy --report), a task
+		// another session created is as foreign to this one as a task
+		// nobody here created.
+		if t := c.tasks[l.id]; t == nil || t.session != l.session {
 			if c.foreign == nil {
 				c.foreign = &aggregate{}
 			}
