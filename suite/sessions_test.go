@@ -271,18 +271,7 @@ func TestSessionsShutdown(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			u, served := httpServed(t)
-			command := []string{filepath.Join(examplesDir, "shutdown-race"), "--addr", served[len(served)-1]}
-			if tc.fixed {
-				command = append(command, "--fixed")
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			report, err := Run(ctx, Options{Command: command, URL: u, Scenarios: sessionScenarios(t, "sessions-shutdown"),
-				Seed: 1, Deadline: 3 * time.Second, Grace: 2 * time.Second, TranscriptDir: t.TempDir()})
-			if err != nil {
-				t.Fatal(err)
-			}
+			report := runPlantedSessions(t, "shutdown-race", tc.fixed, "sessions-shutdown")
 			if diff := cmp.Diff(tc.want, summarize(report.Findings)); diff != "" {
 				t.Errorf("findings (-want +got):\n%s\n%s", diff, reportText(report))
 			}
@@ -335,18 +324,7 @@ func TestSessionsLogLevels(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			u, served := httpServed(t)
-			command := []string{filepath.Join(examplesDir, "global-level"), "--addr", served[len(served)-1]}
-			if tc.fixed {
-				command = append(command, "--fixed")
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			report, err := Run(ctx, Options{Command: command, URL: u, Scenarios: sessionScenarios(t, "sessions"),
-				Seed: 1, Deadline: 3 * time.Second, Grace: 2 * time.Second, TranscriptDir: t.TempDir()})
-			if err != nil {
-				t.Fatal(err)
-			}
+			report := runPlantedSessions(t, "global-level", tc.fixed, "sessions")
 			var got []string
 			for _, f := range report.Findings {
 				got = append(got, fmt.Sprintf("%s %s %v", f.Scenario, f.Rule, f.Sessions))
@@ -361,4 +339,23 @@ func TestSessionsLogLevels(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runPlantedSessions runs a scenario of several sessions against a planted
+// HTTP example (its fixed twin when fixed), keeping the transcripts.
+func runPlantedSessions(t *testing.T, example string, fixed bool, scenario string) *reports.Report {
+	t.Helper()
+	u, served := httpServed(t)
+	command := []string{filepath.Join(examplesDir, example), "--addr", served[len(served)-1]}
+	if fixed {
+		command = append(command, "--fixed")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	report, err := Run(ctx, Options{Command: command, URL: u, Scenarios: sessionScenarios(t, scenario),
+		Seed: 1, Deadline: 3 * time.Second, Grace: 2 * time.Second, TranscriptDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return report
 }

@@ -34,37 +34,22 @@ import (
 // levels are MCP's log levels, lowest first.
 var levels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
-type session struct {
-	level int // the session's own level (the fixed twin's)
-}
-
 type server struct {
 	fixed    bool
+	sessions rawhttp.Sessions
 	mu       sync.Mutex
-	sessions map[string]*session
-	// level is the one level of the buggy twin, whoever set it.
-	level int
+	// levels are the sessions' own levels (the fixed twin's), by session
+	// id; level is the one level of the buggy twin, whoever set it.
+	levels map[string]int
+	level  int
 }
 
 func main() {
 	fixed := flag.Bool("fixed", false, "run the fixed twin")
 	addr := flag.String("addr", "127.0.0.1:3000", "listen address")
 	flag.Parse()
-	s := &server{fixed: *fixed, sessions: map[string]*session{}}
-	rawhttp.Serve("global-level", *fixed, *addr, rawhttp.Endpoint(s.post, s.end))
-}
-
-func (s *server) end(w http.ResponseWriter, r *http.Request) {
-	id := r.Header.Get("Mcp-Session-Id")
-	s.mu.Lock()
-	sess := s.sessions[id]
-	delete(s.sessions, id)
-	s.mu.Unlock()
-	if sess == nil {
-		rawhttp.SessionNotFound(w)
-		return
-	}
-	w.WriteHeader(http.StatusOK)
+	s := &server{fixed: *fixed, levels: map[string]int{}}
+	rawhttp.Serve("global-level", *fixed, *addr, rawhttp.Endpoint(s.post, s.sessions.End))
 }
 
 func (s *server) post(w http.ResponseWriter, r *http.Request) {
@@ -73,18 +58,11 @@ func (s *server) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if m.Method == "initialize" {
-		sid := rawhttp.NewSessionID()
-		s.mu.Lock()
-		s.sessions[sid] = &session{}
-		s.mu.Unlock()
-		rawhttp.InitializeWith(w, m.ID, sid, "global-level", `{"tools":{},"logging":{}}`)
+		s.sessions.Open(w, m.ID, "global-level", `{"tools":{},"logging":{}}`)
 		return
 	}
-	s.mu.Lock()
-	sess := s.sessions[r.Header.Get("Mcp-Session-Id")]
-	s.mu.Unlock()
-	if sess == nil {
-		rawhttp.SessionNotFound(w)
+	sid, ok := s.sessions.Find(w, r)
+	if !ok {
 		return
 	}
 	if m.ID == nil {
@@ -101,7 +79,7 @@ func (s *server) post(w http.ResponseWriter, r *http.Request) {
 		}
 		s.mu.Lock()
 		if s.fixed {
-			sess.level = level
+			s.levels[sid] = level
 		} else {
 			// BUG (without --fixed): the server's level, not the session's.
 			s.level = level
@@ -109,7 +87,7 @@ func (s *server) post(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		rawhttp.WriteJSON(w, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, id))
 	case "tools/call":
-		s.call(w, r, sess, id, m)
+		s.call(w, r, sid, id, m)
 	default:
 		rawhttp.Answer(w, id, m.Method)
 	}
@@ -117,7 +95,7 @@ func (s *server) post(w http.ResponseWriter, r *http.Request) {
 
 // call runs a tool, answering on an SSE stream: a debug and an info log
 // line where the level lets them through, then the result.
-func (s *server) call(w http.ResponseWriter, r *http.Request, sess *session, id string, m rawhttp.Message) {
+func (s *server) call(w http.ResponseWriter, r *http.Request, sid, id string, m rawhttp.Message) {
 	rawhttp.StartEvents(w)
 	text, takes := rawhttp.Tool(m.Params.Name, m.Params.Arguments, 50*time.Millisecond)
 	select {
@@ -126,7 +104,7 @@ func (s *server) call(w http.ResponseWriter, r *http.Request, sess *session, id 
 		return
 	}
 	s.mu.Lock()
-	level := sess.level
+	level := s.levels[sid]
 	if !s.fixed {
 		level = s.level
 	}

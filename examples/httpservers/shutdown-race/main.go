@@ -41,8 +41,8 @@ type call struct {
 
 type server struct {
 	fixed    bool
+	sessions rawhttp.Sessions
 	mu       sync.Mutex
-	sessions map[string]bool
 	// running holds the calls in flight, in every session, oldest first.
 	running []*call
 }
@@ -51,21 +51,8 @@ func main() {
 	fixed := flag.Bool("fixed", false, "run the fixed twin")
 	addr := flag.String("addr", "127.0.0.1:3000", "listen address")
 	flag.Parse()
-	s := &server{fixed: *fixed, sessions: map[string]bool{}}
-	rawhttp.ServeWithStop("shutdown-race", *fixed, *addr, rawhttp.Endpoint(s.post, s.end), s.drain)
-}
-
-func (s *server) end(w http.ResponseWriter, r *http.Request) {
-	id := r.Header.Get("Mcp-Session-Id")
-	s.mu.Lock()
-	known := s.sessions[id]
-	delete(s.sessions, id)
-	s.mu.Unlock()
-	if !known {
-		rawhttp.SessionNotFound(w)
-		return
-	}
-	w.WriteHeader(http.StatusOK)
+	s := &server{fixed: *fixed}
+	rawhttp.ServeWithStop("shutdown-race", *fixed, *addr, rawhttp.Endpoint(s.post, s.sessions.End), s.drain)
 }
 
 func (s *server) post(w http.ResponseWriter, r *http.Request) {
@@ -74,19 +61,10 @@ func (s *server) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if m.Method == "initialize" {
-		sid := rawhttp.NewSessionID()
-		s.mu.Lock()
-		s.sessions[sid] = true
-		s.mu.Unlock()
-		rawhttp.Initialize(w, m.ID, sid, "shutdown-race")
+		s.sessions.Open(w, m.ID, "shutdown-race", `{"tools":{}}`)
 		return
 	}
-	sid := r.Header.Get("Mcp-Session-Id")
-	s.mu.Lock()
-	known := s.sessions[sid]
-	s.mu.Unlock()
-	if !known {
-		rawhttp.SessionNotFound(w)
+	if _, ok := s.sessions.Find(w, r); !ok {
 		return
 	}
 	if m.ID == nil {
