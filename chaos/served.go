@@ -121,6 +121,7 @@ var ErrExited = errors.New("the server exited")
 // connection: a server started a moment ago is not listening yet. It fails
 // at once if the server exits first.
 func (s *Served) WaitListening(ctx context.Context, addr string, timeout time.Duration) error {
+	outer := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	wait := 20 * time.Millisecond
@@ -143,6 +144,10 @@ func (s *Served) WaitListening(ctx context.Context, addr string, timeout time.Du
 			return fmt.Errorf("%w (%s) before it listened on %s", ErrExited, how, addr)
 		case <-ctx.Done():
 			t.Stop()
+			if outer.Err() != nil {
+				// The run's own time ran out, not the wait's.
+				return fmt.Errorf("the run ended while waiting for the server to listen on %s: %w", addr, context.Cause(outer))
+			}
 			if context.Cause(ctx) == context.DeadlineExceeded {
 				return fmt.Errorf("nothing listened on %s within %s of starting the server (is the URL's port the one it serves on?)", addr, timeout)
 			}

@@ -125,6 +125,14 @@ func TestServedWaitListening(t *testing.T) {
 		t.Errorf("nobody listening: %v", err)
 	}
 
+	// The run's time running out is not the server's failure to listen.
+	short, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	err = sleeper.WaitListening(short, freeAddr, 10*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "the run ended while waiting for the server to listen") || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the run's deadline: %v", err)
+	}
+
 	quitter, err := StartServed(ServedConfig{Command: []string{"sh", "-c", "exit 3"}})
 	if err != nil {
 		t.Fatal(err)
