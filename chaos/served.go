@@ -203,9 +203,13 @@ func (s *Served) stop(why string) {
 	s.record(wire.Event{Type: wire.EventProcessExited, PID: s.proc.PID(), ExitCode: code, Signal: sig, ByUs: signalled && sig != ""})
 }
 
-func (s *Served) signal(sig syscall.Signal, why string) {
-	s.record(wire.Event{Type: wire.EventSignal, Signal: SignalName(sig), PID: s.proc.PID(), Detail: why, ByUs: true})
-	s.proc.SignalGroup(sig)
+func (s *Served) signal(sig syscall.Signal, why string) { s.signalAs(sig, why, "") }
+
+// signalAs records and sends sig, for fault when a fault sends it; it
+// reports whether any process was left to get it.
+func (s *Served) signalAs(sig syscall.Signal, why, fault string) bool {
+	s.record(wire.Event{Type: wire.EventSignal, Signal: SignalName(sig), PID: s.proc.PID(), Detail: why, Fault: fault, ByUs: true})
+	return s.proc.SignalGroup(sig)
 }
 
 // CanSignal says why a signal fault cannot send name to a served server,
@@ -227,14 +231,9 @@ func (s *Served) CanSignal(name string) string {
 // event is in every session's record, the fault's decision only in the
 // struck one's, and each session's judge must know the signal for a
 // fault's, not the shutdown ladder's.
+// The caller has asked CanSignal first.
 func (s *Served) Signal(name, label string) {
-	sig, ok := faultSignals[name]
-	if !ok {
-		s.record(wire.Event{Type: wire.EventError, Fault: label, Detail: "signal fault: " + name + " cannot be sent on this OS"})
-		return
-	}
-	s.record(wire.Event{Type: wire.EventSignal, Signal: name, PID: s.proc.PID(), Detail: "fault " + label, Fault: label, ByUs: true})
-	if !s.proc.SignalGroup(sig) {
+	if !s.signalAs(faultSignals[name], "fault "+label, label) {
 		s.record(wire.Event{Type: wire.EventError, Signal: name, Detail: "the server's process group is gone: " + name + " reached no process"})
 	}
 }

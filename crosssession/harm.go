@@ -35,12 +35,10 @@ func (c *crossing) harm(own []sessionFinding) []sessionFinding {
 	if struck == nil {
 		return c.lostToAnother(own)
 	}
-	for _, s := range c.j.sessions {
-		if s.wholeServer {
-			// A signal to the server's process is every session's fault:
-			// each session's judge has excused what it cut short.
-			return own
-		}
+	if slices.ContainsFunc(c.j.sessions, func(s *session) bool { return s.wholeServer }) {
+		// A signal to the server's process is every session's fault: each
+		// session's judge has excused what it cut short.
+		return own
 	}
 	byVictim := map[int][]harmed{}
 	var kept []sessionFinding

@@ -27,7 +27,7 @@ type Judge struct {
 func New(n int) *Judge {
 	j := &Judge{sessions: make([]*session, n)}
 	for i := range j.sessions {
-		j.sessions[i] = &session{n: i + 1, requests: map[string]*request{}, byExchange: map[int64]*request{}, level: -1}
+		j.sessions[i] = &session{n: i + 1, requests: map[string]*request{}, byExchange: map[int64]*request{}}
 	}
 	return j
 }
@@ -70,8 +70,8 @@ type session struct {
 	subscribed []string
 	updates    map[string]reports.Evidence
 	// level is the log level the server answered the session's
-	// logging/setLevel for (an index of logLevels, -1 before), levelSet
-	// that answer; below is the first log message after it of a lower
+	// logging/setLevel for (an index of logLevels), levelSet that answer
+	// (nil: none yet); below is the first log message after it of a lower
 	// level, and belowLevel its level's index.
 	level      int
 	levelSet   *reports.Evidence

@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mcpchaos/mcpchaos/judge"
 	"github.com/mcpchaos/mcpchaos/reports"
 )
 
-// logLevels are the syslog levels of the MCP schema's LoggingLevel, least
-// severe first.
-var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+// logLevels are the judge's: the MCP schema's LoggingLevel, least severe
+// first.
+var logLevels = judge.LogLevels
 
 // levels finds a session that received log messages below the level it set
 // only once another session had set a lower one: the server keeps one log
@@ -43,7 +44,5 @@ func (c *crossing) levels(own []sessionFinding) []sessionFinding {
 			break
 		}
 	}
-	return slices.DeleteFunc(own, func(sf sessionFinding) bool {
-		return crossed[sf.n] && sf.f.Rule == reports.RuleLogBelowLevel
-	})
+	return explained(own, crossed, reports.RuleLogBelowLevel)
 }

@@ -41,7 +41,13 @@ func (c *crossing) updates(own []sessionFinding) []sessionFinding {
 			}
 		}
 	}
+	return explained(own, crossed, reports.RuleUpdateNotSubscribed)
+}
+
+// explained drops the sessions' own findings of rule that a finding across
+// sessions explains: those of the sessions crossed holds.
+func explained(own []sessionFinding, crossed map[int]bool, rule string) []sessionFinding {
 	return slices.DeleteFunc(own, func(sf sessionFinding) bool {
-		return crossed[sf.n] && sf.f.Rule == reports.RuleUpdateNotSubscribed
+		return crossed[sf.n] && sf.f.Rule == rule
 	})
 }

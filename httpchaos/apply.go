@@ -116,11 +116,10 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 			skipped = "skipped: no HTTP meaning"
 		}
 		if sg := e.Signal; sg != nil {
-			switch {
-			case p.cfg.Signaller == nil:
+			if p.cfg.Signaller == nil {
 				skipped = "skipped: mcpchaos did not start this server, so it has no process to signal (give the server's command after --)"
-			case p.cfg.Signaller.CanSignal(sg.Name) != "":
-				skipped = "skipped: " + p.cfg.Signaller.CanSignal(sg.Name)
+			} else if why := p.cfg.Signaller.CanSignal(sg.Name); why != "" {
+				skipped = "skipped: " + why
 			}
 		}
 		if r := e.Respond; r != nil && r.Status != 0 && (forwarded || x.headSent()) {

@@ -96,8 +96,10 @@ type taskRecord struct {
 	cutBy *cutEvent
 }
 
-// logLevels are the syslog severities of MCP logging, lowest first.
-var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+// LogLevels are the syslog severities of MCP logging, lowest first.
+// LogLevels are the syslog levels of the MCP schema's LoggingLevel, least
+// severe first.
+var LogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 // raceUS is how long after an answer on one HTTP stream a message on another
 // may still have been sent before it: streams carry no order between them.
@@ -136,7 +138,7 @@ func str(obj []byte, key string) string {
 	return s
 }
 
-// logLevel is a level the server accepted: its index in logLevels, its
+// logLevel is a level the server accepted: its index in LogLevels, its
 // name, and when the answer came.
 type logLevel struct {
 	i    int
@@ -215,7 +217,7 @@ func (c *surfaceChecks) out(j *Judger, e *wire.Event) {
 	failed := e.Kind == "error" || kindOf(result) != '{'
 	switch ask.method {
 	case "logging/setLevel":
-		if i := slices.Index(logLevels, ask.arg); i >= 0 && !failed && (len(c.levels) < maxTracked || c.levels[sess].name != "") {
+		if i := slices.Index(LogLevels, ask.arg); i >= 0 && !failed && (len(c.levels) < maxTracked || c.levels[sess].name != "") {
 			c.levels[sess] = logLevel{i: i, name: ask.arg, at: e.T}
 		}
 	case "resources/unsubscribe":
@@ -430,7 +432,7 @@ func (c *surfaceChecks) notification(j *Judger, e *wire.Event, sess string) {
 			return
 		}
 		level := str(params(e), "level")
-		i := slices.Index(logLevels, level)
+		i := slices.Index(LogLevels, level)
 		if i < 0 || i >= set.i || (j.http && e.T-set.at < raceUS) {
 			return
 		}
