@@ -218,6 +218,9 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			want:          []found{{"unknown-session", reports.KindProtocolViolation, ""}},
 			note:          "tools answered the arguments generated from the schema with a tool error",
 			indeterminate: []string{"cut-surface", "end-session-task"},
+			// Its 20 fetches wait on the machine's resolver (the stdio
+			// corpus says more).
+			skip: []string{"brave_summarizer"},
 		},
 		{
 			// A server of the MCP registry, by its maker, behind a bearer
