@@ -13,3 +13,11 @@ type Progress interface {
 	// the baseline did not already have), as the report will.
 	Finished(scenario, outcome string, findings int, took time.Duration)
 }
+
+// ProgressAgain is a Progress that hears when the matrix runs again from
+// its baseline (in the stateful era, after the server failed on
+// server/discover), and why.
+type ProgressAgain interface {
+	Progress
+	Again(why string)
+}

@@ -30,10 +30,6 @@ type sessionLog struct {
 	// stderr is the server's, clientStderr the client program's (under
 	// test-client over HTTP, where both go into one session).
 	stderr, clientStderr tailLines
-	// discoverOnStderr says a line of the server's stderr named
-	// server/discover: a server of an earlier revision failing on it
-	// says so there, often long before the tail a set-up error shows.
-	discoverOnStderr bool
 	// opened is set once the client sent an MCP session's opening request
 	// (initialize, or server/discover in the stateless revision); first
 	// says what else it sent first, for a set-up error about a program that
@@ -115,7 +111,6 @@ func (l *sessionLog) see(e wire.Event) {
 			l.clientStderr.add(line)
 		} else {
 			l.stderr.add(line)
-			l.discoverOnStderr = l.discoverOnStderr || strings.Contains(line, "server/discover")
 		}
 	}
 }

@@ -106,7 +106,7 @@ func (o Options) runSessions(ctx context.Context, sc faults.Scenario) (*scenario
 		o.observe(sc.Name, judged.decisions)
 	}
 	first := ds[0]
-	run := &scenarioRun{decisions: judged.decisions, probeErr: first.probeErr, stderr: logs.logs[0].stderr.list(), discoverOnStderr: logs.logs[0].discoverOnStderr,
+	run := &scenarioRun{decisions: judged.decisions, probeErr: first.probeErr, stderr: logs.logs[0].stderr.list(),
 		refused: first.refused, verdict: judged.verdict, probe: first.outcome, opened: first.outcome != nil && first.outcome.Initialized}
 	ApplyExpectation(sc, seed, repro, &run.verdict)
 	run.result = reports.ScenarioResult{

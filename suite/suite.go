@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/mcpchaos/mcpchaos/chaos"
@@ -65,6 +67,10 @@ type Options struct {
 	Probe         probe.Config
 	// Repro renders the command line that replays one scenario with a seed.
 	Repro func(scenario string, seed uint64) string
+	// StatefulRepro is Repro for a run that fell back to the stateful era
+	// because the server failed on server/discover (the line then says
+	// --era stateful); nil: Repro.
+	StatefulRepro func(scenario string, seed uint64) string
 	// Tool is "mcpchaos VERSION", for the report and transcripts.
 	Tool    string
 	Version string
@@ -200,6 +206,9 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.discoverKilled(base) {
+		return o.runStateful(ctx, base)
+	}
 	base.result.Notes = append(base.result.Notes, m.notes...)
 	if err := o.baselineFailed(base); err != nil {
 		return nil, err
@@ -218,16 +227,11 @@ func (o *Options) baselineFailed(base *scenarioRun) error {
 	if errors.As(base.probeErr, &unknown) {
 		return &SetupError{Reason: "a --call names a tool the server does not list", Err: base.probeErr}
 	}
-	return &SetupError{Reason: notStarted(base, o.Probe.Era, len(o.Header) > 0), Err: base.probeErr, Stderr: base.stderr}
+	return &SetupError{Reason: notStarted(base, len(o.Header) > 0), Err: base.probeErr, Stderr: base.stderr}
 }
 
-// notStarted says why the baseline could not run its workload. A server
-// that gave no answer to server/discover and wrote about it on stderr is
-// likely one of an earlier revision that fails on it instead of refusing
-// it: the user is told how to test the rest of it. One that died before it
-// read anything (an import error) says nothing of server/discover, and is
-// not sent down that path.
-func notStarted(base *scenarioRun, era string, headers bool) string {
+// notStarted says why the baseline could not run its workload.
+func notStarted(base *scenarioRun, headers bool) string {
 	const reason = "the server does not start or initialize without faults"
 	if base.refused != "" {
 		if headers {
@@ -235,17 +239,107 @@ func notStarted(base *scenarioRun, era string, headers bool) string {
 		}
 		return reason + " (it refused the handshake with HTTP " + base.refused + ": it wants credentials; send them with --header, as in --header 'Authorization: Bearer TOKEN')"
 	}
-	if era == probe.EraStateful || base.probe == nil || base.probe.Initialized || !base.discoverOnStderr {
-		return reason
+	return reason
+}
+
+// discoverKilled says the baseline of the default era failed on its first
+// request: server/discover went unanswered (the server died of it, or its
+// session stopped reading) and the initialize handshake after it never
+// completed. JSON-RPC owes an unknown method -32601, on which a client of
+// the 2026-07-28 revision falls back to initialize; a server that dies
+// instead has a bug to report, not a set-up to fix, and the rest of it can
+// still be tested in the stateful era.
+func (o *Options) discoverKilled(base *scenarioRun) bool {
+	if o.Probe.Era != "" || base.probeErr == nil || base.refused != "" || base.probe == nil || base.probe.Initialized {
+		return false
 	}
 	for _, r := range base.probe.Requests {
-		if r.Method == "server/discover" && (!r.Answered || r.Error != "") {
-			return reason + " (server/discover got no answer, or an error, and the server's stderr names it: the first request of the 2026-07-28 revision's handshake, which a 2026 client sends first; " +
-				"a server of an earlier revision must refuse it with an error, -32601 Method not found: if it failed on that request instead, " +
-				"--era stateful tests the rest of it with the initialize handshake alone)"
+		if r.Method == "server/discover" {
+			return !r.Answered
 		}
 	}
-	return reason
+	return false
+}
+
+// runStateful runs the matrix again in the stateful era, after discover,
+// the baseline of the default era, failed on server/discover: the report
+// is the stateful matrix's, with discover's findings among the baseline's
+// (they came without faults) and a note that says what happened.
+func (o Options) runStateful(ctx context.Context, discover *scenarioRun) (*reports.Report, error) {
+	s := o
+	s.Probe.Era = probe.EraStateful
+	if o.StatefulRepro != nil {
+		s.Repro = o.StatefulRepro
+	}
+	if err := keepTranscript(&discover.result, "baseline-discover"); err != nil {
+		return nil, err
+	}
+	if p, ok := o.Progress.(ProgressAgain); ok {
+		p.Again("server/discover got no answer: the matrix runs again in the stateful era (the initialize handshake alone, as --era stateful)")
+	}
+	report, err := Run(ctx, s)
+	var setup *SetupError
+	if errors.As(err, &setup) {
+		setup.Reason += " (neither with server/discover first, which got no answer, nor with the initialize handshake alone)"
+	}
+	if err != nil {
+		return nil, err
+	}
+	b := report.Baseline
+	b.Notes = append([]string{discoverNote(discover)}, b.Notes...)
+	if t := discover.result.Transcript; t != "" {
+		rest := b.Transcripts
+		if len(rest) == 0 && b.Transcript != "" {
+			rest = []string{b.Transcript}
+		}
+		b.Transcripts = append([]string{t}, rest...)
+	}
+	found := discover.verdict.Findings
+	b.Findings += len(found)
+	report.Findings = append(slices.Clip(found), report.Findings...)
+	b.Outcome = reports.ScenarioOutcome(baselineOwn(report), b.Indeterminate)
+	if reports.Failing(report.Findings) {
+		report.Outcome = reports.OutcomeFail
+	}
+	return report, nil
+}
+
+// baselineOwn are the report's findings of the baseline.
+func baselineOwn(r *reports.Report) []reports.Finding {
+	var out []reports.Finding
+	for _, f := range r.Findings {
+		if f.Scenario == r.Baseline.Name {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// discoverNote says why the matrix ran in the stateful era.
+func discoverNote(discover *scenarioRun) string {
+	how := "went unanswered"
+	if slices.ContainsFunc(discover.verdict.Findings, func(f reports.Finding) bool { return f.Kind == reports.KindCrash }) {
+		how = "killed the server"
+	}
+	return "server/discover, the first request of a client of the 2026-07-28 revision, " + how + " (the findings of that run, " +
+		"the baseline with server/discover first, are listed with the baseline's): a server of an earlier revision owes it an error, " +
+		"-32601 Method not found (JSON-RPC 2.0 §5.1), on which the client falls back to the initialize handshake, so a client of the new revision cannot connect to this server; " +
+		"the matrix then ran in the stateful era, as --era stateful does, with a fresh server"
+}
+
+// keepTranscript moves a run's transcript aside under another name, so
+// that the run made after it under the same scenario name does not write
+// over it.
+func keepTranscript(r *reports.ScenarioResult, name string) error {
+	if r.Transcript == "" {
+		return nil
+	}
+	to := filepath.Join(filepath.Dir(r.Transcript), name+".jsonl")
+	if err := os.Rename(r.Transcript, to); err != nil {
+		return fmt.Errorf("keeping the transcript of the baseline with server/discover first: %w", err)
+	}
+	r.Transcript = to
+	return nil
 }
 
 // completeMatrix completes a report from the matrix's runs: the baseline's
@@ -305,8 +399,6 @@ type scenarioRun struct {
 	verdict  judge.Verdict
 	probeErr error
 	stderr   []string
-	// discoverOnStderr says the server's stderr named server/discover.
-	discoverOnStderr bool
 	// refused is driven's: an HTTP server wanted credentials.
 	refused string
 	// probe is what the probe client saw (nil under test-client).
@@ -384,7 +476,7 @@ func (o Options) runScenarioLogged(ctx context.Context, sc faults.Scenario, setU
 	if o.observe != nil {
 		o.observe(sc.Name, log.decisions.out)
 	}
-	run := &scenarioRun{decisions: log.decisions.out, probeErr: d.probeErr, stderr: log.stderr.list(), discoverOnStderr: log.discoverOnStderr, refused: d.refused, verdict: verdict, probe: d.outcome,
+	run := &scenarioRun{decisions: log.decisions.out, probeErr: d.probeErr, stderr: log.stderr.list(), refused: d.refused, verdict: verdict, probe: d.outcome,
 		opened: d.outcome != nil && d.outcome.Initialized}
 	ApplyExpectation(sc, seed, st.repro, &run.verdict)
 	res := reports.ScenarioResult{

@@ -15,7 +15,6 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/judge"
-	"github.com/mcpchaos/mcpchaos/probe"
 	"github.com/mcpchaos/mcpchaos/reports"
 	"github.com/mcpchaos/mcpchaos/wire"
 )
@@ -213,21 +212,11 @@ func TestSetupErrors(t *testing.T) {
 			}
 		})
 	}
-	// A server of an earlier revision that dies on server/discover, the
-	// stateless revision's first request, instead of refusing it (mcp
-	// 1.3.0's FastMCP): the error says how to test the rest of it, unless
-	// the probe was already told to skip server/discover.
-	diesOnDiscover := []string{"sh", "-c", "read first; echo \"unknown request: $first\" >&2; exit 1"}
-	for _, era := range []string{"", probe.EraStateful} {
-		_, err := Run(ctx, Options{Command: diesOnDiscover, Deadline: 500 * time.Millisecond, Grace: 500 * time.Millisecond, Probe: probe.Config{Era: era}})
-		if err == nil || strings.Contains(err.Error(), "--era stateful") != (era == "") {
-			t.Errorf("era %q: err = %v; want the --era stateful hint only when the probe sent server/discover", era, err)
-		}
-	}
-	// One that dies before reading anything is not sent down that path.
+	// One that dies before reading anything is a set-up error in either
+	// era: the run in the stateful era says it was tried too.
 	_, err := Run(ctx, Options{Command: []string{"sh", "-c", "echo 'ImportError: cannot import name' >&2; exit 1"}, Deadline: 500 * time.Millisecond, Grace: 500 * time.Millisecond})
-	if err == nil || strings.Contains(err.Error(), "--era") {
-		t.Errorf("a server that dies at start: err = %v; want no --era hint", err)
+	if err == nil || !strings.Contains(err.Error(), "nor with the initialize handshake alone") {
+		t.Errorf("a server that dies at start: err = %v; want a set-up error saying both eras were tried", err)
 	}
 	_, err = Run(ctx, Options{Command: []string{"sh", "-c", "echo starting up >&2; exit 3"}, Deadline: 500 * time.Millisecond, Grace: 500 * time.Millisecond})
 	setup, ok := err.(*SetupError)

@@ -80,6 +80,18 @@ func (p *progressLine) Finished(scenario, outcome string, findings int, took tim
 	}
 }
 
+// Again starts the count over, for a matrix run again from its baseline,
+// and says why.
+func (p *progressLine) Again(why string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.running, p.done = nil, 0
+	if p.live {
+		fmt.Fprintf(p.w, "\r\x1b[K")
+	}
+	fmt.Fprintf(p.w, "mcpchaos: %s\n", why)
+}
+
 // tally is the run so far; the caller holds mu.
 func (p *progressLine) tally() string {
 	return fmt.Sprintf("%d %s so far, %s elapsed", p.findings, words.Plural(p.findings, "finding", "findings"), time.Since(p.start).Round(100*time.Millisecond))
@@ -121,4 +133,4 @@ func orNothing(s string) string {
 	return s
 }
 
-var _ suite.Progress = (*progressLine)(nil)
+var _ suite.ProgressAgain = (*progressLine)(nil)

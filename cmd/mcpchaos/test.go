@@ -123,6 +123,7 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 		TranscriptDir: m.transcriptDir,
 		Probe:         probe.Config{Calls: probeCalls, SkipTools: skipTools, Era: probeEra},
 		Repro:         reproLine(command, defaultTarget, m.deadline, maxWait, m.selectorArgs, workloadArgs(calls, skipTools, probeEra)...),
+		StatefulRepro: reproLine(command, defaultTarget, m.deadline, maxWait, m.selectorArgs, workloadArgs(calls, skipTools, probe.EraStateful)...),
 		Tool:          "mcpchaos " + version,
 		Version:       version,
 		CaseDir:       m.saveCase,
