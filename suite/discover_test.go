@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -61,8 +62,10 @@ func TestDiesOnDiscover(t *testing.T) {
 		if b.Outcome != reports.OutcomeFail || b.Findings != 4 {
 			t.Errorf("baseline: %s with %d findings, want fail with 4", b.Outcome, b.Findings)
 		}
-		if len(b.Notes) == 0 || !strings.HasPrefix(b.Notes[0], "server/discover, the first request of a client of the 2026-07-28 revision, killed the server") {
-			t.Errorf("the baseline's first note is not about server/discover: %q", b.Notes)
+		if !slices.ContainsFunc(b.Notes, func(n string) bool {
+			return strings.HasPrefix(n, "server/discover, the first request of a client of the 2026-07-28 revision, killed the server")
+		}) {
+			t.Errorf("no note of the baseline's is about server/discover: %q", b.Notes)
 		}
 		if len(b.Transcripts) != 2 || filepath.Base(b.Transcripts[0]) != "baseline-discover.jsonl" || b.Transcripts[1] != b.Transcript {
 			t.Errorf("transcripts %q (first %q), want the discover run's and the baseline's", b.Transcripts, b.Transcript)
@@ -85,4 +88,32 @@ func TestDiesOnDiscover(t *testing.T) {
 			}
 		}
 	})
+}
+
+// explore's search starts from the same baseline: in the stateful era, with
+// the discover run's findings among the baseline's.
+func TestTrialsAfterDiscover(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	trials, err := NewTrials(ctx, Options{Command: []string{filepath.Join(examplesDir, "dies-on-discover")}, Seed: 1,
+		Deadline: 2 * time.Second, Grace: time.Second})
+	if err != nil {
+		t.Fatalf("err = %v; want a search", err)
+	}
+	base := trials.Baseline()
+	var discover int
+	for _, f := range base.Findings {
+		if f.Request != nil && f.Request.Method == "server/discover" {
+			discover++
+		}
+	}
+	if discover != 1 || base.Result.Outcome != reports.OutcomeFail {
+		t.Errorf("baseline %s with %d findings about server/discover, want fail with 1: %+v", base.Result.Outcome, discover, base.Findings)
+	}
+	for _, m := range trials.Messages() {
+		if m.Method == "server/discover" {
+			t.Errorf("the fault points hold server/discover: they are the discover run's, not the stateful era's")
+			break
+		}
+	}
 }

@@ -192,6 +192,30 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 		report.Target.URL = o.URL.Redacted()
 	}
 
+	base, runs, err := o.runMatrix(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if o.discoverKilled(base) {
+		discover := base
+		o = o.stateful()
+		if base, runs, err = o.runMatrix(ctx); err != nil {
+			return nil, err
+		}
+		if err := afterDiscover(discover, base); err != nil {
+			return nil, err
+		}
+	}
+	if err := o.baselineFailed(base); err != nil {
+		return nil, err
+	}
+	workloadHints(base, o.Deadline)
+	return completeMatrix(report, base, runs)
+}
+
+// runMatrix runs the baseline and the scenarios, side by side as the
+// machine allows; the matrix's notes go to the baseline's.
+func (o *Options) runMatrix(ctx context.Context) (*scenarioRun, []*scenarioRun, error) {
 	m := matrix{n: o.Parallel, baseline: faults.Baseline, scenarios: o.Scenarios, progress: o.Progress,
 		run: func(ctx context.Context, sc faults.Scenario) (*scenarioRun, error) {
 			r, err := o.runScenario(ctx, sc)
@@ -204,17 +228,10 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 	}
 	base, runs, err := m.runMatrix(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if o.discoverKilled(base) {
-		return o.runStateful(ctx, base)
+		return nil, nil, err
 	}
 	base.result.Notes = append(base.result.Notes, m.notes...)
-	if err := o.baselineFailed(base); err != nil {
-		return nil, err
-	}
-	workloadHints(base, o.Deadline)
-	return completeMatrix(report, base, runs)
+	return base, runs, nil
 }
 
 // baselineFailed is the set-up error of a baseline that could not run its
@@ -261,31 +278,33 @@ func (o *Options) discoverKilled(base *scenarioRun) bool {
 	return false
 }
 
-// runStateful runs the matrix again in the stateful era, after discover,
-// the baseline of the default era, failed on server/discover: the report
-// is the stateful matrix's, with discover's findings among the baseline's
-// (they came without faults) and a note that says what happened.
-func (o Options) runStateful(ctx context.Context, discover *scenarioRun) (*reports.Report, error) {
-	s := o
-	s.Probe.Era = probe.EraStateful
+// stateful is o for the runs made again in the stateful era, after the
+// server failed on server/discover.
+func (o Options) stateful() Options {
+	o.Probe.Era = probe.EraStateful
 	if o.StatefulRepro != nil {
-		s.Repro = o.StatefulRepro
-	}
-	if err := keepTranscript(&discover.result, "baseline-discover"); err != nil {
-		return nil, err
+		o.Repro = o.StatefulRepro
 	}
 	if p, ok := o.Progress.(ProgressAgain); ok {
 		p.Again("server/discover got no answer: the matrix runs again in the stateful era (the initialize handshake alone, as --era stateful)")
 	}
-	report, err := Run(ctx, s)
-	var setup *SetupError
-	if errors.As(err, &setup) {
-		setup.Reason += " (neither with server/discover first, which got no answer, nor with the initialize handshake alone)"
+	return o
+}
+
+// afterDiscover makes discover, the baseline of the default era that failed
+// on server/discover, part of base, the stateful era's baseline run after
+// it: its findings came without faults, so they are the baseline's, and its
+// transcript is kept beside base's.
+func afterDiscover(discover, base *scenarioRun) error {
+	if base.probeErr != nil {
+		// Neither era works: the set-up error says both were tried.
+		base.probeErr = fmt.Errorf("%w (neither with server/discover first, which got no answer, nor with the initialize handshake alone)", base.probeErr)
+		return nil
 	}
-	if err != nil {
-		return nil, err
+	if err := keepTranscript(&discover.result, "baseline-discover"); err != nil {
+		return err
 	}
-	b := report.Baseline
+	b := &base.result
 	b.Notes = append([]string{discoverNote(discover)}, b.Notes...)
 	if t := discover.result.Transcript; t != "" {
 		rest := b.Transcripts
@@ -295,24 +314,9 @@ func (o Options) runStateful(ctx context.Context, discover *scenarioRun) (*repor
 		b.Transcripts = append([]string{t}, rest...)
 	}
 	found := discover.verdict.Findings
+	base.verdict.Findings = append(slices.Clip(found), base.verdict.Findings...)
 	b.Findings += len(found)
-	report.Findings = append(slices.Clip(found), report.Findings...)
-	b.Outcome = reports.ScenarioOutcome(baselineOwn(report), b.Indeterminate)
-	if reports.Failing(report.Findings) {
-		report.Outcome = reports.OutcomeFail
-	}
-	return report, nil
-}
-
-// baselineOwn are the report's findings of the baseline.
-func baselineOwn(r *reports.Report) []reports.Finding {
-	var out []reports.Finding
-	for _, f := range r.Findings {
-		if f.Scenario == r.Baseline.Name {
-			out = append(out, f)
-		}
-	}
-	return out
+	return nil
 }
 
 // discoverNote says why the matrix ran in the stateful era.

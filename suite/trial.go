@@ -60,13 +60,23 @@ func NewTrials(ctx context.Context, o Options) (*Trials, error) {
 	if err := o.prepare(ctx, nil); err != nil {
 		return nil, err
 	}
-	t := &Trials{o: o}
 	var seen messageLog
 	base, err := o.runScenarioLogged(ctx, faults.Baseline, func(l *sessionLog) { l.messages = &seen })
 	if err != nil {
 		return nil, err
 	}
-	t.messages = seen.out
+	if o.discoverKilled(base) {
+		// Searched in the stateful era, as Run's matrix then runs.
+		discover := base
+		o, seen = o.stateful(), messageLog{}
+		if base, err = o.runScenarioLogged(ctx, faults.Baseline, func(l *sessionLog) { l.messages = &seen }); err != nil {
+			return nil, err
+		}
+		if err := afterDiscover(discover, base); err != nil {
+			return nil, err
+		}
+	}
+	t := &Trials{o: o, messages: seen.out}
 	if err := o.baselineFailed(base); err != nil {
 		return nil, err
 	}
