@@ -113,9 +113,10 @@ type scenarioYAML struct {
 }
 
 type workloadYAML struct {
-	Calls       int `yaml:"calls,omitempty"`
-	Concurrency int `yaml:"concurrency,omitempty"`
-	Sessions    int `yaml:"sessions,omitempty"`
+	Calls       int    `yaml:"calls,omitempty"`
+	Concurrency int    `yaml:"concurrency,omitempty"`
+	Sessions    int    `yaml:"sessions,omitempty"`
+	Hostile     string `yaml:"hostile,omitempty"`
 }
 
 // callYAML keeps the arguments as the JSON text they were given in, not as
@@ -142,7 +143,7 @@ type decisionYAML struct {
 func MarshalCase(c Case) ([]byte, error) {
 	sc := scenarioYAML{Name: c.Scenario.Name, Doc: c.Scenario.Doc, Era: c.Scenario.Era, Faults: c.Scenario.Faults, Expect: c.Scenario.Expect}
 	if !c.Scenario.Workload.IsZero() {
-		sc.Workload = &workloadYAML{Calls: c.Scenario.Workload.Calls, Concurrency: c.Scenario.Workload.Concurrency, Sessions: c.Scenario.Workload.Sessions}
+		sc.Workload = &workloadYAML{Calls: c.Scenario.Workload.Calls, Concurrency: c.Scenario.Workload.Concurrency, Sessions: c.Scenario.Workload.Sessions, Hostile: c.Scenario.Workload.Hostile}
 	}
 	if c.Scenario.Deadline > 0 {
 		sc.Deadline = c.Scenario.Deadline.String()

@@ -42,6 +42,12 @@ var extraPresets = []Preset{
 		Workload: Workload{Calls: 12, Concurrency: 6},
 	}},
 	{For: ForServer, Scenario: Scenario{
+		Name: "hostile-input",
+		Doc: "no fault: after its workload the probe sends the wide hostile workload, requests no polite client sends (params missing, null or an array for every method the server declares; each required tool argument missing, null and retyped; 1 MiB strings, control characters, lone surrogates; huge, negative and fractional numbers; odd ids; URIs relative, of unknown schemes, 64 KiB long; template expansions of 1000 items): " +
+			"each must be answered in time, with an error or a tool error, and the server must go on serving; arguments that break the tool's schema answered as a success are input not validated",
+		Workload: Workload{Hostile: "wide"},
+	}},
+	{For: ForServer, Scenario: Scenario{
 		Name:   "malformed-line",
 		Doc:    "a line that is not JSON arrives instead of a tool call; the server must answer it with a parse error (id null) or skip it, and go on serving; read loops that die on one bad line hang or crash (bug class 6; the call it replaced is never answered, so the run waits out --deadline)",
 		Faults: []string{"corrupt:on=c2s:request:tools/call,mode=text"},

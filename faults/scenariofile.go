@@ -32,6 +32,10 @@ type Workload struct {
 	// and carries its own markers, so that what one session's messages leak
 	// into another can be told. 0 and 1 are one session.
 	Sessions int
+	// Hostile is the hostile workload the probe sends after the rest
+	// (probe.Config.Hostile): "sample" (the baseline's), "wide" (the
+	// hostile-input scenario's), or "" for none.
+	Hostile string
 }
 
 // IsZero reports whether the workload keeps every default.
@@ -41,6 +45,10 @@ func (w Workload) IsZero() bool { return w == Workload{} }
 // judge's kinds (package reports). They are spelled here, not imported, so
 // that faults stays below reports; a suite test keeps the two in step.
 var FindingKinds = []string{"hang", "crash", "lost-response", "duplicate-response", "unknown-response", "zombie", "protocol-violation", "cross-session"}
+
+// HostileWorkloads a scenario's workload may ask for (probe.HostileSample,
+// probe.HostileWide; a probe test keeps the two in step).
+var HostileWorkloads = []string{"sample", "wide"}
 
 // Eras a scenario may ask for.
 var Eras = []string{"stateful", "stateless"}
@@ -366,7 +374,7 @@ func (d *fileDecoder) scenario(n *yaml.Node, field string) (Scenario, error) {
 
 func (d *fileDecoder) workload(n *yaml.Node, field string) (Workload, error) {
 	var w Workload
-	fields, err := d.mapping(n, field, "", []string{"calls", "concurrency", "sessions"}, nil)
+	fields, err := d.mapping(n, field, "", []string{"calls", "concurrency", "sessions", "hostile"}, nil)
 	if err != nil {
 		return w, err
 	}
@@ -382,6 +390,11 @@ func (d *fileDecoder) workload(n *yaml.Node, field string) (Workload, error) {
 	}
 	if v, ok := fields["sessions"]; ok {
 		if w.Sessions, err = d.positive(v, field+".sessions", MaxSessions); err != nil {
+			return w, err
+		}
+	}
+	if v, ok := fields["hostile"]; ok {
+		if w.Hostile, err = d.choice(v, field+".hostile", HostileWorkloads); err != nil {
 			return w, err
 		}
 	}

@@ -90,10 +90,10 @@ func TestParseScenarioFileErrors(t *testing.T) {
 		{"unknown era", head + "    era: statefull\n", `chaos.yaml:5: scenarios[0].era: "statefull" is not allowed (did you mean "stateful"?) (allowed: stateful, stateless)`},
 		{"era a bool", head + "    era: true\n", "chaos.yaml:5: scenarios[0].era: expected a string, got the boolean true (allowed: stateful, stateless)"},
 		{"unknown expect", head + "    expect: pass\n", `chaos.yaml:5: scenarios[0].expect: "pass" is not allowed (allowed: success, failure)`},
-		{"workload key", head + "    workload: {call: 3}\n", `chaos.yaml:5: scenarios[0].workload: unknown key "call" (did you mean "calls"?) (allowed: calls, concurrency, sessions)`},
+		{"workload key", head + "    workload: {call: 3}\n", `chaos.yaml:5: scenarios[0].workload: unknown key "call" (did you mean "calls"?) (allowed: calls, concurrency, sessions, hostile)`},
 		{"workload type", head + "    workload: {calls: x}\n", `chaos.yaml:5: scenarios[0].workload.calls: expected a whole number from 1 to 10000, got "x"`},
 		{"workload zero", head + "    workload: {concurrency: 0}\n", "chaos.yaml:5: scenarios[0].workload.concurrency: 0 is out of range; give a whole number from 1 to 1000"},
-		{"workload a list", head + "    workload: [3]\n", "chaos.yaml:5: scenarios[0].workload: expected a mapping with keys calls, concurrency, sessions, got a list"},
+		{"workload a list", head + "    workload: [3]\n", "chaos.yaml:5: scenarios[0].workload: expected a mapping with keys calls, concurrency, sessions, hostile, got a list"},
 		{"deadline without a unit", head + "    deadline: 10\n", "chaos.yaml:5: scenarios[0].deadline: expected a duration with a unit, as in 10s or 500ms, got the number 10"},
 		{"hang-after without a unit", head + "    hang-after: 120\n", "chaos.yaml:5: scenarios[0].hang-after: expected a duration with a unit, as in 10s or 500ms, got the number 120"},
 		{"deadline negative", head + "    deadline: -1s\n", `chaos.yaml:5: scenarios[0].deadline: "-1s" is not a positive duration; write one with a unit, as in 10s or 500ms`},
@@ -187,8 +187,9 @@ func TestPresets(t *testing.T) {
 	seen := map[string]string{}
 	for _, p := range Presets() {
 		// A scenario of several sessions tests them side by side without a
-		// fault; every other preset has one.
-		if p.Name == "" || p.Doc == "" || len(p.Faults) == 0 && p.Sessions() == 1 {
+		// fault, hostile-input the hostile workload; every other preset
+		// has one.
+		if p.Name == "" || p.Doc == "" || len(p.Faults) == 0 && p.Sessions() == 1 && p.Workload.Hostile == "" {
 			t.Errorf("preset %+v lacks a name, a doc or faults", p)
 		}
 		if p.For != ForServer && p.For != ForClient && p.For != ForHTTPServer && p.For != ForHTTPClient {

@@ -20,6 +20,8 @@ type Coverage struct {
 	// Deliberate are the requests sent to be refused (unknown tool, bad
 	// arguments, unknown method), by what they were.
 	Deliberate []string
+	// Hostile counts the requests of the hostile workload sent.
+	Hostile int
 }
 
 // NotSent is a callable request the session did not send.
@@ -75,6 +77,8 @@ func (s *session) coverage(caps serverCapabilities, era string) *Coverage {
 	c := &Coverage{Callable: caps.callable(era), Sampled: slices.Clone(s.samples)}
 	for _, r := range s.requests {
 		switch {
+		case r.Hostile != "":
+			c.Hostile++
 		case r.Deliberate != "":
 			if !slices.Contains(c.Deliberate, r.Deliberate) {
 				c.Deliberate = append(c.Deliberate, r.Deliberate)

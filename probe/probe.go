@@ -115,6 +115,10 @@ type Config struct {
 	// Seed chooses the samples of long listings (resources to read,
 	// prompts to get): the same seed, the same choice.
 	Seed uint64
+	// Hostile is the hostile workload sent after the rest (HostileSample,
+	// HostileWide; "" sends none): requests no polite client sends, which
+	// the server must answer all the same.
+	Hostile string
 	// Era is "" to negotiate (server/discover, falling back to initialize)
 	// or EraStateful to skip server/discover and use the initialize
 	// handshake, for servers that support both.
@@ -168,6 +172,9 @@ type Request struct {
 	// Deliberate says the request was sent to be refused, and what it was
 	// (DeliberateUnknownTool...): an error answer is what it expects.
 	Deliberate string
+	// Hostile says the request was one of the hostile workload's, and what
+	// was hostile about it: any answer in time is what it expects.
+	Hostile string
 	// Answered says a result or an error came back in time; Error is then
 	// the JSON-RPC error, if any.
 	Answered bool

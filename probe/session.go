@@ -165,17 +165,33 @@ func (s *session) request(method string, params any, target string) (*pending, e
 // requestWithToken is request for a request whose params carry the
 // progress token token (its JSON text): progress for it keeps it alive.
 func (s *session) requestWithToken(method string, params any, target, token string) (*pending, error) {
+	return s.send(method, "", params, target, token)
+}
+
+// requestRaw is request with the id's JSON text given ("": the next id) and
+// the params as JSON text (nil: none), for requests no encoder would write.
+func (s *session) requestRaw(method, id string, params json.RawMessage, target string) (*pending, error) {
+	var p any
+	if params != nil {
+		p = params
+	}
+	return s.send(method, id, p, target, "")
+}
+
+func (s *session) send(method, idText string, params any, target, token string) (*pending, error) {
 	s.sendMu.Lock()
 	defer s.sendMu.Unlock()
 	if s.closed || s.ended() {
 		return nil, errEnded
 	}
 	s.mu.Lock()
-	s.nextID++
-	id := s.nextID
+	if idText == "" {
+		s.nextID++
+		idText = strconv.FormatInt(s.nextID, 10)
+	}
 	p := &pending{
 		idx:    len(s.requests),
-		id:     strconv.FormatInt(id, 10),
+		id:     idText,
 		method: method,
 		token:  token,
 		sent:   time.Now(),

@@ -67,6 +67,10 @@ type surface struct {
 	s          *session
 	caps       serverCapabilities
 	subscribed string
+	// prompts and templates are the sampled listings, which the hostile
+	// workload builds on.
+	prompts   []listedPrompt
+	templates []string
 }
 
 func (s *session) explore(caps serverCapabilities) *surface {
@@ -85,6 +89,7 @@ func (s *session) explore(caps serverCapabilities) *surface {
 	}
 	prompts := sf.listPrompts()
 	resources, templates := sf.listResources()
+	sf.prompts, sf.templates = prompts, templates
 	values := sf.complete(prompts, templates)
 	read := sf.getAndRead(prompts, resources, templates, values)
 	if caps.subscribe() && stateful {

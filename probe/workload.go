@@ -88,6 +88,7 @@ func (s *session) workload(out *Outcome) error {
 	s.callTools(calls, func() { s.runTasks(tasks) })
 	s.errorPaths(caps, tools, complete)
 	sf.end()
+	s.hostile(s.hostileWork(caps, tools, sf))
 	s.unknownMethodLast()
 	if out.Era == EraStateful {
 		s.roundTrip("ping", nil, "")

@@ -37,7 +37,7 @@ func workloadHints(base *scenarioRun, deadline time.Duration) {
 	var toolErrors, rpcErrors []string
 	for _, r := range base.probe.Requests {
 		switch {
-		case r.Deliberate != "":
+		case r.Deliberate != "" || r.Hostile != "":
 			// Sent to be refused: its error is the answer it asked for.
 		case r.ToolError != "":
 			toolErrors = noteTool(toolErrors, r.Tool, r.ToolError)
@@ -80,6 +80,9 @@ func coverageNote(c *probe.Coverage) string {
 	}
 	if n := len(c.Deliberate); n > 0 {
 		fmt.Fprintf(&b, "; and %d %s sent to be refused: %s", n, words.Plural(n, "request", "requests"), strings.Join(c.Deliberate, ", "))
+	}
+	if c.Hostile > 0 {
+		fmt.Fprintf(&b, "; and %d hostile %s (malformed params, odd ids, arguments that break the tool's schema; each must be answered)", c.Hostile, words.Plural(c.Hostile, "request", "requests"))
 	}
 	return b.String()
 }

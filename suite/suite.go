@@ -216,7 +216,7 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 // runMatrix runs the baseline and the scenarios, side by side as the
 // machine allows; the matrix's notes go to the baseline's.
 func (o *Options) runMatrix(ctx context.Context) (*scenarioRun, []*scenarioRun, error) {
-	m := matrix{n: o.Parallel, baseline: faults.Baseline, scenarios: o.Scenarios, progress: o.Progress,
+	m := matrix{n: o.Parallel, baseline: sampledBaseline(), scenarios: o.Scenarios, progress: o.Progress,
 		run: func(ctx context.Context, sc faults.Scenario) (*scenarioRun, error) {
 			r, err := o.runScenario(ctx, sc)
 			if err == nil && sc.Name != faults.Baseline.Name {
@@ -276,6 +276,17 @@ func (o *Options) discoverKilled(base *scenarioRun) bool {
 		}
 	}
 	return false
+}
+
+// sampledBaseline is the matrix's baseline: the polite workload, then the
+// hostile sample (issue 40). The baseline alone carries it: the fault
+// scenarios' moments are counted on the polite workload, which they share
+// with the baseline their findings are compared with, and explore's fault
+// points are the polite workload's messages.
+func sampledBaseline() faults.Scenario {
+	b := faults.Baseline
+	b.Workload.Hostile = probe.HostileSample
+	return b
 }
 
 // stateful is o for the runs made again in the stateful era, after the
@@ -548,6 +559,9 @@ func (o Options) probeConfig(sc faults.Scenario, deadline, maxDeadline time.Dura
 	}
 	if sc.Workload.Concurrency > 0 {
 		pc.Concurrency = sc.Workload.Concurrency
+	}
+	if sc.Workload.Hostile != "" {
+		pc.Hostile = sc.Workload.Hostile
 	}
 	return pc
 }

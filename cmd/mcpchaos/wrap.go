@@ -271,6 +271,9 @@ func runScenarios(args []string, stdout, stderr io.Writer) int {
 			if w := s.Workload; w.Calls > 0 || w.Concurrency > 0 {
 				fmt.Fprintf(&b, "      workload: %d tool calls, %d at a time\n", w.Calls, w.Concurrency)
 			}
+			if s.Workload.Hostile != "" {
+				fmt.Fprintf(&b, "      workload: the %s hostile workload (mcpchaos test only)\n", s.Workload.Hostile)
+			}
 			if n := s.Sessions(); n > 1 {
 				fmt.Fprintf(&b, "      %d sessions at once against one server (--sessions N)\n", n)
 			}

@@ -1,0 +1,81 @@
+package probe
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+)
+
+// The hostile workloads reach the everything server, every request of
+// them is answered (the server validates), and the polite workload's
+// coverage is untouched by them.
+func TestHostileWorkloads(t *testing.T) {
+	for _, level := range HostileWorkloads {
+		t.Run(level, func(t *testing.T) {
+			checkNoGoroutineLeak(t)
+			r, w := serveEverything(t)
+			out, _, err := run(t, Config{Hostile: level, Deadline: 5 * time.Second, Seed: 1}, r, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var whats []string
+			ids := map[string]bool{}
+			for _, req := range out.Requests {
+				if req.Hostile == "" {
+					continue
+				}
+				whats = append(whats, req.Hostile)
+				ids[req.ID] = true
+				if !req.Answered {
+					t.Errorf("%s (id %s) was not answered: %s", req.Hostile, req.ID, req.Error)
+				}
+			}
+			for _, want := range []string{"tools/call without params", "tools/call with params null", "tools/call with params an array", "the id 0", "a negative id"} {
+				if !slices.Contains(whats, want) {
+					t.Errorf("the %s workload did not send %q; it sent %q", level, want, whats)
+				}
+			}
+			if !ids["0"] || !ids["-1"] {
+				t.Errorf("ids %v: want 0 and -1 among them", ids)
+			}
+			if out.Coverage == nil || out.Coverage.Hostile != len(whats) {
+				t.Errorf("coverage counts %+v hostile requests, want %d", out.Coverage, len(whats))
+			}
+			if level == HostileSample && len(whats) > 16 {
+				t.Errorf("the sample sent %d requests, want it bounded (at most 16)", len(whats))
+			}
+			if level == HostileWide {
+				if len(whats) > maxHostile {
+					t.Errorf("the wide workload sent %d requests, more than %d", len(whats), maxHostile)
+				}
+				if !slices.ContainsFunc(whats, func(w string) bool { return strings.HasPrefix(w, "a tool call without its required argument") }) {
+					t.Errorf("the wide workload broke no tool's schema: %q", whats)
+				}
+			}
+		})
+	}
+}
+
+// A scenario file's workload may ask for them by name.
+func TestHostileWorkloadsInStep(t *testing.T) {
+	if !slices.Equal(HostileWorkloads, faults.HostileWorkloads) {
+		t.Errorf("probe.HostileWorkloads %q, faults.HostileWorkloads %q: keep them in step", HostileWorkloads, faults.HostileWorkloads)
+	}
+}
+
+// Without Hostile, none is sent.
+func TestNoHostileByDefault(t *testing.T) {
+	r, w := serveEverything(t)
+	out, _, err := run(t, Config{Deadline: 5 * time.Second}, r, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, req := range out.Requests {
+		if req.Hostile != "" {
+			t.Errorf("sent %q without a hostile workload", req.Hostile)
+		}
+	}
+}
