@@ -140,6 +140,8 @@ type Judger struct {
 	ct cutTracker
 	gs getStreams
 	sf surfaceChecks
+	// checks are the Checkers' (checker.go).
+	checks []running
 
 	done    bool
 	verdict Verdict
@@ -160,6 +162,7 @@ func newJudger(p peer) *Judger {
 	j.pr.init()
 	j.sf.init()
 	j.cr.init(j)
+	j.checks = startChecks()
 	return j
 }
 
@@ -201,6 +204,7 @@ func (j *Judger) add(e *wire.Event) {
 	if j.disabled != "" {
 		return
 	}
+	j.checkEvent(e)
 	cl := j.cl
 	switch e.Type {
 	case wire.EventReceived:
@@ -636,6 +640,7 @@ func (j *Judger) Verdict() Verdict {
 		fs = append(fs, j.pc.httpZombie(j)...)
 		fs = append(fs, j.pr.findings(j)...)
 		fs = append(fs, j.sf.findings(j)...)
+		fs = append(fs, j.checkFindings()...)
 	}
 	for i := range fs {
 		fs[i].Scenario, fs[i].Seed, fs[i].Repro = j.scenario, j.seed, j.repro

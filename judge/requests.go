@@ -30,6 +30,8 @@ type inFrame struct {
 	cancels string // the requestId a cancellation names
 	token   string // the progress token a request carries
 	tool    string // the tool a tools/call calls
+	// malformed says what breaks the request's envelope (malformedRequest).
+	malformed string
 	// exchange is the HTTP exchange the request came in (mcpchaos
 	// proxy): the server's messages on its response stream relate to it.
 	exchange int64
@@ -53,6 +55,8 @@ const (
 // openReq is a request the peer has and has not answered.
 type openReq struct {
 	id, method, tool string
+	// malformed says what breaks the request's envelope (malformedRequest).
+	malformed string
 	// by is the fault that injected the request, "" for the other peer's.
 	by        string
 	recv, fwd reports.Evidence
@@ -340,7 +344,7 @@ func (t *tracker) init() {
 func (t *tracker) receivedIn(e *wire.Event) {
 	switch e.Kind {
 	case "request":
-		t.pending[e.Seq] = &inFrame{kind: frameRequest, id: e.ID, method: e.Method, token: e.ProgressToken, tool: toolOf(e), exchange: e.Exchange, recv: evidenceOf(e)}
+		t.pending[e.Seq] = &inFrame{kind: frameRequest, id: e.ID, method: e.Method, token: e.ProgressToken, tool: toolOf(e), exchange: e.Exchange, recv: evidenceOf(e), malformed: malformedRequest(e)}
 		t.pendingIDs[e.ID] = e.Seq
 	case "notification":
 		if e.Method == "notifications/cancelled" {
@@ -420,7 +424,7 @@ func (t *tracker) forwarded(j *Judger, e *wire.Event) {
 		}
 		// The forwarded event's excerpt is written only if a finding cites
 		// it: most requests are answered and never need one.
-		r := &openReq{id: f.id, method: f.method, tool: f.tool, recv: f.recv, fwd: reports.Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}, token: f.token, exchange: f.exchange, cut: cmp.Or(f.cut, t.getGap), collided: f.collided}
+		r := &openReq{id: f.id, method: f.method, tool: f.tool, recv: f.recv, fwd: reports.Evidence{Seq: e.Seq, TUS: e.T, Type: e.Type, Dir: e.Dir}, token: f.token, exchange: f.exchange, cut: cmp.Or(f.cut, t.getGap), collided: f.collided, malformed: f.malformed}
 		t.open[f.id] = append(t.open[f.id], r)
 		t.bySeq[e.Of] = r
 		if r.token != "" {
@@ -1082,6 +1086,13 @@ func (t *tracker) judgeOpen(j *Judger) []reports.Finding {
 				"only progress notifications for the request's token restart a deadline, so a client would have given up on it",
 				j.p.name, r.notes, words.Plural(r.notes, "notification", "notifications"), words.Duration(r.lastNote.TUS))
 			outs = append(outs, o)
+		case r.malformed != "" && r.by == "" && j.p.name == "server":
+			// Dropped, not stuck: the request was one no conforming
+			// client sends (the hostile workload's).
+			o := openOutcome{r: r, rule: reports.RuleMalformedUnanswered, waited: j.waitedWords(r, d, capped)}
+			o.ev = []reports.Evidence{r.recv, r.fwd}
+			o.variant = fmt.Sprintf("the request is malformed (%s), and the %s dropped it without the error JSON-RPC owes an invalid request (-32600 Invalid Request, or -32602 Invalid params)", r.malformed, j.p.name)
+			outs = append(outs, o)
 		default:
 			o := openOutcome{r: r, rule: reports.RuleUnanswered}
 			o.ev = []reports.Evidence{r.recv, r.fwd}
@@ -1172,7 +1183,7 @@ func (t *tracker) openFindings(j *Judger, outs []openOutcome) []reports.Finding 
 		switch o.rule {
 		case reports.RuleUnanswered:
 			msg = fmt.Sprintf("%s unanswered %s; %s", what, o.waited, o.variant)
-		case reports.RuleUnansweredActive, reports.RuleUnansweredReusedID:
+		case reports.RuleUnansweredActive, reports.RuleUnansweredReusedID, reports.RuleMalformedUnanswered:
 			msg = fmt.Sprintf("%s unanswered %s, %s", what, o.waited, o.variant)
 		}
 		f := reports.NewFinding(o.rule, msg, addEvidence(nil, g.ev...))

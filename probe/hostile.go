@@ -16,18 +16,18 @@ import (
 // a tool call whose arguments break the tool's inputSchema and come back a
 // success is the judge's input-not-validated warning.
 const (
-	// HostileSample is the bounded sample the baseline sends: ids of the
-	// legal forms a polite client seldom uses, tools/call with params
-	// missing, null and an array, a tool name of the wrong type, an unknown
-	// params field, a string argument grown to 64 KiB, a relative URI, a
-	// prompt without its required arguments.
+	// HostileSample is the bounded sample the baseline sends, requests
+	// whose envelope is well formed: ids of the legal forms a polite
+	// client seldom uses, an unknown params field, a string argument grown
+	// to 64 KiB, a relative URI, a prompt without its required arguments.
 	HostileSample = "sample"
-	// HostileWide is the hostile-input scenario's: the sample, the same
-	// params forms for every method the server declares, 1 MiB strings,
+	// HostileWide is the hostile-input scenario's: the sample, 1 MiB strings,
 	// control characters and lone surrogates, huge, negative and
 	// fractional numbers, each required argument of a tool missing, null
 	// and retyped, URIs of unknown schemes and of great length, template
-	// expansions with many list items, completions without their context.
+	// expansions with many list items, completions without their context;
+	// and last, params missing, null and an array for every method the
+	// server declares, and a tool name of the wrong type.
 	HostileWide = "wide"
 )
 
@@ -64,7 +64,8 @@ func (s *session) hostileWork(caps serverCapabilities, tools []listedTool, sf *s
 		return nil
 	}
 	wide := level == HostileWide
-	var out []hostileRequest
+	// tail are the requests sent last (see below).
+	var out, tail []hostileRequest
 	add := func(r hostileRequest) { out = append(out, r) }
 	// params is a request's params: fields, with the stateless era's _meta
 	// where it needs one.
@@ -96,12 +97,6 @@ func (s *session) hostileWork(caps serverCapabilities, tools []listedTool, sf *s
 		add(hostileRequest{method: idMethod, id: id.id, params: idParams, what: id.what})
 	}
 
-	if declared(caps.Tools) {
-		add(hostileRequest{method: "tools/call", what: "tools/call without params"})
-		add(hostileRequest{method: "tools/call", params: json.RawMessage("null"), what: "tools/call with params null"})
-		add(hostileRequest{method: "tools/call", params: json.RawMessage("[]"), what: "tools/call with params an array"})
-		add(hostileRequest{method: "tools/call", params: params(map[string]any{"name": 42, "arguments": map[string]any{}}), what: "tools/call with a number for the tool's name"})
-	}
 	callable := slices.DeleteFunc(slices.Clone(tools), func(t listedTool) bool {
 		_, explicit := s.explicitCall(t.Name)
 		return t.taskOnly() || slices.Contains(s.cfg.SkipTools, t.Name) || s.cfg.Calls != nil && !explicit
@@ -137,9 +132,11 @@ func (s *session) hostileWork(caps serverCapabilities, tools []listedTool, sf *s
 			call(t, args, "a string argument of control characters")
 			args := objectOf(s.callArgs(t))
 			// A lone surrogate, as JSON may escape it and no UTF-8 can
-			// carry it: the params are written by hand.
+			// carry it: the params are written by hand. It goes with the
+			// malformed requests, last.
 			call(t, args, "")
-			out[len(out)-1] = loneSurrogate(out[len(out)-1], name)
+			tail = append(tail, loneSurrogate(out[len(out)-1], name))
+			out = out[:len(out)-1]
 		}
 		break
 	}
@@ -152,7 +149,6 @@ func (s *session) hostileWork(caps serverCapabilities, tools []listedTool, sf *s
 				call(t, m.args, m.what)
 			}
 		}
-		out = append(out, s.everyMethodMalformed(caps, params)...)
 	}
 
 	if declared(caps.Resources) {
@@ -184,8 +180,12 @@ func (s *session) hostileWork(caps serverCapabilities, tools []listedTool, sf *s
 			"ref": map[string]any{"type": "ref/prompt", "name": sf.prompts[0].Name}, "argument": map[string]any{"name": "mcpchaos", "value": ""}}),
 			what: "completion/complete of an argument the prompt does not have, without context"})
 	}
-	if len(out) > maxHostile {
-		out = out[:maxHostile]
+	if wide {
+		// Last: a server that drops a request it cannot parse (as many
+		// SDKs do, and must not) costs a deadline, and after a request
+		// left unanswered the workload sends nothing more.
+		tail = append(tail, s.everyMethodMalformed(caps, params)...)
+		out = append(out[:min(len(out), max(0, maxHostile-len(tail)))], tail...)
 	}
 	return out
 }
@@ -210,14 +210,18 @@ func (s *session) everyMethodMalformed(caps serverCapabilities, params func(map[
 		methods = append(methods, "logging/setLevel")
 	}
 	var out []hostileRequest
+	if declared(caps.Tools) {
+		out = append(out, hostileRequest{method: "tools/list", params: params(map[string]any{"cursor": 7}), what: "tools/list with a number for the cursor"},
+			hostileRequest{method: "tools/call", params: params(map[string]any{"name": 42, "arguments": map[string]any{}}), what: "tools/call with a number for the tool's name"},
+			hostileRequest{method: "tools/call", what: "tools/call without params"},
+			hostileRequest{method: "tools/call", params: json.RawMessage("null"), what: "tools/call with params null"},
+			hostileRequest{method: "tools/call", params: json.RawMessage("[]"), what: "tools/call with params an array"})
+	}
 	for _, m := range methods {
 		out = append(out,
 			hostileRequest{method: m, what: m + " without params"},
 			hostileRequest{method: m, params: json.RawMessage("null"), what: m + " with params null"},
 			hostileRequest{method: m, params: json.RawMessage("[]"), what: m + " with params an array"})
-	}
-	if declared(caps.Tools) {
-		out = append(out, hostileRequest{method: "tools/list", params: params(map[string]any{"cursor": 7}), what: "tools/list with a number for the cursor"})
 	}
 	return out
 }

@@ -53,6 +53,9 @@ const (
 	RuleHTTPShutdownSIGKILL  = "http-shutdown-needed-sigkill"
 	RuleNotMCP               = "not-an-mcp-message"
 	RuleSchema               = "schema"
+	RuleInputNotValidated    = "input-not-validated"
+	RuleMalformedUnanswered  = "malformed-request-unanswered"
+	RuleOutputSchema         = "output-schema"
 	RuleClientHang           = "client-hang"
 	RuleClientLate           = "client-late"
 	RuleClientFailed         = "client-failed"
@@ -213,6 +216,15 @@ var Rules = []Rule{
 	{RuleSchema, KindProtocolViolation, SeverityError,
 		"results and notifications have the shape the MCP schema gives them (initialize, tools/list, tools/call, notifications/progress are checked)",
 		"MCP 2025-11-25 schema (schema.ts)"},
+	{RuleMalformedUnanswered, KindHang, SeverityWarning,
+		"a request whose envelope breaks the MCP schema (params null, an array, or missing where the method requires them; a tool name that is not a string) is still a request with an id, and is answered with an error (-32600 Invalid Request, -32602 Invalid params): one dropped without an answer leaves its sender waiting. No conforming client sends one (mcpchaos's hostile workload does), hence a warning; a server that crashes on one, or stops answering after it, is an error of its own",
+		jsonrpcReply + "; JSON-RPC 2.0 §5 (Invalid Request, Invalid params); MCP 2025-11-25 schema (JSONRPCRequest: params is an object)"},
+	{RuleInputNotValidated, KindProtocolViolation, SeverityWarning,
+		"a tool call whose arguments break the inputSchema the server listed for the tool is refused, with a JSON-RPC error or a result with isError: one answered with a successful result ran the tool on input it never validated (a number where the schema wants a string, a required argument missing). The specification's MUST is in its security considerations, and a schema the server enforces more loosely than it declares is not a broken exchange, hence a warning",
+		"MCP 2025-11-25, Server › Tools › Security Considerations (\"Servers MUST: Validate all tool inputs\"); Server › Tools › Error Handling (invalid arguments are reported in the tool result with isError)"},
+	{RuleOutputSchema, KindProtocolViolation, SeverityError,
+		"a tool that declares an outputSchema answers each successful call with structuredContent that conforms to it: a result without structuredContent, or with structuredContent the schema refuses, breaks what clients validate against",
+		"MCP 2025-11-25, Server › Tools › Output Schema (\"If an output schema is provided: Servers MUST provide structured results that conform to this schema\")"},
 	{RuleCrossSessionMessage, KindCrossSession, SeverityError,
 		"what a server sends for one client's session goes to that client alone: an answer to its request, a progress notification for its token, a log message or a server-to-client request made while handling its call, and anything that carries what that client sent (its marker: mcpchaos gives each session's client its own, in its clientInfo, progress tokens and string arguments) delivered on another session's streams, or answering another session's request, is one user's data given to another (a notifications/*/list_changed broadcast to every session carries nothing of anyone's, and is allowed; so is shared state a session reads back with a request that named none of its own)",
 		jsonrpcReply + " (the Response goes to the Client that made the call); " + specStreamableHTTP + " (the answer to a POSTed request, and the messages before it, which SHOULD relate to it, go on that POST's stream; the server MUST NOT broadcast the same message across multiple streams); " + specSessions + "; MCP 2025-11-25, Security Best Practices › Session Hijacking"},

@@ -1,0 +1,75 @@
+package judge
+
+import (
+	"slices"
+
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// A Checker is one family of rules over a session's events, kept apart from
+// the request tracker and the other checks, in the shape of
+// golang.org/x/tools/go/analysis: it declares what it reads (the event types
+// it is given) and the rules it may cite, and the Judger hands it those
+// events of the peer under test in order, then asks for its findings once.
+// A new family of rules (hostile input, schema, security) is a Checker of
+// its own, not more branches of the tracker.
+type Checker struct {
+	Name string
+	// Doc says what it checks, for docs and tests.
+	Doc string
+	// Reads are the event types it is given (wire.EventReceived...).
+	Reads []string
+	// Rules are the rules its findings cite; a test holds it to them.
+	Rules []string
+	// New starts its check of one session.
+	New func() Check
+}
+
+// Check is a Checker at work on one session. It must not keep the events
+// it is given (they are reused), only what it needs of them.
+type Check interface {
+	Event(e *wire.Event)
+	Findings() []reports.Finding
+}
+
+// Checkers are the families the Judger runs on a session whose server is
+// under test (a client program under test gets none of them yet).
+var Checkers = []*Checker{ToolSchemas}
+
+// running is a Checker's Check in a session.
+type running struct {
+	c     *Checker
+	check Check
+}
+
+func startChecks() []running {
+	out := make([]running, 0, len(Checkers))
+	for _, c := range Checkers {
+		out = append(out, running{c, c.New()})
+	}
+	return out
+}
+
+// checkEvent hands e to the checks that read its type.
+func (j *Judger) checkEvent(e *wire.Event) {
+	if j.cl != nil {
+		return
+	}
+	for _, r := range j.checks {
+		if slices.Contains(r.c.Reads, e.Type) {
+			r.check.Event(e)
+		}
+	}
+}
+
+func (j *Judger) checkFindings() []reports.Finding {
+	if j.cl != nil {
+		return nil
+	}
+	var out []reports.Finding
+	for _, r := range j.checks {
+		out = append(out, r.check.Findings()...)
+	}
+	return out
+}
