@@ -70,8 +70,10 @@ func (s *session) hostileWork(caps serverCapabilities, tools []listedTool, sf *s
 	// params is a request's params: fields, with the stateless era's _meta
 	// where it needs one.
 	params := func(fields map[string]any) json.RawMessage {
-		b, _ := json.Marshal(s.params(fields, nil, s.stateless()))
-		if string(b) == "null" {
+		b, err := json.Marshal(s.params(fields, nil, s.stateless()))
+		if err != nil || string(b) == "null" {
+			// Never a request without params by mistake: only the
+			// malformed ones the workload means leave them out.
 			return json.RawMessage("{}")
 		}
 		return b
@@ -101,19 +103,14 @@ func (s *session) hostileWork(caps serverCapabilities, tools []listedTool, sf *s
 		_, explicit := s.explicitCall(t.Name)
 		return t.taskOnly() || slices.Contains(s.cfg.SkipTools, t.Name) || s.cfg.Calls != nil && !explicit
 	})
-	call := func(t listedTool, args any, what string) {
-		b, err := json.Marshal(args)
-		if err != nil {
-			return
-		}
+	call := func(t listedTool, args map[string]any, what string) {
 		add(hostileRequest{method: "tools/call", tool: t.Name, what: what,
-			params: params(map[string]any{"name": t.Name, "arguments": json.RawMessage(b)})})
+			params: params(map[string]any{"name": t.Name, "arguments": args})})
 	}
 	if len(callable) > 0 {
 		t := callable[0]
-		args := s.callArgs(t)
-		b, _ := json.Marshal(s.params(map[string]any{"name": t.Name, "arguments": args, "mcpchaos/unknown-field": true}, nil, s.stateless()))
-		add(hostileRequest{method: "tools/call", tool: t.Name, params: b, what: "tools/call with a params field no revision defines"})
+		add(hostileRequest{method: "tools/call", tool: t.Name, what: "tools/call with a params field no revision defines",
+			params: params(map[string]any{"name": t.Name, "arguments": objectOf(s.callArgs(t)), "mcpchaos/unknown-field": true})})
 	}
 	long := sampleLong
 	if wide {
