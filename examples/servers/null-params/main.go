@@ -40,7 +40,7 @@ func main() {
 				return nil, &rawmcp.Error{Code: -32602, Message: "tools/call needs params: an object with the tool's name"}
 			}
 		}
-		_ = p.Name // BUG: p is nil for params null or missing
+		_ = p.Name      // BUG: p is nil for params null or missing
 		return nil, nil // the built-in handling calls the tool
 	}}
 	if err := srv.ServeStdio(); err != nil {
