@@ -29,9 +29,9 @@ var ToolSchemas = &Checker{
 const maxToolSchemaBytes = 256 << 10
 
 type asked struct {
-	method, tool string
-	args         json.RawMessage
-	ev           reports.Evidence
+	id, method, tool string
+	args             json.RawMessage
+	ev               reports.Evidence
 }
 
 type listedTool struct {
@@ -42,7 +42,8 @@ type listedTool struct {
 }
 
 type schemaBreach struct {
-	tool     string
+	// tool is the tool the breach is of; id the first call's.
+	tool, id string
 	problems []mcpschema.Problem
 	count    int
 	evidence []reports.Evidence
@@ -60,7 +61,7 @@ type toolSchemas struct {
 func (c *toolSchemas) Event(e *wire.Event) {
 	switch {
 	case e.Dir == "c2s" && e.Kind == "request" && (e.Method == "tools/list" || e.Method == "tools/call"):
-		a := asked{method: e.Method, ev: evidenceOf(e)}
+		a := asked{id: e.ID, method: e.Method, ev: evidenceOf(e)}
 		if e.Method == "tools/call" {
 			var req struct {
 				Params struct {
@@ -144,18 +145,18 @@ func (c *toolSchemas) called(a asked, e *wire.Event) {
 			for i := range ps {
 				ps[i].Pointer = "/arguments" + ps[i].Pointer
 			}
-			c.breach(reports.RuleInputNotValidated, a.tool, ps, a.ev, evidenceOf(e))
+			c.breach(reports.RuleInputNotValidated, a, ps, a.ev, evidenceOf(e))
 		}
 	}
 	if out := t.outputSchema(); out != nil {
 		if !declaredJSON(res.Result.StructuredContent) {
-			c.breach(reports.RuleOutputSchema, a.tool, []mcpschema.Problem{{Pointer: "/result", Keyword: "required",
+			c.breach(reports.RuleOutputSchema, a, []mcpschema.Problem{{Pointer: "/result", Keyword: "required",
 				Message: "no structuredContent, though the tool declares an outputSchema"}}, a.ev, evidenceOf(e))
 		} else if ps := out.Validate(res.Result.StructuredContent); len(ps) > 0 {
 			for i := range ps {
 				ps[i].Pointer = "/result/structuredContent" + ps[i].Pointer
 			}
-			c.breach(reports.RuleOutputSchema, a.tool, ps, a.ev, evidenceOf(e))
+			c.breach(reports.RuleOutputSchema, a, ps, a.ev, evidenceOf(e))
 		}
 	}
 }
@@ -194,8 +195,8 @@ func compileToolSchema(raw json.RawMessage) *mcpschema.ToolSchema {
 	return s
 }
 
-func (c *toolSchemas) breach(rule, tool string, ps []mcpschema.Problem, ev ...reports.Evidence) {
-	key := rule + "\x00" + tool
+func (c *toolSchemas) breach(rule string, a asked, ps []mcpschema.Problem, ev ...reports.Evidence) {
+	key := rule + "\x00" + a.tool
 	if c.breaches == nil {
 		c.breaches = map[string]*schemaBreach{}
 	}
@@ -204,7 +205,7 @@ func (c *toolSchemas) breach(rule, tool string, ps []mcpschema.Problem, ev ...re
 		if len(c.breaches) >= maxViolationKinds {
 			return
 		}
-		b = &schemaBreach{tool: tool, problems: ps}
+		b = &schemaBreach{tool: a.tool, id: a.id, problems: ps}
 		c.breaches[key] = b
 		c.order = append(c.order, key)
 	}
@@ -233,7 +234,7 @@ func (c *toolSchemas) Findings() []reports.Finding {
 			msg = fmt.Sprintf("tool %s answered %s with a result that does not conform to its outputSchema: %s", b.tool, calls, strings.Join(what, "; "))
 		}
 		f := reports.NewFinding(rule, msg, b.evidence)
-		f.Request = &reports.Request{Method: "tools/call", Tool: b.tool}
+		f.Request = &reports.Request{ID: b.id, Method: "tools/call", Tool: b.tool}
 		out = append(out, f)
 	}
 	return out

@@ -58,7 +58,7 @@ func TestToolSchemas(t *testing.T) {
 			},
 			want: []short{{Kind: reports.KindProtocolViolation, Severity: reports.SeverityWarning,
 				Message: "tool echo answered 2 calls whose arguments break its inputSchema with a successful result, where it must refuse them (a JSON-RPC error, or a result with isError): /arguments/text: got object, want string",
-				Request: &reports.Request{Method: "tools/call", Tool: "echo"}, Seqs: seqs(7, 9, 11, 13)}},
+				Request: &reports.Request{ID: "2", Method: "tools/call", Tool: "echo"}, Seqs: seqs(7, 9, 11, 13)}},
 		},
 		{
 			name: "output that breaks the outputSchema, or is missing: output-schema",
@@ -70,7 +70,7 @@ func TestToolSchemas(t *testing.T) {
 			},
 			want: []short{{Kind: reports.KindProtocolViolation, Severity: reports.SeverityError,
 				Message: "tool add answered 1 call with a result that does not conform to its outputSchema: /result/structuredContent/sum: got string, want integer",
-				Request: &reports.Request{Method: "tools/call", Tool: "add"}, Seqs: seqs(7, 9)}},
+				Request: &reports.Request{ID: "2", Method: "tools/call", Tool: "add"}, Seqs: seqs(7, 9)}},
 		},
 		{
 			name: "a schema the judge cannot compile (a remote $ref), a tool never listed: nothing",

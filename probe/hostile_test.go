@@ -33,7 +33,7 @@ func TestHostileWorkloads(t *testing.T) {
 					t.Errorf("%s (id %s) was not answered: %s", req.Hostile, req.ID, req.Error)
 				}
 			}
-			wants := []string{"the id 0", "a negative id", "a string argument of 64 KiB"}
+			wants := []string{"the id 0", "a negative id", "a string argument of 16 KiB"}
 			if level == HostileWide {
 				wants = []string{"the id 0", "a negative id", "a string argument of 1 MiB", "tools/call without params", "tools/call with params null", "tools/call with params an array"}
 			}

@@ -88,11 +88,14 @@ func (s *session) workload(out *Outcome) error {
 	s.callTools(calls, func() { s.runTasks(tasks) })
 	s.errorPaths(caps, tools, complete)
 	sf.end()
-	s.hostile(s.hostileWork(caps, tools, sf))
 	s.unknownMethodLast()
 	if out.Era == EraStateful {
 		s.roundTrip("ping", nil, "")
 	}
+	// Last, after everything a fault scenario's session also sends: what
+	// the polite workload finds is found the same way with or without it,
+	// so the baseline's findings still stand for the scenarios'.
+	s.hostile(s.hostileWork(caps, tools, sf))
 	out.Coverage = s.coverage(caps, out.Era)
 	if err := s.ctx.Err(); err != nil {
 		return fmt.Errorf("probe: %w", err)

@@ -131,7 +131,7 @@ func (s *server) call(ctx context.Context, key, id, name string, args json.RawMe
 	s.mu.Lock()
 	s.running[key] = &call{cancel: cancel}
 	s.mu.Unlock()
-	text, takes := rawhttp.Tool(name, args, 50*time.Millisecond)
+	text, failed, takes := rawhttp.Tool(name, args, 50*time.Millisecond)
 	var cancelled bool
 	select {
 	case <-time.After(takes):
@@ -145,7 +145,7 @@ func (s *server) call(ctx context.Context, key, id, name string, args json.RawMe
 	if cancelled {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32800,"message":"Request cancelled"}}`, id)
 	}
-	return rawhttp.Result(id, text)
+	return rawhttp.Result(id, text, failed)
 }
 
 // cancel stops a running call.

@@ -107,7 +107,7 @@ func (s *server) post(w http.ResponseWriter, r *http.Request) {
 // call runs a tool and answers through the session's channel.
 func (sess *session) call(id, name string, args json.RawMessage) {
 	defer sess.running.Done()
-	text, takes := rawhttp.Tool(name, args, 100*time.Millisecond)
+	text, failed, takes := rawhttp.Tool(name, args, 100*time.Millisecond)
 	select {
 	case <-time.After(takes):
 	case <-sess.ctx.Done():
@@ -119,7 +119,7 @@ func (sess *session) call(id, name string, args json.RawMessage) {
 		return
 	}
 	// BUG (without --fixed): the session's DELETE may have closed out.
-	sess.out <- answer{id: id, raw: json.RawMessage(rawhttp.Result(id, text))}
+	sess.out <- answer{id: id, raw: json.RawMessage(rawhttp.Result(id, text, failed))}
 }
 
 // route hands each answer to the POST waiting for it.

@@ -97,7 +97,7 @@ func (s *server) post(w http.ResponseWriter, r *http.Request) {
 // line where the level lets them through, then the result.
 func (s *server) call(w http.ResponseWriter, r *http.Request, sid, id string, m rawhttp.Message) {
 	rawhttp.StartEvents(w)
-	text, takes := rawhttp.Tool(m.Params.Name, m.Params.Arguments, 50*time.Millisecond)
+	text, failed, takes := rawhttp.Tool(m.Params.Name, m.Params.Arguments, 50*time.Millisecond)
 	select {
 	case <-time.After(takes):
 	case <-r.Context().Done():
@@ -115,5 +115,5 @@ func (s *server) call(w http.ResponseWriter, r *http.Request, sid, id string, m 
 			_ = rawhttp.WriteEvent(w, fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":%q,"logger":"global-level","data":%s}}`, l, data))
 		}
 	}
-	_ = rawhttp.WriteEvent(w, rawhttp.Result(id, text))
+	_ = rawhttp.WriteEvent(w, rawhttp.Result(id, text, failed))
 }

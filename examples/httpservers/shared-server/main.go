@@ -163,7 +163,7 @@ func (s *server) call(w http.ResponseWriter, r *http.Request, sess *session, id 
 		sess.mu.Unlock()
 	}()
 
-	text, takes := rawhttp.Tool(m.Params.Name, m.Params.Arguments, s.echo)
+	text, failed, takes := rawhttp.Tool(m.Params.Name, m.Params.Arguments, s.echo)
 	select {
 	case <-time.After(takes):
 	case <-r.Context().Done():
@@ -181,7 +181,7 @@ func (s *server) call(w http.ResponseWriter, r *http.Request, sess *session, id 
 		data, _ := json.Marshal(map[string]any{"tool": m.Params.Name, "arguments": m.Params.Arguments})
 		s.send(sess, id, fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"shared-server","data":%s}}`, data), false)
 	}
-	s.send(sess, id, rawhttp.Result(id, text), true)
+	s.send(sess, id, rawhttp.Result(id, text, failed), true)
 
 	// In the buggy twin, the result may have gone down another session's
 	// stream: then this POST waits for what will never come, until its

@@ -87,7 +87,7 @@ func (s *server) call(ctx context.Context, id, name string, args json.RawMessage
 	s.mu.Lock()
 	s.running = append(s.running, c)
 	s.mu.Unlock()
-	text, takes := rawhttp.Tool(name, args, 50*time.Millisecond)
+	text, failed, takes := rawhttp.Tool(name, args, 50*time.Millisecond)
 	var cancelled bool
 	select {
 	case <-time.After(takes):
@@ -101,7 +101,7 @@ func (s *server) call(ctx context.Context, id, name string, args json.RawMessage
 	if cancelled {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"the server is shutting down"}}`, id)
 	}
-	return rawhttp.Result(id, text)
+	return rawhttp.Result(id, text, failed)
 }
 
 // drain cancels every call in flight and waits for each to end.

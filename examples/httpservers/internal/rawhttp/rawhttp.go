@@ -102,25 +102,37 @@ func SessionNotFound(w http.ResponseWriter) {
 // Tool says what a call of tool name with args answers, and how long it
 // takes: slow takes its ms (300 by default), echo takes echoTakes, as a
 // call that does I/O does, so that calls overlap as in a real session.
-func Tool(name string, args json.RawMessage, echoTakes time.Duration) (text string, takes time.Duration) {
+// Arguments the tool's schema refuses (text not a string, ms not an
+// integer) fail the call (failed, and text says why): each example has
+// one planted bug, and input left unvalidated is not it.
+func Tool(name string, args json.RawMessage, echoTakes time.Duration) (text string, failed bool, takes time.Duration) {
 	var a struct {
 		Text string `json:"text"`
 		MS   int    `json:"ms"`
 	}
-	_ = json.Unmarshal(args, &a)
+	if len(args) > 0 && string(args) != "null" {
+		if err := json.Unmarshal(args, &a); err != nil {
+			return "invalid arguments: " + err.Error(), true, 0
+		}
+	}
 	if name != "slow" {
-		return a.Text, echoTakes
+		return a.Text, false, echoTakes
 	}
 	takes = 300 * time.Millisecond
 	if a.MS > 0 {
 		takes = time.Duration(a.MS) * time.Millisecond
 	}
-	return "done", takes
+	return "done", false, takes
 }
 
-// Result is the answer to call id whose tool answered text.
-func Result(id, text string) string {
-	res, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}})
+// Result is the answer to call id whose tool answered text; failed makes
+// it a tool error (isError).
+func Result(id, text string, failed bool) string {
+	r := map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}
+	if failed {
+		r["isError"] = true
+	}
+	res, _ := json.Marshal(r)
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, res)
 }
 
