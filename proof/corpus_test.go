@@ -380,24 +380,7 @@ func TestCorpusVerdicts(t *testing.T) {
 	for _, srv := range corpus {
 		t.Run(srv.name, func(t *testing.T) {
 			t.Parallel()
-			scratch := t.TempDir()
-			repo := filepath.Join(scratch, "repo")
-			if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
-				t.Fatalf("git init: %v\n%s", err, out)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-			defer cancel()
-			report, err := suite.Run(ctx, suite.Options{
-				Command:   srv.command(dir, scratch),
-				Scenarios: faults.ServerScenarios(),
-				Seed:      1,
-				Deadline:  srv.deadline,
-				Probe:     probe.Config{SkipTools: srv.skipTools},
-				Repro:     func(s string, seed uint64) string { return fmt.Sprintf("--scenario %s --seed %d", s, seed) },
-			})
-			if err != nil {
-				t.Fatalf("suite.Run: %v", err)
-			}
+			report := runCorpusServer(t, dir, srv, faults.ServerScenarios())
 			got := verdictsOf(report)
 			var b strings.Builder
 			reports.WriteSummary(&b, report)
@@ -423,6 +406,32 @@ func TestCorpusVerdicts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runCorpusServer runs scenarios against srv as a user's mcpchaos test
+// does, with a git repository in its scratch directory (mcp-server-git
+// serves one).
+func runCorpusServer(t *testing.T, dir string, srv corpusServer, scenarios []faults.Scenario) *reports.Report {
+	t.Helper()
+	scratch := t.TempDir()
+	repo := filepath.Join(scratch, "repo")
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	report, err := suite.Run(ctx, suite.Options{
+		Command:   srv.command(dir, scratch),
+		Scenarios: scenarios,
+		Seed:      1,
+		Deadline:  srv.deadline,
+		Probe:     probe.Config{SkipTools: srv.skipTools},
+		Repro:     func(s string, seed uint64) string { return fmt.Sprintf("--scenario %s --seed %d", s, seed) },
+	})
+	if err != nil {
+		t.Fatalf("suite.Run: %v", err)
+	}
+	return report
 }
 
 // verdictsOf reads each scenario's verdict (the baseline's included) off a
