@@ -692,6 +692,11 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 		{"slow", map[string]any{"ms": -1}},
 		{"slow", map[string]any{"steps": 0}},
 		{"big", map[string]any{"kib": 1 << 30}},
+		// What the inputSchema refuses (issue 40's hostile-input): not
+		// taken for 0 or the default.
+		{"big", map[string]any{"kib": 0.5}},
+		{"big", map[string]any{"kib": "many"}},
+		{"slow", map[string]any{"ms": nil}},
 	} {
 		if got := outcomeOf(s.mustCall(t, tc.name, tc.args, nil)); !got.IsError {
 			t.Errorf("%s %v = %+v, want a tool error", tc.name, tc.args, got)

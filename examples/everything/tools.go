@@ -3,6 +3,7 @@ package everything
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -81,7 +82,14 @@ func (t tools) echo(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolRe
 }
 
 func (t tools) slow(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	ms, steps := req.GetInt("ms", 200), req.GetInt("steps", 5)
+	ms, err := intArg(req, "ms", 200)
+	if err != nil {
+		return mcp.NewToolResultError(err.Error()), nil
+	}
+	steps, err := intArg(req, "steps", 5)
+	if err != nil {
+		return mcp.NewToolResultError(err.Error()), nil
+	}
 	if ms < 0 || ms > maxSlowMS {
 		return mcp.NewToolResultErrorf("ms must be between 0 and %d, got %d", maxSlowMS, ms), nil
 	}
@@ -320,9 +328,35 @@ func (t tools) pingClient(ctx context.Context, _ mcp.CallToolRequest) (*mcp.Call
 }
 
 func (t tools) big(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	kib := req.GetInt("kib", 256)
+	kib, err := intArg(req, "kib", 256)
+	if err != nil {
+		return mcp.NewToolResultError(err.Error()), nil
+	}
 	if kib < 0 || kib > maxBigKiB {
 		return mcp.NewToolResultErrorf("kib must be between 0 and %d, got %d", maxBigKiB, kib), nil
 	}
 	return mcp.NewToolResultText(strings.Repeat(bigPattern, kib*1024/len(bigPattern))), nil
+}
+
+// intArg reads the integer argument name, def when it is absent. Anything
+// else its inputSchema refuses (a fraction, a string, null) is an error the
+// tool answers with, where mcp-go's GetInt would take 0.5 for 0 and "x" for
+// the default: a server must validate its tools' inputs.
+func intArg(req mcp.CallToolRequest, name string, def int) (int, error) {
+	v, ok := req.GetArguments()[name]
+	if !ok {
+		return def, nil
+	}
+	switch n := v.(type) {
+	case int:
+		return n, nil
+	case int64:
+		return int(n), nil
+	case float64:
+		// What JSON decodes to: an integer only without a fraction.
+		if n == math.Trunc(n) && math.Abs(n) <= 1<<53 {
+			return int(n), nil
+		}
+	}
+	return 0, fmt.Errorf("%s must be an integer, got %v", name, v)
 }
