@@ -85,19 +85,13 @@ func unlistedTool(tools []listedTool) string {
 // task-only tool is not a candidate: its plain call is refused whatever the
 // arguments.
 func refusedArguments(tools []listedTool, skip []string) (string, map[string]any, bool) {
-	type schema struct {
-		Required   []string `json:"required"`
-		Properties map[string]struct {
-			Type any `json:"type"`
-		} `json:"properties"`
-	}
 	var typed string
 	var typedArgs map[string]any
 	for _, t := range tools {
 		if t.taskOnly() || slices.Contains(skip, t.Name) {
 			continue
 		}
-		var sc schema
+		var sc toolSchema
 		if json.Unmarshal(t.InputSchema, &sc) != nil {
 			continue
 		}

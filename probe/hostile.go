@@ -240,6 +240,8 @@ func objectOf(raw json.RawMessage) map[string]any {
 	return m
 }
 
+// toolSchema is what the probe reads of a tool's inputSchema: which
+// properties it requires, and each one's type.
 type toolSchema struct {
 	Required   []string `json:"required"`
 	Properties map[string]struct {
