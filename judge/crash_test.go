@@ -665,7 +665,7 @@ func TestJudgeProtocol(t *testing.T) {
 				b.finish()
 			},
 			want: []short{{Kind: reports.KindProtocolViolation, Severity: reports.SeverityError, Request: req("0", "initialize"), Seqs: seqs(5),
-				Message: "initialize result has no capabilities object (1 frame from the server)"}},
+				Message: "1 result of initialize breaks the MCP 2025-06-18 schema: /result/serverInfo: missing property 'version'; /result: missing property 'capabilities'"}},
 		},
 		{
 			name: "initialize result with a numeric protocolVersion and a nameless serverInfo",
@@ -677,10 +677,12 @@ func TestJudgeProtocol(t *testing.T) {
 				b.finish()
 			},
 			want: []short{
+				// The first names no version: judged by the last stateful
+				// revision's schema.
 				{Kind: reports.KindProtocolViolation, Severity: reports.SeverityError, Request: req("0", "initialize"), Seqs: seqs(5),
-					Message: "initialize result has no protocolVersion string (1 frame from the server)"},
+					Message: "1 result of initialize breaks the MCP 2025-11-25 schema: /result/protocolVersion: got number, want string; /result/serverInfo: missing properties 'name', 'version'"},
 				{Kind: reports.KindProtocolViolation, Severity: reports.SeverityError, Request: req("1", "initialize"), Seqs: seqs(9),
-					Message: "initialize result has no serverInfo object with a name (1 frame from the server)"},
+					Message: "1 result of initialize breaks the MCP 2025-06-18 schema: /result/serverInfo: missing property 'name'"},
 			},
 		},
 		{
@@ -691,15 +693,19 @@ func TestJudgeProtocol(t *testing.T) {
 				b.finish()
 			},
 			want: []short{{Kind: reports.KindProtocolViolation, Severity: reports.SeverityError, Request: req("1", "tools/list"), Seqs: seqs(5),
-				Message: "tools/list result has a tool without an inputSchema object (1 frame from the server)"}},
+				Message: "1 result of tools/list breaks the MCP 2025-11-25 schema: /result/tools/1: missing property 'inputSchema'"}},
 		},
 		{
-			name: "tools/call: structuredContent alone is enough",
+			// The schema requires content beside structuredContent
+			// (CallToolResult.content has no "?").
+			name: "tools/call: structuredContent alone breaks the schema",
 			build: func(b *tb) {
 				b.call("1", "tools/call")
 				b.replyRaw(`{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"t":21}}}`)
 				b.finish()
 			},
+			want: []short{{Kind: reports.KindProtocolViolation, Severity: reports.SeverityError, Request: req("1", "tools/call"), Seqs: seqs(5),
+				Message: "1 result of tools/call breaks the MCP 2025-11-25 schema: /result: missing property 'content'; /result: missing property 'task'"}},
 		},
 		{
 			name: "tools/call: neither content nor structuredContent",
@@ -709,7 +715,7 @@ func TestJudgeProtocol(t *testing.T) {
 				b.finish()
 			},
 			want: []short{{Kind: reports.KindProtocolViolation, Severity: reports.SeverityError, Request: req("1", "tools/call"), Seqs: seqs(5),
-				Message: "tools/call result has no content array (nor structuredContent) (1 frame from the server)"}},
+				Message: "1 result of tools/call breaks the MCP 2025-11-25 schema: /result: missing property 'content'; /result: missing property 'task'"}},
 		},
 		{
 			name: "an error answer is not schema-checked",
@@ -729,9 +735,9 @@ func TestJudgeProtocol(t *testing.T) {
 			},
 			want: []short{
 				{Kind: reports.KindProtocolViolation, Severity: reports.SeverityError, Seqs: seqs(5),
-					Message: "notifications/progress has no progressToken (a string or a number) (1 frame from the server)"},
+					Message: "1 notification of notifications/progress breaks the MCP 2025-11-25 schema: /params: missing property 'progressToken'"},
 				{Kind: reports.KindProtocolViolation, Severity: reports.SeverityError, Seqs: seqs(7),
-					Message: "notifications/progress has no numeric progress (1 frame from the server)"},
+					Message: "1 notification of notifications/progress breaks the MCP 2025-11-25 schema: /params/progress: got string, want number"},
 			},
 		},
 		{

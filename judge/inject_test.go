@@ -68,7 +68,7 @@ func TestInjectedRequestsToTheServer(t *testing.T) {
 				b.at(100).finish()
 			},
 			want: []short{{Kind: reports.KindProtocolViolation, Severity: reports.SeverityError, Request: req(injectID, "tools/list"), Seqs: seqs(4),
-				Message: "tools/list result has no tools array (1 frame from the server)"}},
+				Message: "1 result of tools/list breaks the MCP 2025-11-25 schema: /result: missing property 'tools'"}},
 		},
 		{
 			// The relay records an injected frame after writing it; a fast
@@ -80,7 +80,7 @@ func TestInjectedRequestsToTheServer(t *testing.T) {
 				b.at(100).finish()
 			},
 			want: []short{{Kind: reports.KindProtocolViolation, Severity: reports.SeverityError, Request: req(injectID, "tools/list"), Seqs: seqs(3),
-				Message: "tools/list result has no tools array (1 frame from the server)"}},
+				Message: "1 result of tools/list breaks the MCP 2025-11-25 schema: /result: missing property 'tools'"}},
 		},
 		{
 			name: "answered twice: a duplicate",

@@ -32,7 +32,7 @@ func sampleReport(t *testing.T) *reports.Report {
 	r := &reports.Report{Schema: reports.Schema, Tool: reports.Tool{Name: "mcpchaos", Version: "0.3.0"}, Target: reports.Target{Command: []string{"python", "server.py"}}, Seed: 7}
 	base, _ := session("baseline", func(b *tb) {
 		b.call("0", "initialize")
-		b.at(120).replyRaw(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"weather"}}}`)
+		b.at(120).replyRaw(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"weather","version":"1.0"}}}`)
 		b.at(640).finish()
 	})
 	r.Baseline = &base

@@ -113,7 +113,7 @@ func TestSurfaceRules(t *testing.T) {
 				b.at(ms).poll(fmt.Sprint(i+2), "t1", "working", "stage 1")
 			}
 			b.clientClosed()
-			b.note("notifications/tasks/status", `{"taskId":"t1","status":"failed","statusMessage":"context canceled"}`)
+			b.note("notifications/tasks/status", `{"taskId":"t1","status":"failed","statusMessage":"context canceled","ttl":60000,"createdAt":"x","lastUpdatedAt":"x"}`)
 		}, []string{reports.RuleTaskNeverFinished}, ""},
 		{"a slow task that reports its stages", func(b *tb) {
 			b.task("1", "t1")
@@ -136,14 +136,14 @@ func TestSurfaceRules(t *testing.T) {
 		}, nil, ""},
 		{"a completed task reported working to a later poll", func(b *tb) {
 			b.task("1", "t1")
-			b.note("notifications/tasks/status", `{"taskId":"t1","status":"completed"}`)
+			b.note("notifications/tasks/status", `{"taskId":"t1","status":"completed","ttl":60000,"createdAt":"x","lastUpdatedAt":"x"}`)
 			b.poll("2", "t1", "working", "")
 		}, []string{reports.RuleTaskLeftTerminal}, "a task reported in a terminal status was reported in another one afterwards: t1 (completed, then working)"},
 		{"a cancel answered cancelled after the task completed", func(b *tb) {
 			b.task("1", "t1")
 			b.poll("2", "t1", "completed", "")
 			b.ask("3", "tasks/cancel", `{"taskId":"t1"}`)
-			b.result("3", `{"taskId":"t1","status":"cancelled"}`)
+			b.result("3", `{"taskId":"t1","status":"cancelled","ttl":60000,"createdAt":"x","lastUpdatedAt":"x"}`)
 		}, []string{reports.RuleTaskLeftTerminal}, ""},
 		{"a cancel of a completed task refused, as it must be", func(b *tb) {
 			b.task("1", "t1")
@@ -156,7 +156,7 @@ func TestSurfaceRules(t *testing.T) {
 		{"a stale working notification after completed", func(b *tb) {
 			b.task("1", "t1")
 			b.poll("2", "t1", "completed", "")
-			b.note("notifications/tasks/status", `{"taskId":"t1","status":"working"}`)
+			b.note("notifications/tasks/status", `{"taskId":"t1","status":"working","ttl":60000,"createdAt":"x","lastUpdatedAt":"x"}`)
 		}, nil, ""},
 		{"tasks/result refused for a completed task", func(b *tb) {
 			b.task("1", "t1")
@@ -184,7 +184,7 @@ func TestSurfaceRules(t *testing.T) {
 		{"tasks/get refused for a cancelled task", func(b *tb) {
 			b.task("1", "t1")
 			b.ask("2", "tasks/cancel", `{"taskId":"t1"}`)
-			b.result("2", `{"taskId":"t1","status":"cancelled"}`)
+			b.result("2", `{"taskId":"t1","status":"cancelled","ttl":60000,"createdAt":"x","lastUpdatedAt":"x"}`)
 			b.ask("3", "tasks/get", `{"taskId":"t1"}`)
 			b.refuse("3", -32602)
 		}, nil, ""},
@@ -195,23 +195,23 @@ func TestSurfaceRules(t *testing.T) {
 		}, nil, ""},
 		{"a task cancelled with nobody asking (mcp-go #897)", func(b *tb) {
 			b.task("1", "t1")
-			b.note("notifications/tasks/status", `{"taskId":"t1","status":"cancelled","statusMessage":"context canceled"}`)
+			b.note("notifications/tasks/status", `{"taskId":"t1","status":"cancelled","statusMessage":"context canceled","ttl":60000,"createdAt":"x","lastUpdatedAt":"x"}`)
 		}, []string{reports.RuleTaskCancelledUnasked}, "tasks reported cancelled though nobody cancelled them: their results are lost: t1"},
 		{"a task cancelled as the client asked", func(b *tb) {
 			b.task("1", "t1")
 			b.ask("2", "tasks/cancel", `{"taskId":"t1"}`)
-			b.note("notifications/tasks/status", `{"taskId":"t1","status":"cancelled"}`)
-			b.result("2", `{"taskId":"t1","status":"cancelled"}`)
+			b.note("notifications/tasks/status", `{"taskId":"t1","status":"cancelled","ttl":60000,"createdAt":"x","lastUpdatedAt":"x"}`)
+			b.result("2", `{"taskId":"t1","status":"cancelled","ttl":60000,"createdAt":"x","lastUpdatedAt":"x"}`)
 		}, nil, ""},
 		{"a task cancelled as the session ends", func(b *tb) {
 			b.task("1", "t1")
 			b.eofFault()
-			b.note("notifications/tasks/status", `{"taskId":"t1","status":"cancelled"}`)
+			b.note("notifications/tasks/status", `{"taskId":"t1","status":"cancelled","ttl":60000,"createdAt":"x","lastUpdatedAt":"x"}`)
 		}, nil, ""},
 		{"tasks/list with another requestor's task", func(b *tb) {
 			b.task("1", "t1")
 			b.ask("2", "tasks/list", `{}`)
-			b.result("2", `{"tasks":[{"taskId":"t1","status":"working"},{"taskId":"t0","status":"completed"}]}`)
+			b.result("2", `{"tasks":[{"taskId":"t1","status":"working","ttl":60000,"createdAt":"x","lastUpdatedAt":"x"},{"taskId":"t0","status":"completed","ttl":60000,"createdAt":"x","lastUpdatedAt":"x"}]}`)
 		}, []string{reports.RuleTaskNotOwned}, "tasks/list listed tasks this session never created: t0"},
 	}
 	for _, tt := range tests {

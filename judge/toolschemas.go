@@ -42,8 +42,11 @@ type listedTool struct {
 }
 
 type schemaBreach struct {
-	// tool is the tool the breach is of; id the first call's.
+	// tool is the tool, or the method, the breach is of; id the first
+	// request's.
 	tool, id string
+	// revision is the MCP schema's it was judged by (official-schema).
+	revision string
 	problems []mcpschema.Problem
 	count    int
 	evidence []reports.Evidence

@@ -15,7 +15,7 @@ func TestToolSchemas(t *testing.T) {
 		`{"name":"add","inputSchema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]},` +
 		`"outputSchema":{"type":"object","properties":{"sum":{"type":"integer"}},"required":["sum"]}},` +
 		`{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}},` +
-		`{"name":"remote","inputSchema":{"$ref":"https://example.com/schema.json"}}]}}`
+		`{"name":"remote","inputSchema":{"type":"object","$ref":"https://example.com/schema.json"}}]}}`
 	list := func(b *tb) {
 		b.call("1", "tools/list")
 		b.replyRaw(listing)

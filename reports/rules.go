@@ -56,6 +56,7 @@ const (
 	RuleInputNotValidated    = "input-not-validated"
 	RuleMalformedUnanswered  = "malformed-request-unanswered"
 	RuleOutputSchema         = "output-schema"
+	RuleListedNotFound       = "listed-not-found"
 	RuleClientHang           = "client-hang"
 	RuleClientLate           = "client-late"
 	RuleClientFailed         = "client-failed"
@@ -214,8 +215,8 @@ var Rules = []Rule{
 		"a paginated listing ends: a nextCursor the server already handed out in the same listing leads a client that follows it, as the specification describes, round the same pages for ever; cursors are the server's to make stable (a SHOULD, hence a warning)",
 		"MCP 2025-11-25, Server › Utilities › Pagination (the client continues with nextCursor until none comes; servers SHOULD provide stable cursors)"},
 	{RuleSchema, KindProtocolViolation, SeverityError,
-		"results and notifications have the shape the MCP schema gives them (initialize, tools/list, tools/call, notifications/progress are checked)",
-		"MCP 2025-11-25 schema (schema.ts)"},
+		"a server's results and notifications conform to the official MCP JSON schema of the session's revision (the negotiated protocolVersion; the schema.json the specification publishes, vendored with its commit and checksum, docs/schemas.md): a required field missing or null, a value of the wrong type or outside its enum breaks what every client parses. A client program under test is held to the shapes of notifications/progress",
+		"MCP schema.json of the session's revision (2024-11-05 to 2026-07-28)"},
 	{RuleMalformedUnanswered, KindHang, SeverityWarning,
 		"a request whose envelope breaks the MCP schema (params null, an array, or missing where the method requires them; a tool name that is not a string) is still a request with an id, and is answered with an error (-32600 Invalid Request, -32602 Invalid params): one dropped without an answer leaves its sender waiting. No conforming client sends one (mcpchaos's hostile workload does), hence a warning; a server that crashes on one, or stops answering after it, is an error of its own",
 		jsonrpcReply + "; JSON-RPC 2.0 §5 (Invalid Request, Invalid params); MCP 2025-11-25 schema (JSONRPCRequest: params is an object)"},
@@ -225,6 +226,9 @@ var Rules = []Rule{
 	{RuleOutputSchema, KindProtocolViolation, SeverityError,
 		"a tool that declares an outputSchema answers each successful call with structuredContent that conforms to it: a result without structuredContent, or with structuredContent the schema refuses, breaks what clients validate against",
 		"MCP 2025-11-25, Server › Tools › Output Schema (\"If an output schema is provided: Servers MUST provide structured results that conform to this schema\")"},
+	{RuleListedNotFound, KindProtocolViolation, SeverityWarning,
+		"a tool, prompt or resource the server listed is there when a client uses it by the name (or URI) the list gave: one answered as unknown (\"Unknown tool: x\", \"Prompt x not found\", -32002 Resource not found) was listed but cannot be used, as when the list and the dispatch spell a name differently or a resource's listing outlives it. A list_changed notification between the listing and the use lets the item go. The specification lists what a server offers and has no MUST that the lists hold, hence a warning",
+		"MCP 2025-11-25, Server › Tools › Listing Tools and Error Handling (\"Unknown tools\"); Server › Prompts › Listing Prompts; Server › Resources › Listing Resources and Error Handling (-32002 Resource not found)"},
 	{RuleCrossSessionMessage, KindCrossSession, SeverityError,
 		"what a server sends for one client's session goes to that client alone: an answer to its request, a progress notification for its token, a log message or a server-to-client request made while handling its call, and anything that carries what that client sent (its marker: mcpchaos gives each session's client its own, in its clientInfo, progress tokens and string arguments) delivered on another session's streams, or answering another session's request, is one user's data given to another (a notifications/*/list_changed broadcast to every session carries nothing of anyone's, and is allowed; so is shared state a session reads back with a request that named none of its own)",
 		jsonrpcReply + " (the Response goes to the Client that made the call); " + specStreamableHTTP + " (the answer to a POSTed request, and the messages before it, which SHOULD relate to it, go on that POST's stream; the server MUST NOT broadcast the same message across multiple streams); " + specSessions + "; MCP 2025-11-25, Security Best Practices › Session Hijacking"},

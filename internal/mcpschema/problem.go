@@ -91,7 +91,17 @@ func problems(e *jsonschema.ValidationError) []Problem {
 		}
 	}
 	walk(e)
-	sort.SliceStable(leaves, func(i, j int) bool { return len(leaves[i].loc) > len(leaves[j].loc) })
+	// The validator's causes come in the order of its maps (properties),
+	// and a report must say the same of the same message every time.
+	sort.SliceStable(leaves, func(i, j int) bool {
+		a, b := leaves[i], leaves[j]
+		if len(a.loc) != len(b.loc) {
+			return len(a.loc) > len(b.loc)
+		}
+		// Within one pointer the validator's order is the schema's
+		// (anyOf branches in turn), which is stable and reads best.
+		return pointer(a.loc) < pointer(b.loc)
+	})
 
 	var groups []*group
 	merged := map[[2]string]*group{}
