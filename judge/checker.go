@@ -35,7 +35,7 @@ type Check interface {
 
 // Checkers are the families the Judger runs on a session whose server is
 // under test (a client program under test gets none of them yet).
-var Checkers = []*Checker{ToolSchemas, OfficialSchema, ListedItems}
+var Checkers = []*Checker{ToolSchemas, OfficialSchema, ListedItems, InputCost}
 
 // running is a Checker's Check in a session.
 type running struct {

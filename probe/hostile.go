@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The hostile workloads (Config.Hostile): requests no polite client sends,
@@ -387,21 +388,33 @@ func sizeWords(n int) string {
 // request after it.
 func (s *session) hostile(reqs []hostileRequest) {
 	for _, r := range reqs {
-		// Not goOn: a hostile request not sent is no reason a polite one
-		// was not (the coverage note's).
-		s.mu.Lock()
-		stop := s.unanswered != ""
-		s.mu.Unlock()
-		if stop || s.ended() {
+		if _, _, sent := s.sendHostile(r); !sent {
 			return
 		}
-		p, err := s.requestRaw(r.method, r.id, r.params, r.tool)
-		if err != nil {
-			return
-		}
-		s.mu.Lock()
-		s.requests[p.idx].Hostile = r.what
-		s.mu.Unlock()
-		<-p.done
 	}
+}
+
+// sendHostile sends r and waits for it to be settled, which its deadline
+// bounds: how long the answer took, whether one came, and false for sent
+// when the session ended or a request went unanswered before it. Not
+// goOn: a hostile request not sent is no reason a polite one was not (the
+// coverage note's).
+func (s *session) sendHostile(r hostileRequest) (took time.Duration, answered, sent bool) {
+	s.mu.Lock()
+	stop := s.unanswered != ""
+	s.mu.Unlock()
+	if stop || s.ended() {
+		return 0, false, false
+	}
+	p, err := s.requestRaw(r.method, r.id, r.params, r.tool)
+	if err != nil {
+		return 0, false, false
+	}
+	s.mu.Lock()
+	s.requests[p.idx].Hostile = r.what
+	s.mu.Unlock()
+	<-p.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests[p.idx].Took, p.answered, true
 }

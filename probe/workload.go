@@ -96,6 +96,7 @@ func (s *session) workload(out *Outcome) error {
 	// the polite workload finds is found the same way with or without it,
 	// so the baseline's findings still stand for the scenarios'.
 	s.hostile(s.hostileWork(caps, tools, sf))
+	s.growth(s.growthWork(tools, sf))
 	out.Coverage = s.coverage(caps, out.Era)
 	if err := s.ctx.Err(); err != nil {
 		return fmt.Errorf("probe: %w", err)

@@ -57,6 +57,7 @@ const (
 	RuleMalformedUnanswered  = "malformed-request-unanswered"
 	RuleOutputSchema         = "output-schema"
 	RuleListedNotFound       = "listed-not-found"
+	RuleCostGrowsWithInput   = "cost-grows-with-input"
 	RuleClientHang           = "client-hang"
 	RuleClientLate           = "client-late"
 	RuleClientFailed         = "client-failed"
@@ -229,6 +230,9 @@ var Rules = []Rule{
 	{RuleListedNotFound, KindProtocolViolation, SeverityWarning,
 		"a tool, prompt or resource the server listed is there when a client uses it by the name (or URI) the list gave: one answered as unknown (\"Unknown tool: x\", \"Prompt x not found\", -32002 Resource not found) was listed but cannot be used, as when the list and the dispatch spell a name differently or a resource's listing outlives it. A list_changed notification between the listing and the use lets the item go. The specification lists what a server offers and has no MUST that the lists hold, hence a warning",
 		"MCP 2025-11-25, Server › Tools › Listing Tools and Error Handling (\"Unknown tools\"); Server › Prompts › Listing Prompts; Server › Resources › Listing Resources and Error Handling (-32002 Resource not found)"},
+	{RuleCostGrowsWithInput, KindHang, SeverityWarning,
+		"a request's cost grows with its input no faster than the input: of mcpchaos's growth series (the same request at growing sizes: a near miss of a resource template with more list items each step, a tool's string argument longer each step), a step answered at least 250 ms late, 4 times the step before and growing at least quadratically with the input (a URI template matched by a regular expression that backtracks, CVE-2026-0621; a string handled in quadratic time), or a step never answered after one whose time had jumped so. A request a few bytes longer costs many times the time, and every client waits with it; the specification asks servers to validate inputs and rate-limit, not for a bound on time, hence a warning (the request left unanswered is a hang of its own)",
+		"MCP 2025-11-25, Server › Resources › Security Considerations (\"Servers MUST validate all resource URIs\"); Server › Tools › Security Considerations (\"Servers MUST: Validate all tool inputs; Rate limit tool invocations\")"},
 	{RuleCrossSessionMessage, KindCrossSession, SeverityError,
 		"what a server sends for one client's session goes to that client alone: an answer to its request, a progress notification for its token, a log message or a server-to-client request made while handling its call, and anything that carries what that client sent (its marker: mcpchaos gives each session's client its own, in its clientInfo, progress tokens and string arguments) delivered on another session's streams, or answering another session's request, is one user's data given to another (a notifications/*/list_changed broadcast to every session carries nothing of anyone's, and is allowed; so is shared state a session reads back with a request that named none of its own)",
 		jsonrpcReply + " (the Response goes to the Client that made the call); " + specStreamableHTTP + " (the answer to a POSTed request, and the messages before it, which SHOULD relate to it, go on that POST's stream; the server MUST NOT broadcast the same message across multiple streams); " + specSessions + "; MCP 2025-11-25, Security Best Practices › Session Hijacking"},

@@ -25,6 +25,7 @@ func TestPlantedHostileInput(t *testing.T) {
 		want []got
 	}{
 		{"unvalidated-input", []got{{"baseline", reports.RuleInputNotValidated, ""}}},
+		{"backtracking-template", []got{{"baseline", reports.RuleCostGrowsWithInput, ""}}},
 		{"listed-not-found", []got{{"baseline", reports.RuleListedNotFound, ""}}},
 		{"null-params", []got{{"hostile-input", reports.RuleLostResponse, ""}, {"hostile-input", reports.RuleCrashSignature, "go:panic"}}},
 	} {

@@ -95,6 +95,13 @@ const NotLanded = "did not land"
 // are strings so that they can never collide with a peer's numeric ids.
 const ProbeIDPrefix = `"mcpchaos-probe-`
 
+// MetaGrowth is the _meta member of each request of a growth series (the
+// probe's: the same request at growing input sizes), which the judge reads
+// to tell how the answer time grows with the input: {"series": a name the
+// series' requests share, "step": 0, 1, ..., "size": the grown input's
+// length in bytes}. A reverse-DNS prefix, as MCP asks of _meta keys.
+const MetaGrowth = "dev.mcpchaos/growth"
+
 // InjectIDPrefix starts the JSON text of the id of every request a fault
 // injects (server-request, early-request). The relay swallows the answers,
 // so the other peer never sees an answer it did not ask for; the judge holds

@@ -163,10 +163,11 @@ func (s *Server) stamp(era Era, method string, result map[string]any) map[string
 	if era == Stateless {
 		// What 2026-07-28 requires of every result (as mcp-go stamps it):
 		// resultType, the server's identity in _meta, and cache hints on
-		// list and discover results.
+		// the results the schema makes cacheable (CacheableResult).
 		result["resultType"] = "complete"
 		result["_meta"] = map[string]any{MetaServerInfo: s.info()}
-		if method == "tools/list" || method == "server/discover" {
+		switch method {
+		case "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read":
 			result["ttlMs"] = 0
 			result["cacheScope"] = "private"
 		}
