@@ -31,7 +31,7 @@ const (
 // templateItems are the list items per variable of a template series'
 // steps: a matcher that backtracks over them doubles its work with each
 // item, so the steps grow by a few at a time.
-var templateItems = []int{4, 8, 12, 16, 20, 24, 28}
+var templateItems = []int{4, 8, 12, 16, 20, 24, 28, 32}
 
 // stringSizes are a tool's string argument's lengths in a string series,
 // under the 64 KiB of a line read with bufio.Scanner's default buffer.
