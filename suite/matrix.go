@@ -216,7 +216,15 @@ func (m *matrix) sideBySide(ctx context.Context, scenarios []faults.Scenario, n 
 	}
 	runs := make([]*scenarioRun, len(scenarios))
 	for i, sc := range scenarios {
-		if whys[i] != "" {
+		switch {
+		case whys[i] != "" && ctx.Err() != nil:
+			// Interrupted: a run made again now would be stopped at
+			// once, and say so as if the target had done it.
+			if tries[i].err == nil {
+				tries[i].r.result.Notes = append(tries[i].r.result.Notes, "to be made again alone after running beside others, but the run was interrupted first: "+whys[i])
+			}
+			m.finished(sc.Name, tries[i], b.r)
+		case whys[i] != "":
 			a := m.attempt(ctx, sc, false)
 			if a.err == nil {
 				a.r.result.Notes = append(a.r.result.Notes, "made again alone after running beside others: "+whys[i])

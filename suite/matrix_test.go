@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -481,5 +482,38 @@ func TestOpeningAnswer(t *testing.T) {
 		if o.answered != tc.want {
 			t.Errorf("%s: answered = %v, want %v", tc.name, o.answered, tc.want)
 		}
+	}
+}
+
+// Interrupted (^C) once the runs side by side have ended, a run that was
+// to be made again alone is not: started then, it would be stopped at
+// once, and its verdict would read as the target's doing. The first run
+// stands, and its notes say so.
+func TestMatrixInterruptedMakesNothingAgain(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var found atomic.Int32
+	c := &countingRuns{find: func(sc string, nth int) []reports.Finding {
+		defer func() {
+			if found.Add(1) == 2 {
+				cancel() // both first runs are done
+			}
+		}()
+		if sc == "slow" {
+			return []reports.Finding{hangFinding(sc)}
+		}
+		return nil
+	}}
+	m := matrix{n: 4, baseline: faults.Baseline, scenarios: scenarioNames("slow"),
+		host: &twoCores, cpu: cpuAt(0.3), run: c.run, unusable: func(*scenarioRun) bool { return false }}
+	_, runs, err := m.runMatrix(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]int{"baseline": 1, "slow": 1}, c.runs); diff != "" {
+		t.Errorf("runs made (-want +got):\n%s", diff)
+	}
+	if len(runs[0].verdict.Findings) != 1 || !slices.ContainsFunc(runs[0].result.Notes, func(n string) bool { return strings.Contains(n, "interrupted") }) {
+		t.Errorf("slow: %d findings, notes %q; want its hang, and a note that it was not made again because of the interruption", len(runs[0].verdict.Findings), runs[0].result.Notes)
 	}
 }
