@@ -170,6 +170,25 @@ var families = []family{
 			return stateful && clientNote(m) && m.Method == "notifications/initialized"
 		},
 	},
+	// The handshake as surface: a ping between the initialize request and
+	// its answer (which a client may send), and a second, well-formed
+	// initialize once the session is up.
+	{
+		name:   "early-request",
+		params: []param{{"method", "ping"}, {"position", "after"}},
+		stdio:  true, http: true,
+		applies: func(m suite.Message, stateful bool) bool {
+			return stateful && clientRequest(m) && m.Method == "initialize"
+		},
+	},
+	{
+		name:   "early-request",
+		params: []param{{"method", "initialize"}, {"position", "after"}},
+		stdio:  true, http: true,
+		applies: func(m suite.Message, stateful bool) bool {
+			return stateful && clientNote(m) && m.Method == "notifications/initialized"
+		},
+	},
 	{
 		name:    "reset",
 		params:  []param{{"position", "after"}},
@@ -267,6 +286,23 @@ var clientFamilies = []family{
 		params: []param{{"position", "before"}},
 		stdio:  true, http: true,
 		applies: func(m suite.Message, stateful bool) bool { return stateful && serverAnswer(m) && !opening(m) },
+	},
+	// The handshake as surface: what a server may send before its
+	// initialize answer, a ping and log lines.
+	{
+		name:   "server-request",
+		params: []param{{"position", "before"}, {"method", "ping"}},
+		stdio:  true, http: true,
+		applies: func(m suite.Message, stateful bool) bool {
+			return stateful && serverAnswer(m) && m.Method == "initialize"
+		},
+	},
+	{
+		name:   "burst",
+		params: []param{{"method", "notifications/message"}, {"count", "3"}},
+		stdio:  true, http: true,
+		applies: func(m suite.Message, _ bool) bool { return serverAnswer(m) && m.Method == "initialize" },
+		ladders: map[string][]string{"count": {"1"}},
 	},
 	{
 		name:   "oversize",

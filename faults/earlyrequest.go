@@ -17,7 +17,7 @@ var earlyRequestFamily = &Family{
 	Phase: Before,
 	On:    "c2s:notification:notifications/initialized",
 	Params: []Param{
-		{Name: "method", Type: TypeString, Default: "tools/list", Doc: "the request's method; it is sent with empty params, so pick one that needs none (tools/list, prompts/list, resources/list, ping) unless the error is the point"},
+		{Name: "method", Type: TypeString, Default: "tools/list", Doc: "the request's method; it is sent with empty params, so pick one that needs none (tools/list, prompts/list, resources/list, ping) unless the error is the point; initialize is sent with the params of a well-formed initialize (a second handshake in the session)"},
 	},
 	New: func(v Values) (Action, error) {
 		m := v.String("method")
@@ -36,8 +36,17 @@ func (r earlyRequest) Fire(c *FireContext) Effect {
 		return Effect{Skipped: true, Detail: "skipped: the client speaks the stateless 2026-07-28 protocol, which has no initialize handshake to come before"}
 	}
 	id := c.InjectID()
+	params := "{}"
+	if r.method == "initialize" {
+		params = secondInitialize
+	}
 	return Effect{
-		Inject: []Injection{{Dir: wire.ToServer, Raw: injectedRequest(id, r.method, "{}")}},
+		Inject: []Injection{{Dir: wire.ToServer, Raw: injectedRequest(id, r.method, params)}},
 		Detail: fmt.Sprintf("inject %s (id %s) toward the server", r.method, id),
 	}
 }
+
+// secondInitialize is the params of the initialize early-request sends
+// when told to: well formed, so that what the server does with a second
+// handshake in a session is the point, not its params.
+const secondInitialize = `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpchaos-second-initialize","version":"1.0.0"}}`

@@ -89,10 +89,34 @@ var extraPresets = []Preset{
 		Faults: []string{"early-request"},
 		Era:    "stateful", // the stateless revision has no handshake
 	}},
+	{For: ForServer, Scenario: Scenario{
+		Name:   "ping-during-initialize",
+		Doc:    "a ping reaches the server after its initialize request and before its answer, which a client may send (MCP 2025-11-25, Lifecycle: \"The client SHOULD NOT send requests other than pings before the server has responded to the initialize request\"); the server must answer it, and the handshake go on",
+		Faults: []string{"early-request:on=c2s:request:initialize,position=after,method=ping"},
+		Era:    "stateful",
+	}},
+	{For: ForServer, Scenario: Scenario{
+		Name:   "second-initialize",
+		Doc:    "a second, well-formed initialize reaches the server once the session is up (after notifications/initialized): a client that restarts its handshake, or a proxy that replays it; the server must answer it (a result or an error) and go on serving the session, not crash or hang",
+		Faults: []string{"early-request:on=c2s:notification:notifications/initialized,position=after,method=initialize"},
+		Era:    "stateful",
+	}},
 	{For: ForClient, Scenario: Scenario{
 		Name:   "server-request-mid-call",
 		Doc:    "the server asks the client for its roots just before a tool result, while the client waits for it; the client must answer and keep its call (bug class 4; clients of the stateless revision skip it: indeterminate)",
 		Faults: []string{"server-request:on=s2c:response:tools/call,position=before,method=roots/list"},
+		Expect: "success",
+	}},
+	{For: ForClient, Scenario: Scenario{
+		Name:   "ping-before-initialize-answer",
+		Doc:    "the server pings the client before answering its initialize, which a server may (MCP 2025-11-25, Lifecycle: \"The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification\"); the client must answer it and finish its handshake (clients of the stateless revision skip it: indeterminate)",
+		Faults: []string{"server-request:on=s2c:response:initialize,position=before,method=ping"},
+		Expect: "success",
+	}},
+	{For: ForClient, Scenario: Scenario{
+		Name:   "log-before-initialize-answer",
+		Doc:    "the server sends three log messages (notifications/message) before its initialize answer, which a server may; the client must take them, or ignore them, and finish its handshake",
+		Faults: []string{"burst:on=s2c:response:initialize,method=notifications/message,count=3"},
 		Expect: "success",
 	}},
 	{For: ForClient, Scenario: Scenario{

@@ -51,6 +51,10 @@ func mcpchaosBinary(t *testing.T) string {
 //     every notification into a zero-capacity stream nobody reads, so the
 //     first notification (progress before the result) blocks its receive
 //     loop for good.
+//   - the same #594 at the handshake (log-before-initialize-answer, a
+//     scenario of issue 40): three notifications/message before the
+//     initialize answer, which a server may send, and mcp 1.5.0's session
+//     never reads the answer behind them.
 //   - agent-framework #4828 (agent-framework-core 1.3.0, fixed by #4866 in
 //     1.4.0): the list_changed handler reloads tools on the SDK's only
 //     receive loop and waits for an answer that loop would have to read.
@@ -64,6 +68,9 @@ func TestPythonClientBugs_594_and_4866(t *testing.T) {
 		{"mcp-1.5.0 hangs on progress before the result", "py-mcp-1.5.0", "progress_client.py", "progress-before-response",
 			[]found{{"progress-before-response", "hang", ""}}},
 		{"mcp-1.6.0 is clean", "py-mcp-1.6.0", "progress_client.py", "progress-before-response", []found{}},
+		{"mcp-1.5.0 hangs on log lines before the initialize answer", "py-mcp-1.5.0", "progress_client.py", "log-before-initialize-answer",
+			[]found{{"log-before-initialize-answer", "hang", ""}}},
+		{"mcp-1.6.0 takes log lines before the initialize answer", "py-mcp-1.6.0", "progress_client.py", "log-before-initialize-answer", []found{}},
 		{"agent-framework 1.3.0 deadlocks on list_changed", "py-af-1.3.0", "af_list_changed_client.py", "list-changed-mid-call",
 			[]found{{"list-changed-mid-call", "hang", ""}}},
 		{"agent-framework 1.4.0 is clean", "py-af-1.4.0", "af_list_changed_client.py", "list-changed-mid-call", []found{}},
@@ -71,7 +78,7 @@ func TestPythonClientBugs_594_and_4866(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			python := sdkPython(t, root, tc.env)
-			scenarios, err := faults.SelectScenarios(faults.ClientScenarios(), []string{tc.scenario})
+			scenarios, err := faults.SelectScenarios(append(faults.ClientScenarios(), faults.PresetsFor(faults.ForClient)...), []string{tc.scenario})
 			if err != nil {
 				t.Fatal(err)
 			}
