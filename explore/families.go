@@ -170,6 +170,35 @@ var families = []family{
 			return stateful && clientNote(m) && m.Method == "notifications/initialized"
 		},
 	},
+	// Mutations: a client request sent on with its params, a tool call's
+	// arguments or a resource's URI changed one way (the server owes it an
+	// answer all the same); shrinking shortens what was lengthened, to the
+	// smallest message that still fails.
+	{
+		name:   "mutate",
+		params: []param{{"field", "/params"}, {"op", "null"}},
+		stdio:  true, http: true,
+		applies: func(m suite.Message, _ bool) bool { return mutable(m) },
+	},
+	{
+		name:   "mutate",
+		params: []param{{"field", "/params"}, {"op", "retype"}},
+		stdio:  true, http: true,
+		applies: func(m suite.Message, _ bool) bool { return mutable(m) },
+	},
+	{
+		name:   "mutate",
+		params: []param{{"field", "/params/arguments"}, {"op", "retype"}},
+		stdio:  true, http: true,
+		applies: func(m suite.Message, _ bool) bool { return mutable(m) && m.Method == "tools/call" },
+	},
+	{
+		name:   "mutate",
+		params: []param{{"field", "/params/uri"}, {"op", "lengthen"}, {"size", "1MiB"}},
+		stdio:  true, http: true,
+		applies: func(m suite.Message, _ bool) bool { return mutable(m) && m.Method == "resources/read" },
+		ladders: map[string][]string{"size": {"64KiB", "4KiB"}},
+	},
 	// The handshake as surface: a ping between the initialize request and
 	// its answer (which a client may send), and a second, well-formed
 	// initialize once the session is up.
@@ -231,6 +260,12 @@ var families = []family{
 // several; a plan with a fault that names session 1 runs two sessions at
 // once (faults.Scenario.Sessions), the struck one and a witness.
 const sessionKey = "session"
+
+// mutable says a client request has params to mutate: not the opening
+// one, nor a ping, which has none.
+func mutable(m suite.Message) bool {
+	return clientRequest(m) && !opening(m) && m.Method != "ping"
+}
 
 func serverAnswer(m suite.Message) bool { return m.Dir == "s2c" && m.Kind == "response" }
 func serverNote(m suite.Message) bool   { return m.Dir == "s2c" && m.Kind == "notification" }

@@ -35,6 +35,7 @@ func TestMain(m *testing.M) {
 }
 
 // The planted servers whose bug no scenario of the default matrix reaches
+// (and null-params, which only the hostile-input preset reaches)
 // (suite's TestPlantedBugsBeyondTheDefaultMatrix and
 // TestExtraServerPresetsFindTheirPlantedBugs show the matrix misses them):
 // the systematic pass finds each, shrinks it to one fault, and finds nothing
@@ -52,6 +53,9 @@ func TestExploreFindsWhatTheMatrixMisses(t *testing.T) {
 		{"double-answer", "duplicate", "crash/crash-signature go:panic"},
 		{"line-scanner", "", "crash/crash-exit exit:1"},
 		{"id-keyed", "id-collision", ""},
+		// The hostile-input scenario finds it too; the search finds it
+		// at any moment a plan reaches, by a mutation.
+		{"null-params", "mutate", "crash/crash-signature go:panic"},
 	} {
 		for _, fixed := range []bool{false, true} {
 			name := tc.example

@@ -87,6 +87,7 @@ var mixedSpecs = []string{
 	"drop:on=s2c:response,p=0.2,times=0",
 	"duplicate:on=c2s,count=3,every=3",
 	"corrupt:mode=newline,p=0.3,times=0",
+	"mutate:on=c2s:request,field=/params,op=retype,p=0.3,times=0",
 	"reorder:on=s2c:response,p=0.5,times=0",
 	"reorder:mode=response-first,p=0.5,times=0",
 	"reorder:mode=late-progress,p=0.5,times=0",

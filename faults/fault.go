@@ -73,6 +73,7 @@ func Families() []*Family {
 		serverRequestFamily, cancelFamily, cancelTaskFamily, listChangedFamily, earlyRequestFamily,
 		signalFamily, stderrFloodFamily, lingerFamily,
 		idTypeFamily, idCollisionFamily,
+		mutateFamily,
 		httpErrorFamily, resetFamily, endSessionFamily, forgetSessionFamily, holdHeadersFamily, eventIDReuseFamily}
 }
 

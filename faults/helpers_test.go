@@ -137,7 +137,7 @@ var cmpOpts = cmp.Options{
 		reorder{}, fragment{}, throttle{}, oversize{},
 		serverRequest{}, cancel{}, cancelTask{}, listChanged{}, earlyRequest{}),
 	cmp.AllowUnexported(signalFault{}, stderrFlood{}, linger{}),
-	cmp.AllowUnexported(idType{}, idCollision{}),
+	cmp.AllowUnexported(idType{}, idCollision{}, mutate{}),
 	cmp.AllowUnexported(httpError{}, reset{}, endSession{}, forgetSession{}, holdHeaders{}, eventIDReuse{}, cutTarget{}),
 }
 

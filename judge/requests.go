@@ -417,10 +417,12 @@ func (t *tracker) forwarded(j *Judger, e *wire.Event) {
 	switch f.kind {
 	case frameRequest:
 		if e.Kind == "request" && e.ID != "" {
-			// An id fault rewrote the request on its way (the forwarded
-			// event then records the bytes written): the peer owes the
-			// answer under the id it got.
+			// A fault rewrote the request on its way (the forwarded event
+			// then records the bytes written): the peer owes the answer
+			// under the id it got, and what breaks the envelope is what
+			// it got (mutate).
 			f.id = e.ID
+			f.malformed = malformedRequest(e)
 		}
 		// The forwarded event's excerpt is written only if a finding cites
 		// it: most requests are answered and never need one.

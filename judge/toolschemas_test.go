@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/wire"
 )
 
 // The tool-schemas checker (issue 40): arguments that break a tool's
@@ -114,6 +115,21 @@ func TestMalformedRequestUnanswered(t *testing.T) {
 			want: []short{{Kind: reports.KindHang, Severity: reports.SeverityWarning,
 				Message: "tools/call (id 21) unanswered after 5s, the request is malformed (params null), and the server dropped it without the error JSON-RPC owes an invalid request (-32600 Invalid Request, or -32602 Invalid params)",
 				Request: &reports.Request{ID: "21", Method: "tools/call"}, Seqs: seqs(3, 4)}},
+		},
+		{
+			name: "a well-formed request a mutate fault sent on with params null, dropped: what the server got decides",
+			build: func(b *tb) {
+				seq := b.recv("c2s", `{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"echo"}}`)
+				m := wire.Classify([]byte(`{"jsonrpc":"2.0","id":21,"method":"tools/call","params":null}` + "\n"))
+				e := wire.Event{Type: wire.EventForwarded, Of: seq, Detail: "mutate#1"}
+				e.SetMessage(wire.ToServer, &m)
+				b.add(e)
+				b.at(6000)
+				b.finish()
+			},
+			want: []short{{Kind: reports.KindHang, Severity: reports.SeverityWarning,
+				Message: "tools/call (id 21) unanswered after 5s, the request is malformed (params null), and the server dropped it without the error JSON-RPC owes an invalid request (-32600 Invalid Request, or -32602 Invalid params)",
+				Request: &reports.Request{ID: "21", Method: "tools/call", Tool: "echo"}, Seqs: seqs(3, 4)}},
 		},
 		{
 			name: "a well-formed request unanswered is still a hang error",
