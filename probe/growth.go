@@ -110,26 +110,7 @@ func (s *session) growthWork(tools []listedTool, sf *surface) []growthSeries {
 // every split before it can say no.
 func nearMissExpansion(tpl string, n int) string {
 	items := strings.TrimSuffix(strings.Repeat("a,", n), ",")
-	return forEachExpression(tpl, func(op byte, vars []string) string {
-		first, sep, named, _, _ := expansionOf(op)
-		var out strings.Builder
-		for i, v := range vars {
-			name := varName(v)
-			if name == "" {
-				continue
-			}
-			if i == 0 {
-				out.WriteString(first)
-			} else {
-				out.WriteString(sep)
-			}
-			if named {
-				out.WriteString(name + "=")
-			}
-			out.WriteString(items)
-		}
-		return out.String()
-	}) + "/"
+	return expand(tpl, func(string) string { return items }, false) + "/"
 }
 
 // growth sends each series, a step at a time, after the hostile workload;

@@ -372,6 +372,12 @@ func templateVars(t string) []string {
 // the value, "{/x}" "/value", "{?x,y}" "?x=..&y=..", and so on. Values
 // are percent-encoded as the operator asks.
 func expandTemplate(t string, value func(name string) string) string {
+	return expand(t, value, true)
+}
+
+// expand is expandTemplate, with the values percent-encoded or, without
+// encode, written as they are (a list's commas kept as a list's).
+func expand(t string, value func(name string) string, encode bool) string {
 	return forEachExpression(t, func(op byte, vars []string) string {
 		first, sep, named, ifEmpty, reserved := expansionOf(op)
 		var out strings.Builder
@@ -394,7 +400,10 @@ func expandTemplate(t string, value func(name string) string) string {
 				}
 				out.WriteByte('=')
 			}
-			out.WriteString(pctEncode(val, reserved))
+			if encode {
+				val = pctEncode(val, reserved)
+			}
+			out.WriteString(val)
 		}
 		return out.String()
 	})
