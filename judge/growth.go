@@ -31,15 +31,21 @@ var InputCost = &Checker{
 // (below it, a machine's noise is larger than any trend), at least
 // costJump times the step before, and its growth exponent against the
 // input's (log of the time's ratio over log of the size's) is at least
-// costExponent: quadratic or worse. A step unanswered after one whose
-// time had already jumped so is a finding too: the deadline passed.
+// costExponent: quadratic or worse; and the step before had grown already,
+// to at least costTrendUS and twice the one before it. A cost that grows
+// with the input grows at every step; one slow answer after flat ones is a
+// tool's network call or a pause (notion-mcp-server's lookup of its API's
+// host, 3 ms, 3 ms, 3 ms, then 5 s, on a machine without DNS). A step
+// unanswered after one whose time had already jumped so is a finding too:
+// the deadline passed.
 const (
 	costFloorUS  = 250_000
 	costJump     = 4
 	costExponent = 2
 	// costMinUS is the least time a step is taken to have cost: a few
 	// microseconds of a tiny answer are not a base to multiply.
-	costMinUS = 1_000
+	costMinUS   = 1_000
+	costTrendUS = 5_000
 	// maxSeries bounds the series kept, maxSteps their steps.
 	maxSeries = 16
 	maxSteps  = 64
@@ -148,7 +154,8 @@ func (r *growthRun) finding() (reports.Finding, bool) {
 			break
 		}
 		switch {
-		case p.answered && p.best >= costFloorUS && p.best >= costJump*cost(prev) && exponent(cost(prev), p.best, prev.size, p.size) >= costExponent:
+		case p.answered && p.best >= costFloorUS && p.best >= costJump*cost(prev) && exponent(cost(prev), p.best, prev.size, p.size) >= costExponent &&
+			i >= 2 && pts[i-2].answered && prev.best >= costTrendUS && prev.best >= 2*cost(pts[i-2]):
 			return r.report(pts[:i+1], fmt.Sprintf("its time grew %.0f-fold for %.2f-fold the input", float64(p.best)/float64(cost(prev)), float64(p.size)/float64(max(prev.size, 1))), p), true
 		case !p.answered && i >= 2 && pts[i-2].answered && prev.best >= 10_000 && prev.best >= costJump*cost(pts[i-2]):
 			return r.report(pts[:i+1], "the step after one whose time had jumped "+fmt.Sprintf("%.0f-fold", float64(prev.best)/float64(cost(pts[i-2])))+" was never answered", p), true

@@ -52,6 +52,16 @@ func TestInputCost(t *testing.T) {
 				Message: "resources/read users://{id}: the answer time grows faster than the input (20 B: 1ms, 24 B: 5ms, 28 B: 80ms, 32 B: 1.3s); its time grew 16-fold for 1.14-fold the input. A request a few bytes longer costs many times the time: one small request ties the server up, and every client waits with it"}},
 		},
 		{
+			name: "one slow answer after flat ones is not a trend (a tool's network lookup)",
+			build: func(b *tb) {
+				step(b, "1", 0, 1024, 0, 3)
+				step(b, "2", 1, 4096, 10, 13)
+				step(b, "3", 2, 16384, 20, 23)
+				step(b, "4", 3, 61440, 30, 5030)
+				b.finish()
+			},
+		},
+		{
 			name: "a repeated step counts its faster answer: one pause is not a trend",
 			build: func(b *tb) {
 				step(b, "1", 0, 1000, 0, 1)

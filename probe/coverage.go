@@ -20,8 +20,9 @@ type Coverage struct {
 	// Deliberate are the requests sent to be refused (unknown tool, bad
 	// arguments, unknown method), by what they were.
 	Deliberate []string
-	// Hostile counts the requests of the hostile workload sent.
-	Hostile int
+	// Hostile counts the requests of the hostile workload sent, Growth
+	// those of its growth series.
+	Hostile, Growth int
 }
 
 // NotSent is a callable request the session did not send.
@@ -77,6 +78,8 @@ func (s *session) coverage(caps serverCapabilities, era string) *Coverage {
 	c := &Coverage{Callable: caps.callable(era), Sampled: slices.Clone(s.samples)}
 	for _, r := range s.requests {
 		switch {
+		case r.Growth:
+			c.Growth++
 		case r.Hostile != "":
 			c.Hostile++
 		case r.Deliberate != "":

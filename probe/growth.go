@@ -22,10 +22,15 @@ import (
 // A series stops at the first step that took longer than growthBudget (the
 // next would cost many times more) or went unanswered; a step that took
 // longer than growthRepeat is sent again, and the judge takes the faster of
-// the two, so that one pause of the server's runtime is not a trend.
+// the two, so that one pause of the server's runtime, or one slow lookup of
+// a tool that reaches the network, is not a trend.
 const (
 	growthBudget = time.Second
 	growthRepeat = 100 * time.Millisecond
+	// A step of growthJump or more, growthJumps times the step before,
+	// ends its series too: the judge has its finding (judge.InputCost).
+	growthJump  = 250 * time.Millisecond
+	growthJumps = 4
 )
 
 // templateItems are the list items per variable of a template series'
@@ -71,9 +76,9 @@ func (s *session) growthWork(tools []listedTool, sf *surface) []growthSeries {
 		for i, n := range templateItems {
 			uri := nearMissExpansion(tpl, n)
 			g.steps = append(g.steps, growthStep{size: len(uri), req: hostileRequest{
-				method: "resources/read",
+				method: "resources/read", growth: true,
 				params: params(map[string]any{"uri": uri}, g.name, i, len(uri)),
-				what:   "resources/read of a near miss of the template " + tpl + " with " + strconv.Itoa(n) + " list items (growth series)",
+				what:   "resources/read of a near miss of the template " + tpl + " with " + strconv.Itoa(n) + " list items",
 			}})
 		}
 		out = append(out, g)
@@ -93,9 +98,9 @@ func (s *session) growthWork(tools []listedTool, sf *surface) []growthSeries {
 			args := objectOf(s.callArgs(t))
 			args[name] = strings.Repeat("m", n)
 			g.steps = append(g.steps, growthStep{size: n, req: hostileRequest{
-				method: "tools/call", tool: t.Name,
+				method: "tools/call", tool: t.Name, growth: true,
 				params: params(map[string]any{"name": t.Name, "arguments": args}, g.name, i, n),
-				what:   "a string argument of " + sizeWords(n) + " (growth series)",
+				what:   "a string argument of " + sizeWords(n) + "",
 			}})
 		}
 		out = append(out, g)
@@ -117,14 +122,20 @@ func nearMissExpansion(tpl string, n int) string {
 // it sends nothing once a request went unanswered.
 func (s *session) growth(series []growthSeries) {
 	for _, g := range series {
+		var prev time.Duration
 		for _, step := range g.steps {
 			took, ok, _ := s.sendHostile(step.req)
-			if ok && took >= growthRepeat && took < growthBudget {
-				took, ok, _ = s.sendHostile(step.req)
+			if ok && took >= growthRepeat {
+				again, answered, _ := s.sendHostile(step.req)
+				took, ok = min(took, again), answered
 			}
-			if !ok || took >= growthBudget {
+			// A step that jumped (the judge's finding already) is not
+			// followed by one that would jump again, past the deadline.
+			jumped := took >= growthJump && took >= growthJumps*max(prev, time.Millisecond)
+			if !ok || took >= growthBudget || jumped {
 				break
 			}
+			prev = took
 		}
 	}
 }

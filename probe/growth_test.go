@@ -2,7 +2,6 @@ package probe
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
@@ -37,7 +36,7 @@ func TestGrowthSeries(t *testing.T) {
 	}
 	var got []string
 	for _, req := range out.Requests {
-		if !strings.HasSuffix(req.Hostile, "(growth series)") {
+		if !req.Growth {
 			continue
 		}
 		if !req.Answered {

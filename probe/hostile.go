@@ -58,6 +58,8 @@ type hostileRequest struct {
 	what string
 	// tool is the tool a tools/call names.
 	tool string
+	// growth marks a step of a growth series (growth.go).
+	growth bool
 }
 
 // hostileWork plans the hostile workload of a session: what the server
@@ -412,6 +414,7 @@ func (s *session) sendHostile(r hostileRequest) (took time.Duration, answered, s
 	}
 	s.mu.Lock()
 	s.requests[p.idx].Hostile = r.what
+	s.requests[p.idx].Growth = r.growth
 	s.mu.Unlock()
 	<-p.done
 	s.mu.Lock()

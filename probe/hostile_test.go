@@ -28,7 +28,7 @@ func TestHostileWorkloads(t *testing.T) {
 				if req.Hostile == "" {
 					continue
 				}
-				if strings.HasSuffix(req.Hostile, "(growth series)") {
+				if req.Growth {
 					growth++
 				} else {
 					whats = append(whats, req.Hostile)
@@ -50,8 +50,8 @@ func TestHostileWorkloads(t *testing.T) {
 			if !ids["0"] || !ids["-1"] {
 				t.Errorf("ids %v: want 0 and -1 among them", ids)
 			}
-			if out.Coverage == nil || out.Coverage.Hostile != len(whats)+growth {
-				t.Errorf("coverage counts %+v hostile requests, want %d", out.Coverage, len(whats)+growth)
+			if out.Coverage == nil || out.Coverage.Hostile != len(whats) || out.Coverage.Growth != growth {
+				t.Errorf("coverage counts %+v hostile and growth requests, want %d and %d", out.Coverage, len(whats), growth)
 			}
 			if level == HostileSample && len(whats) > 16 {
 				t.Errorf("the sample sent %d requests, want it bounded (at most 16)", len(whats))

@@ -175,6 +175,9 @@ type Request struct {
 	// Hostile says the request was one of the hostile workload's, and what
 	// was hostile about it: any answer in time is what it expects.
 	Hostile string
+	// Growth says the request was a step of a growth series (Hostile says
+	// which): the same request at growing input sizes.
+	Growth bool
 	// Answered says a result or an error came back in time; Error is then
 	// the JSON-RPC error, if any.
 	Answered bool

@@ -130,7 +130,7 @@ func TestServerEverythingGetsAll17(t *testing.T) {
 	}
 	want := "the session sent 17 of the 17 requests the server's capabilities make callable; " +
 		"and 3 requests sent to be refused: a tool the server does not list, arguments the tool's schema refuses, a method no revision defines; " +
-		"and 7 hostile requests (malformed params, odd ids, arguments that break the tool's schema; each must be answered)"
+		"and 7 hostile requests (malformed params, odd ids, arguments that break the tool's schema; each must be answered); and 12 requests of growth series (the same request at growing sizes: does the answer time outgrow the input?)"
 	if diff := cmp.Diff(want, report.Baseline.Notes[0]); diff != "" {
 		t.Errorf("coverage note (-want +got):\n%s", diff)
 	}

@@ -84,6 +84,9 @@ func coverageNote(c *probe.Coverage) string {
 	if c.Hostile > 0 {
 		fmt.Fprintf(&b, "; and %d hostile %s (malformed params, odd ids, arguments that break the tool's schema; each must be answered)", c.Hostile, words.Plural(c.Hostile, "request", "requests"))
 	}
+	if c.Growth > 0 {
+		fmt.Fprintf(&b, "; and %d %s of growth series (the same request at growing sizes: does the answer time outgrow the input?)", c.Growth, words.Plural(c.Growth, "request", "requests"))
+	}
 	return b.String()
 }
 
