@@ -24,9 +24,12 @@ import (
 // longer than growthRepeat is sent again, and the judge takes the faster of
 // the two, so that one pause of the server's runtime, or one slow lookup of
 // a tool that reaches the network, is not a trend.
+//
+// growthRepeat is the judge's floor (judge.InputCost): a faster step cannot
+// be the finding, and is not worth a second look.
 const (
 	growthBudget = time.Second
-	growthRepeat = 100 * time.Millisecond
+	growthRepeat = 250 * time.Millisecond
 	// A step of growthJump or more, growthJumps times the step before,
 	// ends its series too: the judge has its finding (judge.InputCost).
 	growthJump  = 250 * time.Millisecond
@@ -121,6 +124,7 @@ func nearMissExpansion(tpl string, n int) string {
 // growth sends each series, a step at a time, after the hostile workload;
 // it sends nothing once a request went unanswered.
 func (s *session) growth(series []growthSeries) {
+	s.oneByOne.Store(true)
 	for _, g := range series {
 		var prev time.Duration
 		for _, step := range g.steps {

@@ -389,6 +389,7 @@ func sizeWords(n int) string {
 // sent, so a server that dies of one is found once, not again for each
 // request after it.
 func (s *session) hostile(reqs []hostileRequest) {
+	s.oneByOne.Store(true)
 	for _, r := range reqs {
 		if _, _, sent := s.sendHostile(r); !sent {
 			return

@@ -52,6 +52,11 @@ type session struct {
 	// Concurrency calls: the writer waits for it (batchWait at most), so
 	// they go in one write however the scheduler runs this process.
 	batch atomic.Pointer[chan struct{}]
+	// oneByOne, once set, says every request from now on is sent alone and
+	// waited for (the hostile workload and its growth series): the writer
+	// writes each at once, without gatherWindow's wait for company, which
+	// cost each of them 5 ms.
+	oneByOne atomic.Bool
 	// afterWindow, when a test sets it, runs between gather's window and
 	// its look at batch: the test queues lines and closes the batch there.
 	afterWindow func()
@@ -410,6 +415,9 @@ const gatherWindow = 5 * time.Millisecond
 
 // gather collects the lines queued right after first, up to 64 KiB.
 func (s *session) gather(first outgoing) []outgoing {
+	if s.oneByOne.Load() {
+		return s.collect([]outgoing{first}, nil)
+	}
 	t := time.NewTimer(gatherWindow)
 	defer t.Stop()
 	batch := s.collect([]outgoing{first}, t.C)
