@@ -24,6 +24,9 @@ type Checker struct {
 	Rules []string
 	// New starts its check of one session.
 	New func() Check
+	// Client says it judges a client program under test; the others judge
+	// a server.
+	Client bool
 }
 
 // Check is a Checker at work on one session. It must not keep the events
@@ -33,9 +36,9 @@ type Check interface {
 	Findings() []reports.Finding
 }
 
-// Checkers are the families the Judger runs on a session whose server is
-// under test (a client program under test gets none of them yet).
-var Checkers = []*Checker{ToolSchemas, OfficialSchema, ListedItems, InputCost}
+// Checkers are the families the Judger runs on a session: those of its
+// peer under test (Checker.Client).
+var Checkers = []*Checker{ToolSchemas, OfficialSchema, ListedItems, InputCost, OfficialSchemaClient}
 
 // running is a Checker's Check in a session.
 type running struct {
@@ -51,25 +54,22 @@ func startChecks() []running {
 	return out
 }
 
-// checkEvent hands e to the checks that read its type.
+// checkEvent hands e to the checks of the peer under test that read its
+// type.
 func (j *Judger) checkEvent(e *wire.Event) {
-	if j.cl != nil {
-		return
-	}
 	for _, r := range j.checks {
-		if slices.Contains(r.c.Reads, e.Type) {
+		if r.c.Client == (j.p == clientPeer) && slices.Contains(r.c.Reads, e.Type) {
 			r.check.Event(e)
 		}
 	}
 }
 
 func (j *Judger) checkFindings() []reports.Finding {
-	if j.cl != nil {
-		return nil
-	}
 	var out []reports.Finding
 	for _, r := range j.checks {
-		out = append(out, r.check.Findings()...)
+		if r.c.Client == (j.p == clientPeer) {
+			out = append(out, r.check.Findings()...)
+		}
 	}
 	return out
 }

@@ -640,8 +640,8 @@ func (j *Judger) Verdict() Verdict {
 		fs = append(fs, j.pc.httpZombie(j)...)
 		fs = append(fs, j.pr.findings(j)...)
 		fs = append(fs, j.sf.findings(j)...)
-		fs = append(fs, j.checkFindings()...)
 	}
+	fs = append(fs, j.checkFindings()...)
 	for i := range fs {
 		fs[i].Scenario, fs[i].Seed, fs[i].Repro = j.scenario, j.seed, j.repro
 	}

@@ -14,7 +14,8 @@ import (
 
 // OfficialSchema holds what the server writes to the official MCP JSON
 // schema of the session's revision (internal/mcpschema): the result of
-// each request whose method the revision defines, and each notification.
+// each request whose method the revision defines, each notification, and
+// each request of its own (sampling, roots, elicitation, ping).
 // The revision is the one the session negotiated: the initialize result's
 // protocolVersion, or the protocol version a request's _meta declares in
 // the stateless era.
@@ -23,11 +24,32 @@ var OfficialSchema = &Checker{
 	Doc:   "the server's results and notifications against the official MCP JSON schema of the session's revision",
 	Reads: []string{wire.EventReceived, wire.EventInjected, wire.EventForwarded},
 	Rules: []string{reports.RuleSchema},
-	New:   func() Check { return &officialSchema{asked: map[string]askedRequest{}, early: map[string]wire.Event{}} },
+	New:   func() Check { return newOfficialSchema("s2c") },
 }
 
-// askedRequest is a client request awaiting its answer: its method, and
-// the revision its _meta declares (the stateless era's), if any.
+// OfficialSchemaClient holds a client program under test to the same
+// schema: its results of the server's requests (roots, sampling,
+// elicitation, ping) and its notifications.
+var OfficialSchemaClient = &Checker{
+	Name:   "official-schema-client",
+	Doc:    "the client's results and notifications against the official MCP JSON schema of the session's revision",
+	Reads:  []string{wire.EventReceived, wire.EventInjected, wire.EventForwarded},
+	Rules:  []string{reports.RuleSchema},
+	New:    func() Check { return newOfficialSchema("c2s") },
+	Client: true,
+}
+
+func newOfficialSchema(out string) *officialSchema {
+	in := "c2s"
+	if out == in {
+		in = "s2c"
+	}
+	return &officialSchema{out: out, in: in, asked: map[string]askedRequest{}, early: map[string]wire.Event{}}
+}
+
+// askedRequest is a request to the peer under test awaiting its answer: its
+// method, and the revision its _meta declares (the stateless era's), if
+// any.
 type askedRequest struct{ method, version string }
 
 // Answers recorded before their request are rare (one HTTP exchange's
@@ -45,8 +67,13 @@ const ambiguous = "\x00ambiguous"
 const unsaidVersion = "2025-11-25"
 
 type officialSchema struct {
-	// asked are the methods of the client's requests, by id, until
-	// answered.
+	// out is the direction the peer under test writes in, in the other.
+	out, in string
+	// initID is the id of the initialize request the peer under test sent
+	// (a client's), whose answer names the session's revision.
+	initID string
+	// asked are the methods of the requests to the peer under test, by
+	// id, until answered.
 	asked map[string]askedRequest
 	// early are answers recorded before their request (the HTTP proxy
 	// records each side as it goes), until the request comes.
@@ -67,12 +94,12 @@ func (c *officialSchema) Event(e *wire.Event) {
 		// A request a fault sent on under another id (id-collision,
 		// id-type): what answers that id cannot be told apart, so no
 		// answer to it is judged.
-		if e.Dir == "c2s" && e.Kind == "request" && e.ID != "" {
+		if e.Dir == c.in && e.Kind == "request" && e.ID != "" {
 			if _, taken := c.asked[e.ID]; taken {
 				c.asked[e.ID] = askedRequest{method: ambiguous}
 			}
 		}
-	case e.Dir == "c2s" && e.Kind == "request":
+	case e.Kind == "request":
 		// In the stateless era each request says its revision; one that
 		// says none is answered as the stateful era's (mcp-go does).
 		declared := declaredVersion(e)
@@ -81,6 +108,19 @@ func (c *officialSchema) Event(e *wire.Event) {
 		}
 		if e.Method == "initialize" {
 			c.requested = requestedVersion(e)
+		}
+		if e.Dir == c.out {
+			// The peer's own request: a server's (sampling, roots,
+			// elicitation, ping) is judged; a client program's is not yet
+			// (the judge's tables write theirs without params).
+			if e.Method == "initialize" {
+				c.initID = e.ID
+			}
+			if c.out == "s2c" && c.sampled(e.Method+"\x00request") {
+				r := c.revisionOf(declared)
+				c.judge(r.Name(), e.Method, "request", r.Request(e.Method, []byte(e.Raw)), e)
+			}
+			return
 		}
 		a := askedRequest{method: e.Method, version: declared}
 		if answer, ok := c.early[e.ID]; ok {
@@ -91,7 +131,11 @@ func (c *officialSchema) Event(e *wire.Event) {
 		if len(c.asked) < maxOpenAsked {
 			c.asked[e.ID] = a
 		}
-	case e.Dir == "s2c" && e.Kind == "response":
+	case e.Dir == c.in && e.Kind == "response" && e.ID == c.initID && c.initID != "":
+		// The server's answer to a client under test's initialize.
+		c.initID = ""
+		c.negotiated(e)
+	case e.Dir == c.out && e.Kind == "response":
 		a, ok := c.asked[e.ID]
 		if !ok {
 			// mcpchaos's liveness probes are not read here; their
@@ -106,9 +150,9 @@ func (c *officialSchema) Event(e *wire.Event) {
 		}
 		delete(c.asked, e.ID)
 		c.result(a, e)
-	case e.Dir == "s2c" && e.Kind == "error":
+	case e.Dir == c.out && e.Kind == "error":
 		delete(c.asked, e.ID)
-	case e.Dir == "s2c" && e.Kind == "notification":
+	case e.Dir == c.out && e.Kind == "notification":
 		if c.sampled(e.Method + "\x00notification") {
 			r := c.revision()
 			c.judge(r.Name(), e.Method, "notification", r.Notification(e.Method, []byte(e.Raw)), e)
@@ -116,29 +160,45 @@ func (c *officialSchema) Event(e *wire.Event) {
 	}
 }
 
+// negotiated takes the session's revision from an initialize result: its
+// protocolVersion, or the one asked for when it names none.
+func (c *officialSchema) negotiated(e *wire.Event) {
+	var res struct {
+		Result struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"result"`
+	}
+	c.version = c.requested
+	if json.Unmarshal([]byte(e.Raw), &res) == nil && res.Result.ProtocolVersion != "" {
+		c.version = res.Result.ProtocolVersion
+	}
+}
+
 // result judges e, the answer to request a.
 func (c *officialSchema) result(a askedRequest, e *wire.Event) {
-	method := a.method
-	if method == "initialize" {
-		var res struct {
-			Result struct {
-				ProtocolVersion string `json:"protocolVersion"`
-			} `json:"result"`
-		}
-		c.version = c.requested
-		if json.Unmarshal([]byte(e.Raw), &res) == nil && res.Result.ProtocolVersion != "" {
-			c.version = res.Result.ProtocolVersion
+	if a.method == "initialize" {
+		c.negotiated(e)
+	}
+	if c.sampled(a.method + "\x00result") {
+		r := c.revisionOf(a.version)
+		c.judge(r.Name(), a.method, "result", r.Result(a.method, []byte(e.Raw)), e)
+	}
+}
+
+// revisionOf is the schema a message is judged by: the revision its
+// request declared (the stateless era's), the stateful era's last for a
+// request that declares none in a stateless session, or the session's.
+func (c *officialSchema) revisionOf(declared string) *mcpschema.Revision {
+	if declared != "" {
+		if r, ok := mcpschema.For(declared); ok {
+			return r
 		}
 	}
-	if c.sampled(method + "\x00result") {
-		r := c.revision()
-		if a.version != "" {
-			r, _ = mcpschema.For(a.version)
-		} else if c.stateless() {
-			r, _ = mcpschema.For(unsaidVersion)
-		}
-		c.judge(r.Name(), method, "result", r.Result(method, []byte(e.Raw)), e)
+	if c.stateless() {
+		r, _ := mcpschema.For(unsaidVersion)
+		return r
 	}
+	return c.revision()
 }
 
 // Validation costs tens of microseconds a message, and one server writes

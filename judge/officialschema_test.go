@@ -127,3 +127,34 @@ func TestOfficialSchemaSamples(t *testing.T) {
 		t.Errorf("schema findings (-want +got):\n%s", diff)
 	}
 }
+
+// A client program under test is held to the schema too: its results of
+// the server's requests and its notifications, by the revision its
+// initialize negotiated.
+func TestOfficialSchemaClient(t *testing.T) {
+	b := newClientTB("success")()
+	seq := b.recv("c2s", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}`)
+	b.fwd("c2s", seq)
+	b.replyRaw(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`)
+	b.sreq("1", "roots/list")
+	seq = b.recv("c2s", `{"jsonrpc":"2.0","id":1,"result":{"roots":[{"name":"no uri"}]}}`)
+	b.fwd("c2s", seq)
+	seq = b.recv("c2s", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}`)
+	b.fwd("c2s", seq)
+	// The server's own messages are not the client's to answer for.
+	b.replyRaw(`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`)
+	b.finish()
+	var got []string
+	for _, f := range Session(b.evs).Findings {
+		if f.Rule == reports.RuleSchema {
+			got = append(got, f.Message)
+		}
+	}
+	want := []string{
+		"1 result of roots/list breaks the MCP 2025-06-18 schema: /result/roots/0: missing property 'uri'",
+		"1 notification of notifications/progress breaks the MCP 2025-06-18 schema: /params: missing property 'progressToken'",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("schema findings (-want +got):\n%s", diff)
+	}
+}
