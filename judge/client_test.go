@@ -25,7 +25,7 @@ const clientRepro = "mcpchaos test-client --scenario sc --seed 7 -- python clien
 // expect, with a 10 s deadline.
 func newClientTB(expect string) func() *tb {
 	return func() *tb {
-		b := &tb{}
+		b := &tb{client: true}
 		seed := testSeed
 		b.add(wire.Event{Type: wire.EventSession, Seed: &seed, Command: []string{"mcpchaos", "serve"},
 			Scenario: testScenario, Role: "client", Expect: expect, DeadlineMS: 10000, GraceMS: 3000, Repro: clientRepro})
@@ -733,7 +733,7 @@ func TestJudgeClientEvidence(t *testing.T) {
 		got = append(got, e.Excerpt)
 	}
 	want := []string{
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`,
 		"sent SIGTERM to the client: the client had not exited by its 10s deadline",
 		"the client was killed by SIGTERM (signalled by mcpchaos)",
 	}

@@ -765,6 +765,7 @@ func TestJudgeSession(t *testing.T) {
 	t.Run("role client judges the client: the server's failures are not findings", func(t *testing.T) {
 		b := newTB()
 		b.evs[0].Role = "client"
+		b.client = true
 		b.call("1", "tools/call")
 		b.at(10000).exit(1)
 		b.end("the server exited")

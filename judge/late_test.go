@@ -11,7 +11,7 @@ import (
 // horizon, as test-client runs one by default.
 func newHorizonTB(expect string) func() *tb {
 	return func() *tb {
-		b := &tb{}
+		b := &tb{client: true}
 		seed := testSeed
 		b.add(wire.Event{Type: wire.EventSession, Seed: &seed, Command: []string{"mcpchaos", "serve"},
 			Scenario: testScenario, Role: "client", Expect: expect, DeadlineMS: 30000, HangAfterMS: 120000, GraceMS: 3000, Repro: clientRepro})

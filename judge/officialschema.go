@@ -28,11 +28,11 @@ var OfficialSchema = &Checker{
 }
 
 // OfficialSchemaClient holds a client program under test to the same
-// schema: its results of the server's requests (roots, sampling,
-// elicitation, ping) and its notifications.
+// schema: its requests, its results of the server's requests (roots,
+// sampling, elicitation, ping) and its notifications.
 var OfficialSchemaClient = &Checker{
 	Name:   "official-schema-client",
-	Doc:    "the client's results and notifications against the official MCP JSON schema of the session's revision",
+	Doc:    "the client's requests, results and notifications against the official MCP JSON schema of the session's revision",
 	Reads:  []string{wire.EventReceived, wire.EventInjected, wire.EventForwarded},
 	Rules:  []string{reports.RuleSchema},
 	New:    func() Check { return newOfficialSchema("c2s") },
@@ -111,12 +111,12 @@ func (c *officialSchema) Event(e *wire.Event) {
 		}
 		if e.Dir == c.out {
 			// The peer's own request: a server's (sampling, roots,
-			// elicitation, ping) is judged; a client program's is not yet
-			// (the judge's tables write theirs without params).
+			// elicitation, ping), a client program's (all of its work).
 			if e.Method == "initialize" {
-				c.initID = e.ID
+				// Judged by the revision it asks for.
+				c.initID, declared = e.ID, c.requested
 			}
-			if c.out == "s2c" && c.sampled(e.Method+"\x00request") {
+			if c.sampled(e.Method + "\x00request") {
 				r := c.revisionOf(declared)
 				c.judge(r.Name(), e.Method, "request", r.Request(e.Method, []byte(e.Raw)), e)
 			}

@@ -128,9 +128,9 @@ func TestOfficialSchemaSamples(t *testing.T) {
 	}
 }
 
-// A client program under test is held to the schema too: its results of
-// the server's requests and its notifications, by the revision its
-// initialize negotiated.
+// A client program under test is held to the schema too: its requests, its
+// results of the server's requests and its notifications, by the revision
+// its initialize negotiated.
 func TestOfficialSchemaClient(t *testing.T) {
 	b := newClientTB("success")()
 	seq := b.recv("c2s", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}`)
@@ -151,6 +151,7 @@ func TestOfficialSchemaClient(t *testing.T) {
 		}
 	}
 	want := []string{
+		"1 request of initialize breaks the MCP 2025-06-18 schema: /params: missing property 'clientInfo'",
 		"1 result of roots/list breaks the MCP 2025-06-18 schema: /result/roots/0: missing property 'uri'",
 		"1 notification of notifications/progress breaks the MCP 2025-06-18 schema: /params: missing property 'progressToken'",
 	}
