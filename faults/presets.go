@@ -115,7 +115,7 @@ var extraPresets = []Preset{
 	}},
 	{For: ForClient, Scenario: Scenario{
 		Name:   "log-before-initialize-answer",
-		Doc:    "the server sends three log messages (notifications/message) before its initialize answer, which a server may; the client must take them, or ignore them, and finish its handshake",
+		Doc:    "the server sends three log messages (notifications/message) before its initialize answer, which a server may; the client must take them, or ignore them, and finish its handshake (clients of the stateless revision skip it: indeterminate)",
 		Faults: []string{"burst:on=s2c:response:initialize,method=notifications/message,count=3"},
 		Expect: "success",
 	}},

@@ -40,7 +40,10 @@ func TestExtraClientPresetsPassWithTheMCPGoClient(t *testing.T) {
 	}{
 		// The example client runs no task.
 		{"handshake", []string{"--protocol", "2025-11-25"}, map[string]string{"task-status-dropped": "no fault fired"}},
-		{"stateless", nil, map[string]string{"server-request-mid-call": "no fault fired", "task-status-dropped": "no fault fired"}},
+		// Nor, without a handshake, the initialize answer the handshake
+		// presets wait for.
+		{"stateless", nil, map[string]string{"server-request-mid-call": "no fault fired", "task-status-dropped": "no fault fired",
+			"ping-before-initialize-answer": "no fault fired", "log-before-initialize-answer": "no fault fired"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
