@@ -64,6 +64,19 @@ func (j *Judger) checkEvent(e *wire.Event) {
 	}
 }
 
+// rewrittenRequest is the id a request travelling in dir went on under,
+// when a fault rewrote it on its way (id-collision, id-type, mutate: the
+// forwarded event then carries the bytes written). The answers to that id
+// cannot be told apart from those of another request under it, nor read
+// as the answer to what the sender wrote, so the checks that read answers
+// by id leave them alone.
+func rewrittenRequest(e *wire.Event, dir string) (string, bool) {
+	if e.Type != wire.EventForwarded || e.Dir != dir || e.Kind != "request" || e.ID == "" {
+		return "", false
+	}
+	return e.ID, true
+}
+
 func (j *Judger) checkFindings() []reports.Finding {
 	var out []reports.Finding
 	for _, r := range j.checks {

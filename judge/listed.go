@@ -83,12 +83,10 @@ type listedItems struct {
 func (c *listedItems) Event(e *wire.Event) {
 	switch {
 	case e.Type == wire.EventForwarded:
-		// A request a fault sent on under another id (id-collision): the
-		// answers to that id cannot be told apart.
-		if e.Dir == "c2s" && e.Kind == "request" && e.ID != "" {
-			if a, taken := c.asked[e.ID]; taken {
+		if id, ok := rewrittenRequest(e, "c2s"); ok {
+			if a, taken := c.asked[id]; taken {
 				a.ambiguous = true
-				c.asked[e.ID] = a
+				c.asked[id] = a
 			}
 		}
 	case e.Dir == "c2s" && e.Kind == "request":

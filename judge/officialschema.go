@@ -91,12 +91,9 @@ type officialSchema struct {
 func (c *officialSchema) Event(e *wire.Event) {
 	switch {
 	case e.Type == wire.EventForwarded:
-		// A request a fault sent on under another id (id-collision,
-		// id-type): what answers that id cannot be told apart, so no
-		// answer to it is judged.
-		if e.Dir == c.in && e.Kind == "request" && e.ID != "" {
-			if _, taken := c.asked[e.ID]; taken {
-				c.asked[e.ID] = askedRequest{method: ambiguous}
+		if id, ok := rewrittenRequest(e, c.in); ok {
+			if _, taken := c.asked[id]; taken {
+				c.asked[id] = askedRequest{method: ambiguous}
 			}
 		}
 	case e.Kind == "request":
