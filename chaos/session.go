@@ -302,10 +302,13 @@ func (s *session) run(ctx context.Context) *Result {
 		// Closing a pollable pipe wakes the pump at once. A blocking stdin
 		// (a terminal, an inherited blocking pipe) cannot be woken; its pump
 		// ends with the process, so waiting longer would only delay exit.
+		// A reader that cannot be closed (an io.Reader handed to Start)
+		// gets the same short wait: it has usually reached its end, and its
+		// end belongs in the record before the session's.
 		if c := closerOf(s.clientIn); c != nil {
 			_ = c()
-			waitAtMost(c2s, 200*time.Millisecond)
 		}
+		waitAtMost(c2s, 200*time.Millisecond)
 	}
 	s.record(wire.Event{Type: wire.EventSessionEnd, Detail: res.Reason})
 	return res

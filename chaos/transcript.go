@@ -41,6 +41,8 @@ type JSONLRecorder struct {
 	// OnEvent, if set before the session starts, sees every event once it
 	// is stamped, in order: wrap --report feeds the streaming judge with it.
 	OnEvent func(wire.Event)
+	// eventsStopped, set by StopEvents, keeps OnEvent from hearing more.
+	eventsStopped bool
 	// kick, while FlushEvery runs, hears of the first event written into
 	// an empty buffer.
 	kick chan struct{}
@@ -80,11 +82,22 @@ func (r *JSONLRecorder) Record(e wire.Event) int64 {
 	// Read before the lock, the clock may be behind the event before.
 	r.last = max(r.last, now)
 	e.Seq, e.T = r.seq, r.last
-	if r.OnEvent != nil {
+	if r.OnEvent != nil && !r.eventsStopped {
 		r.OnEvent(e)
 	}
 	r.stampUnlock(buf, line, e.Seq, e.T)
 	return e.Seq
+}
+
+// StopEvents keeps OnEvent from seeing any event recorded from now on; the
+// events still go to the writer. A session's end does not wait for a
+// client's input that cannot be closed under its reader (a terminal, an
+// io.Reader handed to Start), and what that reader records late must not
+// reach a judge whose verdict is being read.
+func (r *JSONLRecorder) StopEvents() {
+	r.mu.Lock()
+	r.eventsStopped = true
+	r.mu.Unlock()
 }
 
 // pairRecorder is a Recorder that can record frames' received events and
@@ -127,6 +140,9 @@ func (r *JSONLRecorder) stampPairsLocked(events []wire.Event, n int, at int64) (
 	r.seq += 2 * int64(n)
 	r.last = max(r.last, at)
 	t = r.last
+	if r.eventsStopped {
+		events = nil
+	}
 	for i, e := range events {
 		e.Seq, e.T = seq+2*int64(i), t
 		r.OnEvent(e)

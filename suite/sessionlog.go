@@ -135,6 +135,7 @@ func (l *sessionLog) seeOpening(e *wire.Event) {
 
 // finish writes out the transcript, if one is kept, and returns the verdict.
 func (l *sessionLog) finish() (judge.Verdict, error) {
+	l.rec.StopEvents()
 	v := l.judge.Verdict()
 	if l.file == nil {
 		return v, nil

@@ -94,6 +94,7 @@ func (r *sessionRecord) finish() error {
 	r.stopFlush()
 	var err error
 	if r.recorder != nil {
+		r.recorder.StopEvents() // the judge is read next
 		err = r.recorder.Flush()
 	}
 	if r.file != nil {
