@@ -202,7 +202,6 @@ func (s *session) handleFrame(dir wire.Direction, m *wire.Message) {
 	case s.holdWith(dir, m, seq):
 		// More progress for a token whose progress is held until its answer.
 	default:
-		s.missed(s.plan.Delivered(step, seq))
 		switch {
 		case o.Fragment != nil:
 			s.forwardPieces(dir, raw, seq, o.Fragment)
@@ -211,6 +210,9 @@ func (s *session) handleFrame(dir wire.Direction, m *wire.Message) {
 		default:
 			s.forwardAs(dir, raw, seq, note)
 		}
+		// After the forwarded event, as the plan heard of every answer
+		// before its received event (faults/landing.go).
+		s.missed(s.plan.Delivered(step, seq))
 		for range o.Copies {
 			s.forwardAs(dir, raw, seq, note)
 		}

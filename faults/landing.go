@@ -17,6 +17,17 @@ import (
 // wire.NotLanded, the judge takes a scenario whose fault never landed for
 // one that tested nothing (indeterminate, never a pass), and the firing
 // does not use up times=, so a later message can still get the fault.
+//
+// Whether a firing landed is told from what the plan heard, and the record
+// must tell the same story: a transcript where the lender's answer came
+// (received) before the borrower went on (forwarded) cannot hold a landed
+// collision. So a transport tells the plan of a message from the receiver
+// (ReceiveOn) before it records it received, and tells it of the
+// triggering message's delivery (Delivered) after it records it
+// forwarded: a firing the plan takes for landed then has the lender's
+// answer recorded after the borrower's forwarding. (The HTTP proxy once
+// recorded an answer, then told the plan; a borrower forwarded in between
+// counted as landed with its lender's answer already on record.)
 
 // landing is one firing that must still land: its effect needs need held
 // by its receiver when the triggering message reaches it.

@@ -205,6 +205,7 @@ func (x *exchange) post() {
 		x.forwarded(wire.ToServer, raw, seq, note)
 	}
 	if step != nil {
+		// After the forwarded event: see faults/landing.go.
 		p.missed(p.plan.Delivered(step, seq), x.n)
 	}
 	resp, err := p.upstream.Do(req)
@@ -541,12 +542,14 @@ func (x *exchange) relayJSON(resp *http.Response) {
 		return
 	}
 	m := wire.Classify(body)
+	var step *faults.Step
+	if p.weighs(wire.ToClient) && len(body) > 0 {
+		step = p.plan.ReceiveOn(wire.ToClient, &m, x.step) // before the record: see faults/landing.go
+	}
 	seq := x.recordMessage(wire.EventReceived, wire.ToClient, &m, "", "", 0)
 	raw, note := body, ""
-	var step *faults.Step
 	var o outcome
-	if p.weighs(wire.ToClient) && len(body) > 0 {
-		step = p.plan.ReceiveOn(wire.ToClient, &m, x.step)
+	if step != nil {
 		o = x.apply(p.plan.Decide(faults.Before, step), wire.ToClient, seq, false)
 		if step.Rewritten != nil {
 			raw, note = step.Rewritten, step.RewriteNote

@@ -355,14 +355,14 @@ func (x *exchange) relayEvent(st *stream, er *sse.Reader, ev *sse.Event) error {
 		}
 		// The long way records the message received, then dropped.
 	}
-	m := wire.Classify(ev.Data)
-	seq := x.recordMessage(wire.EventReceived, wire.ToClient, &m, ev.ID, "", 0)
 	if ev.ID != "" {
 		defer func() { st.lastID = ev.ID }()
 	}
 	if p.weighs(wire.ToClient) {
-		return x.relayPlanned(st, er, ev, m, seq)
+		return x.relayPlanned(st, er, ev)
 	}
+	m := wire.Classify(ev.Data)
+	seq := x.recordMessage(wire.EventReceived, wire.ToClient, &m, ev.ID, "", 0)
 	if err := st.queue(ev.Raw); err != nil {
 		x.recordRef(wire.EventDropped, wire.ToClient, seq, "writing to the client failed: "+err.Error())
 		return err
@@ -379,12 +379,14 @@ func recordableRaw(ev *sse.Event) bool {
 	return len(ev.Data) > 0 && len(ev.ID) <= wire.MaxRelayedEventID && bytes.IndexByte(ev.Data, '\n') < 0
 }
 
-// relayPlanned relays the message m, of event seq, that ev carries, as
-// the plan decides. (m is a copy of its own: the plan may keep it, and
-// without a plan it stays off the heap.)
-func (x *exchange) relayPlanned(st *stream, er *sse.Reader, ev *sse.Event, m wire.Message, seq int64) error {
+// relayPlanned records and relays the message ev carries, as the plan
+// decides. (Its message is its own: the plan may keep it, and without a
+// plan relayEvent's stays off the heap.)
+func (x *exchange) relayPlanned(st *stream, er *sse.Reader, ev *sse.Event) error {
 	p := x.p
-	step := p.plan.ReceiveOn(wire.ToClient, &m, x.step)
+	m := wire.Classify(ev.Data)
+	step := p.plan.ReceiveOn(wire.ToClient, &m, x.step) // before the record: see faults/landing.go
+	seq := x.recordMessage(wire.EventReceived, wire.ToClient, &m, ev.ID, "", 0)
 	o := x.apply(p.plan.Decide(faults.Before, step), wire.ToClient, seq, false)
 	raw, note, data := ev.Raw, "", ev.Data
 	if step.Rewritten != nil {

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/url"
 	"path/filepath"
@@ -43,12 +44,17 @@ func TestIDCollisionOverHTTPBorrowsAHeldCall(t *testing.T) {
 			// it be indeterminate.
 			type firing struct {
 				decision       wire.Event
-				lender         wire.Event
+				lender         sentRequest
 				forwarded      int64 // seq the borrower went on at
 				lenderAnswered int64 // seq the lender's answer came at
 				missed         string
 			}
-			requests := map[string]wire.Event{} // the client's latest request by id
+			// The requests by the id the server has them under (a
+			// borrower's is its lender's), and the answers by id and
+			// exchange, each in order.
+			sent := map[string]sentRequest{}
+			received := map[int64]wire.Event{}
+			answers := map[string][]int64{}
 			var firings []*firing
 			byBorrower := map[int64]*firing{}
 			for _, e := range events {
@@ -60,20 +66,36 @@ func TestIDCollisionOverHTTPBorrowsAHeldCall(t *testing.T) {
 						t.Errorf("a miss (%s) of no firing on record: borrower seq %d", e.Detail, e.Of)
 					}
 				case e.Type == wire.EventFault && !strings.HasPrefix(e.Detail, "skipped") && e.Spec != "":
-					f := &firing{decision: e, lender: requests[e.ID]}
+					f := &firing{decision: e, lender: sent[e.ID]}
 					firings = append(firings, f)
 					byBorrower[e.Of] = f
 				case e.Type == wire.EventReceived && e.Dir == "c2s" && e.Kind == "request":
+					received[e.Seq] = e
 					if _, borrower := byBorrower[e.Seq]; !borrower {
-						requests[e.ID] = e
+						sent[e.ID] = sentRequest{method: e.Method, exchange: e.Exchange, since: e.Seq}
 					}
-				case e.Type == wire.EventForwarded && byBorrower[e.Of] != nil && byBorrower[e.Of].forwarded == 0:
-					byBorrower[e.Of].forwarded = e.Seq
-				case e.Type == wire.EventReceived && e.Dir == "s2c":
-					for _, f := range firings {
-						if f.lenderAnswered == 0 && e.ID == f.decision.ID && e.Exchange == f.lender.Exchange {
-							f.lenderAnswered = e.Seq
-						}
+				case e.Type == wire.EventForwarded && e.Dir == "c2s":
+					r, ok := received[e.Of]
+					if !ok {
+						break
+					}
+					if e.ID != "" && e.ID != r.ID { // rewritten by a fault
+						delete(sent, r.ID)
+						sent[e.ID] = sentRequest{method: r.Method, exchange: r.Exchange, since: e.Seq}
+					}
+					if f := byBorrower[e.Of]; f != nil && f.forwarded == 0 {
+						f.forwarded = e.Seq
+					}
+				case e.Type == wire.EventReceived && e.Dir == "s2c" && e.ID != "":
+					key := fmt.Sprintf("%s@%d", e.ID, e.Exchange)
+					answers[key] = append(answers[key], e.Seq)
+				}
+			}
+			for _, f := range firings {
+				for _, seq := range answers[fmt.Sprintf("%s@%d", f.decision.ID, f.lender.exchange)] {
+					if seq > f.lender.since {
+						f.lenderAnswered = seq
+						break
 					}
 				}
 			}
@@ -83,8 +105,8 @@ func TestIDCollisionOverHTTPBorrowsAHeldCall(t *testing.T) {
 			var landed []*firing
 			var missed []string
 			for _, f := range firings {
-				if f.lender.Method != "tools/call" {
-					t.Errorf("the collision borrowed id %s, of %q; want a tool call in flight (%s)", f.decision.ID, f.lender.Method, f.decision.Detail)
+				if f.lender.method != "tools/call" {
+					t.Errorf("the collision borrowed id %s, of %q; want a tool call in flight (%s)", f.decision.ID, f.lender.method, f.decision.Detail)
 				}
 				if f.missed != "" {
 					missed = append(missed, f.missed)
@@ -103,11 +125,20 @@ func TestIDCollisionOverHTTPBorrowsAHeldCall(t *testing.T) {
 			}
 			for _, f := range landed {
 				if f.forwarded == 0 || f.lenderAnswered < f.forwarded {
-					t.Errorf("the borrower went on at seq %d and the lender (id %s) was answered at seq %d: the collision cannot have landed, and the transcript does not say so", f.forwarded, f.decision.ID, f.lenderAnswered)
+					t.Errorf("the borrower went on at seq %d and the lender (id %s) was answered at seq %d: the collision cannot have landed, and the transcript does not say so; its events under that id:\n%s", f.forwarded, f.decision.ID, f.lenderAnswered, eventsOfID(events, f.decision.ID))
 				}
 			}
 		})
 	}
+}
+
+// sentRequest is a request the server holds, or will, under an id: the
+// plan takes a request for one in flight from its receipt, and a request a
+// fault rewrote from its going on under its new id.
+type sentRequest struct {
+	method   string
+	exchange int64
+	since    int64 // the seq it holds that id from
 }
 
 // closed-session (either twin) hands each answer to the POST waiting for
@@ -158,4 +189,18 @@ func runHTTPScenario(t *testing.T, serve func(addr string) []string, scenario fa
 		t.Fatal(err)
 	}
 	return report, result, events
+}
+
+// eventsOfID lists the events that carry id, or point at one that does,
+// for a failure to show.
+func eventsOfID(events []wire.Event, id string) string {
+	var b strings.Builder
+	bySeq := map[int64]wire.Event{}
+	for _, e := range events {
+		bySeq[e.Seq] = e
+		if e.ID == id || bySeq[e.Of].ID == id {
+			fmt.Fprintf(&b, "  seq %d %s %s %s %s exchange %d of %d id %s %s\n", e.Seq, e.Type, e.Dir, e.Kind, e.Method, e.Exchange, e.Of, e.ID, e.Detail)
+		}
+	}
+	return b.String()
 }
