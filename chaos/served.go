@@ -113,6 +113,9 @@ func (s *Served) record(e wire.Event) {
 // Done is closed once the server has exited.
 func (s *Served) Done() <-chan struct{} { return s.proc.Done() }
 
+// PID is the server's process id.
+func (s *Served) PID() int { return s.proc.PID() }
+
 // ErrExited is wrapped by WaitListening's error when the server exited
 // before it listened.
 var ErrExited = errors.New("the server exited")

@@ -145,6 +145,8 @@ func (o *ClientOptions) prepare(ctx context.Context, scs []faults.Scenario) (wor
 			if err := CheckReachable(ctx, o.ServerURL); err != nil {
 				return "", &SetupError{Reason: "the HTTP server cannot be reached", Err: err}
 			}
+		} else if err := CheckPortFree(ctx, o.ServerURL); err != nil {
+			return "", err
 		}
 	}
 	if o.CaseDir != "" {

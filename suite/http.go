@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"sync"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/httpchaos"
 	"github.com/mcpchaos/mcpchaos/httpconn"
 	"github.com/mcpchaos/mcpchaos/internal/ctxsleep"
+	"github.com/mcpchaos/mcpchaos/internal/portowner"
 	"github.com/mcpchaos/mcpchaos/probe"
 )
 
@@ -169,7 +171,55 @@ func startServed(ctx context.Context, command []string, cfg httpchaos.Config, re
 		served.Stop("it never listened")
 		return nil, &SetupError{Reason: "the HTTP server did not start", Err: err, Stderr: stderr(), Whose: "server"}
 	}
+	if other, ok := portHeldBefore(cfg.Upstream, served.PID()); ok {
+		served.Stop("another process holds its port")
+		return nil, &SetupError{Reason: "the HTTP server's port is not its own", Stderr: stderr(), Whose: "server",
+			Err: fmt.Errorf("port %s answers, but %s holds it, which ran before mcpchaos started the server; the run would test that process instead: stop it, or give the URL and the server's command another port", portOf(cfg.Upstream), other)}
+	}
 	return served, nil
+}
+
+// portHeldBefore returns the process listening on u's port when it is not
+// the server started as pid nor one of its children, and ran before it:
+// the server could not bind, and something else answers. A listener
+// started after the server outside its tree (a daemon it forked, a
+// container's port forwarder) is the server's own doing. Where the system
+// does not tell, nothing is found.
+func portHeldBefore(u *url.URL, pid int) (portowner.Process, bool) {
+	port, err := strconv.Atoi(portOf(u))
+	if err != nil {
+		return portowner.Process{}, false
+	}
+	owner, ok := portowner.Listener(port)
+	if !ok || portowner.Descends(owner.PID, pid) || !portowner.StartedBefore(owner.PID, pid) {
+		return portowner.Process{}, false
+	}
+	return owner, true
+}
+
+// CheckPortFree tells, before mcpchaos starts the server from its command,
+// that nothing listens on the URL's port yet: the server could not bind
+// it, and the run would test whatever answers there.
+func CheckPortFree(ctx context.Context, u *url.URL) error {
+	d := net.Dialer{Timeout: time.Second}
+	conn, err := d.DialContext(ctx, "tcp", hostPort(u))
+	if err != nil {
+		return nil
+	}
+	conn.Close()
+	who := "another process"
+	if port, err := strconv.Atoi(portOf(u)); err == nil {
+		if owner, ok := portowner.Listener(port); ok {
+			who = owner.String()
+		}
+	}
+	return fmt.Errorf("port %s of %s is already in use by %s: mcpchaos starts the server with its command and would test that process instead; stop it, or give the URL and the server's command another port", portOf(u), u.Redacted(), who)
+}
+
+// portOf is the port u names, or its scheme's.
+func portOf(u *url.URL) string {
+	_, port, _ := net.SplitHostPort(hostPort(u))
+	return port
 }
 
 // listen serves the proxy on a loopback port; front is then its endpoint.

@@ -149,6 +149,8 @@ func (o *Options) prepare(ctx context.Context, scs []faults.Scenario) error {
 			if err := CheckReachable(ctx, o.URL); err != nil {
 				return &SetupError{Reason: "the HTTP server cannot be reached", Err: err}
 			}
+		} else if err := CheckPortFree(ctx, o.URL); err != nil {
+			return err
 		}
 	}
 	if o.CaseDir != "" {

@@ -1,0 +1,117 @@
+package portowner
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Listener returns the process that listens on TCP port port, and false
+// when none can be told: nothing listens, or the socket belongs to a
+// process whose descriptors this one may not read.
+func Listener(port int) (Process, bool) {
+	inodes := listeningInodes(port)
+	if len(inodes) == 0 {
+		return Process{}, false
+	}
+	pids, _ := filepath.Glob("/proc/[0-9]*")
+	for _, dir := range pids {
+		fds, err := os.ReadDir(filepath.Join(dir, "fd"))
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			link, err := os.Readlink(filepath.Join(dir, "fd", fd.Name()))
+			if err != nil || !strings.HasPrefix(link, "socket:[") {
+				continue
+			}
+			if inodes[strings.TrimSuffix(strings.TrimPrefix(link, "socket:["), "]")] {
+				pid, _ := strconv.Atoi(filepath.Base(dir))
+				return Process{PID: pid, Command: commandLine(pid)}, true
+			}
+		}
+	}
+	return Process{}, false
+}
+
+// listeningInodes are the socket inodes of the TCP listeners on port, IPv4
+// and IPv6.
+func listeningInodes(port int) map[string]bool {
+	out := map[string]bool{}
+	want := fmt.Sprintf(":%04X", port)
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		f, err := os.Open(table)
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		sc.Scan() // the heading
+		for sc.Scan() {
+			// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+			fields := strings.Fields(sc.Text())
+			const listen = "0A"
+			if len(fields) > 9 && strings.HasSuffix(fields[1], want) && fields[3] == listen {
+				out[fields[9]] = true
+			}
+		}
+		f.Close()
+	}
+	return out
+}
+
+func commandLine(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return ""
+	}
+	return string(bytes.TrimSpace(bytes.ReplaceAll(bytes.TrimRight(b, "\x00"), []byte{0}, []byte{' '})))
+}
+
+// stat is the fields of /proc/PID/stat after the command, from its state
+// on (index 0 is the state, 1 the parent, 19 the start time).
+func stat(pid int) []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+	return strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+}
+
+// StartedBefore reports whether process pid started before process other,
+// and false when that cannot be told.
+func StartedBefore(pid, other int) bool {
+	a, b := stat(pid), stat(other)
+	if len(a) < 20 || len(b) < 20 {
+		return false
+	}
+	ta, erra := strconv.ParseUint(a[19], 10, 64)
+	tb, errb := strconv.ParseUint(b[19], 10, 64)
+	return erra == nil && errb == nil && ta < tb
+}
+
+// Descends reports whether pid is root or one of its descendants, and
+// false when that cannot be told.
+func Descends(pid, root int) bool {
+	for range 64 { // deeper than any real process tree
+		if pid == root {
+			return true
+		}
+		if pid <= 1 {
+			return false
+		}
+		fields := stat(pid)
+		if len(fields) < 2 {
+			return false
+		}
+		pid, _ = strconv.Atoi(fields[1])
+	}
+	return false
+}
+
+// Supported says whether this system tells who listens on a port.
+const Supported = true
