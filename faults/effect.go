@@ -106,6 +106,10 @@ type Effect struct {
 	// HoldHead asks an HTTP transport to hold the head of the server's
 	// answer before it goes to the client.
 	HoldHead *HoldHead
+	// Foreign asks an HTTP transport to send the server, on exchanges of
+	// its own, the handshake of a page of a foreign site, one for each of
+	// ForeignForgeries named (foreign-origin).
+	Foreign []string
 	// ReuseEventID asks an HTTP transport to send the triggering event
 	// with the id of the event before it in the same stream.
 	ReuseEventID bool

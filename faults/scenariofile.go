@@ -44,7 +44,7 @@ func (w Workload) IsZero() bool { return w == Workload{} }
 // FindingKinds are the finding kinds a scenario's findings: may list: the
 // judge's kinds (package reports). They are spelled here, not imported, so
 // that faults stays below reports; a suite test keeps the two in step.
-var FindingKinds = []string{"hang", "crash", "lost-response", "duplicate-response", "unknown-response", "zombie", "protocol-violation", "cross-session"}
+var FindingKinds = []string{"hang", "crash", "lost-response", "duplicate-response", "unknown-response", "zombie", "protocol-violation", "cross-session", "security"}
 
 // HostileWorkloads a scenario's workload may ask for (probe.HostileSample,
 // probe.HostileWide; a probe test keeps the two in step).

@@ -99,7 +99,7 @@ func TestParseScenarioFileErrors(t *testing.T) {
 		{"deadline negative", head + "    deadline: -1s\n", `chaos.yaml:5: scenarios[0].deadline: "-1s" is not a positive duration; write one with a unit, as in 10s or 500ms`},
 		{"seed negative", head + "    seed: -1\n", "chaos.yaml:5: scenarios[0].seed: -1 is out of range; give a whole number from 0 to 18446744073709551615"},
 		{"seed a string", head + "    seed: abc\n", `chaos.yaml:5: scenarios[0].seed: expected a whole number from 0 to 18446744073709551615, got "abc"`},
-		{"unknown finding", head + "    findings: [hangs]\n", `chaos.yaml:5: scenarios[0].findings[0]: unknown finding kind "hangs" (did you mean "hang"?) (kinds: hang, crash, lost-response, duplicate-response, unknown-response, zombie, protocol-violation, cross-session)`},
+		{"unknown finding", head + "    findings: [hangs]\n", `chaos.yaml:5: scenarios[0].findings[0]: unknown finding kind "hangs" (did you mean "hang"?) (kinds: hang, crash, lost-response, duplicate-response, unknown-response, zombie, protocol-violation, cross-session, security)`},
 		{"finding twice", head + "    findings:\n      - hang\n      - hang\n", `chaos.yaml:7: scenarios[0].findings[1]: "hang" is listed twice`},
 		{"alias", "version: 1\nscenarios:\n  - &a {name: a, faults: [eof]}\n  - *a\n", "chaos.yaml:4: YAML aliases (*a) are not supported; write the value out"},
 		{"two documents", head + "---\nversion: 1\n", "chaos.yaml:5: a second YAML document (after ---); a file holds one document"},

@@ -78,7 +78,7 @@ func TestReadBaselineFileErrors(t *testing.T) {
 		{"unknown key", "version: 1\nfindings:\n  - kind: crash\n    scenario: a\n    sig: go:panic\n", ":5: field sig not found in type reports.BaselineEntry"},
 		{"unknown top key", "version: 1\nentries: []\n", ":2: field entries not found in type reports.Baseline"},
 		{"version", "version: 2\nfindings: []\n", ":1: version: 2; this mcpchaos reads baseline version 1"},
-		{"unknown kind", "version: 1\nfindings:\n  - kind: crashed\n    scenario: a\n", `:3: findings[0].kind: unknown kind "crashed" (kinds: hang, lost-response, duplicate-response, unknown-response, crash, zombie, protocol-violation, cross-session)`},
+		{"unknown kind", "version: 1\nfindings:\n  - kind: crashed\n    scenario: a\n", `:3: findings[0].kind: unknown kind "crashed" (kinds: hang, lost-response, duplicate-response, unknown-response, crash, zombie, protocol-violation, cross-session, security)`},
 		{"no scenario", "version: 1\nfindings:\n  - kind: hang\n", ":3: findings[0]: no scenario"},
 		{"not YAML", "version: [1\n", "did not find expected"},
 	} {

@@ -25,6 +25,9 @@ const (
 	// several against one server: one session's messages delivered to
 	// another, or a fault in one harming another.
 	KindCrossSession = "cross-session"
+	// KindSecurity is what lets someone other than the user's own client
+	// use the server: a page of a foreign site (DNS rebinding).
+	KindSecurity = "security"
 )
 
 // kindOrder is the order findings are listed in: the order of the verdict
@@ -39,6 +42,7 @@ var kindOrder = map[string]int{
 	KindZombie:            5,
 	KindProtocolViolation: 6,
 	KindCrossSession:      7,
+	KindSecurity:          8,
 }
 
 // IsKind reports whether kind is one of the finding kinds.

@@ -58,6 +58,11 @@ const (
 	RuleOutputSchema         = "output-schema"
 	RuleListedNotFound       = "listed-not-found"
 	RuleCostGrowsWithInput   = "cost-grows-with-input"
+	RuleRebindingServed      = "rebinding-served"
+	RuleForeignOriginServed  = "foreign-origin-served"
+	RuleNullOriginServed     = "null-origin-served"
+	RuleForeignHostServed    = "foreign-host-served"
+	RuleForeignOriginNot403  = "foreign-origin-not-403"
 	RuleClientHang           = "client-hang"
 	RuleClientLate           = "client-late"
 	RuleClientFailed         = "client-failed"
@@ -86,15 +91,17 @@ const KindExpectation = "expectation"
 
 // Where the rules are written.
 const (
-	specLifecycle      = "MCP 2025-11-25, Basic › Lifecycle"
-	specResponses      = "MCP 2025-11-25, Basic › Messages › Responses; JSON-RPC 2.0 §5"
-	specRequests       = "MCP 2025-11-25, Basic › Messages › Requests"
-	specStdio          = "MCP 2025-11-25, Basic › Transports › stdio"
-	specStreamableHTTP = "MCP 2025-11-25, Basic › Transports › Streamable HTTP"
-	specSessions       = specStreamableHTTP + " › Session Management"
-	specNewSession     = "\"When a client receives HTTP 404 in response to a request containing an Mcp-Session-Id, it MUST start a new session by sending a new InitializeRequest without a session ID attached\""
-	jsonrpcReply       = "JSON-RPC 2.0 §4 (\"the Server MUST reply with a Response\")"
-	specTasks          = "MCP 2025-11-25, Basic › Utilities › Tasks"
+	specLifecycle       = "MCP 2025-11-25, Basic › Lifecycle"
+	specResponses       = "MCP 2025-11-25, Basic › Messages › Responses; JSON-RPC 2.0 §5"
+	specRequests        = "MCP 2025-11-25, Basic › Messages › Requests"
+	specStdio           = "MCP 2025-11-25, Basic › Transports › stdio"
+	specStreamableHTTP  = "MCP 2025-11-25, Basic › Transports › Streamable HTTP"
+	specSessions        = specStreamableHTTP + " › Session Management"
+	specOrigin          = specStreamableHTTP + " › Security Warning (\"Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks. If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden\"; \"When running locally, servers SHOULD bind only to localhost\")"
+	rebindingAdvisories = "the SDKs' DNS-rebinding advisories: TypeScript GHSA-w48q-cv73-mx4w, Python GHSA-9h52-p55h-vw2f, Go GHSA-xw59-hvm2-8pj6, Java GHSA-8jxr-pr72-r468"
+	specNewSession      = "\"When a client receives HTTP 404 in response to a request containing an Mcp-Session-Id, it MUST start a new session by sending a new InitializeRequest without a session ID attached\""
+	jsonrpcReply        = "JSON-RPC 2.0 §4 (\"the Server MUST reply with a Response\")"
+	specTasks           = "MCP 2025-11-25, Basic › Utilities › Tasks"
 )
 
 // Rules is every rule a finding can cite, in the order of the verdict table.
@@ -233,6 +240,21 @@ var Rules = []Rule{
 	{RuleCostGrowsWithInput, KindHang, SeverityWarning,
 		"a request's cost grows with its input no faster than the input: of mcpchaos's growth series (the same request at growing sizes: a near miss of a resource template with more list items each step, a tool's string argument longer each step), a step answered at least 250 ms late, 4 times the step before and growing at least quadratically with the input, after a step that had grown already (to 5 ms and twice its own predecessor: one slow answer after flat ones is a network lookup or a pause) (a URI template matched by a regular expression that backtracks, CVE-2026-0621; a string handled in quadratic time), or a step never answered after one whose time had jumped so. A request a few bytes longer costs many times the time, and every client waits with it; the specification asks servers to validate inputs and rate-limit, not for a bound on time, hence a warning (the request left unanswered is a hang of its own)",
 		"MCP 2025-11-25, Server › Resources › Security Considerations (\"Servers MUST validate all resource URIs\"); Server › Tools › Security Considerations (\"Servers MUST: Validate all tool inputs; Rate limit tool invocations\")"},
+	{RuleRebindingServed, KindSecurity, SeverityError,
+		"a server on the user's machine refuses, before any method runs, a request whose Host and Origin both name a foreign site: the request a page of that site sends once DNS rebinding has pointed its name at the user's machine. One it serves (initialize or server/discover answered, a session issued) lets any web page the user opens use its tools with the user's rights (mcpchaos sends it with fault foreign-origin, from http://evil.example)",
+		specOrigin + "; " + rebindingAdvisories},
+	{RuleForeignOriginServed, KindSecurity, SeverityError,
+		"a request with a foreign Origin is refused, with 403, even when its Host is the server's own: a server that checks only Host serves a page whose request reaches it under a name it accepts (a rebound name it was configured with, a proxy that rewrites Host). The Origin check is the one the specification makes a MUST",
+		specOrigin},
+	{RuleNullOriginServed, KindSecurity, SeverityError,
+		"a request with Origin: null (what a sandboxed frame, a data: URL or a local file sends) is refused as an invalid Origin: it names no site the server could trust, and a page of any site can send it",
+		specOrigin},
+	{RuleForeignHostServed, KindSecurity, SeverityWarning,
+		"a local server refuses a request whose Host names a foreign site (no Origin): DNS rebinding reaches it under the attacker's name, and a browser's requests that carry no Origin (a GET of the session's stream) are caught by the Host check alone. The specification's MUST is the Origin check, and the SDKs' fixes check Host as well, hence a warning",
+		specOrigin + "; " + rebindingAdvisories},
+	{RuleForeignOriginNot403, KindSecurity, SeverityWarning,
+		"a request with an invalid Origin (foreign, or null) and the true Host is refused with HTTP 403 Forbidden: another status refuses it, but tells a client something else (400 a malformed request, 421 a misdirected one, 401 missing credentials). The request is refused either way, hence a warning",
+		specOrigin},
 	{RuleCrossSessionMessage, KindCrossSession, SeverityError,
 		"what a server sends for one client's session goes to that client alone: an answer to its request, a progress notification for its token, a log message or a server-to-client request made while handling its call, and anything that carries what that client sent (its marker: mcpchaos gives each session's client its own, in its clientInfo, progress tokens and string arguments) delivered on another session's streams, or answering another session's request, is one user's data given to another (a notifications/*/list_changed broadcast to every session carries nothing of anyone's, and is allowed; so is shared state a session reads back with a request that named none of its own)",
 		jsonrpcReply + " (the Response goes to the Client that made the call); " + specStreamableHTTP + " (the answer to a POSTed request, and the messages before it, which SHOULD relate to it, go on that POST's stream; the server MUST NOT broadcast the same message across multiple streams); " + specSessions + "; MCP 2025-11-25, Security Best Practices › Session Hijacking"},

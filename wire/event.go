@@ -55,6 +55,15 @@ const (
 	// says how), or an SSE event with no message (a priming event, the
 	// legacy transport's endpoint).
 	EventHTTP = "http"
+	// EventForeign is a request mcpchaos sent the server as a page of a
+	// foreign site would through DNS rebinding (fault foreign-origin), on
+	// an exchange of its own, with what the server answered: Forged names
+	// what was forged (host, origin, null-origin, rebinding), Detail the
+	// Host and Origin sent, Method the request's, Status the answer's HTTP
+	// status, MCPSession a session id it issued, Kind the answer's message
+	// kind ("" for none) and Raw the answer's message, or the response
+	// body when it held none. No peer sees any of it.
+	EventForeign = "foreign"
 	// EventCPUShare is the share of a core a process that wants the CPU got
 	// from then on (CPUShare, in thousandths), recorded when it changes:
 	// the judge counts deadlines at it, as the probe did, so that a peer
@@ -218,6 +227,8 @@ type Event struct {
 	EventID    string `json:"event_id,omitempty"`
 	MCPSession string `json:"mcp_session,omitempty"`
 	URL        string `json:"url,omitempty"`
+	// Forged, on a foreign event, names what the request forged.
+	Forged string `json:"forged,omitempty"`
 	// Cut, on the http event of a fault cutting an exchange's connection,
 	// says which sides it ended: "both" when the server's side closed too
 	// (what the server still had to send there never arrives), "client"

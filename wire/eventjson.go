@@ -98,6 +98,7 @@ func (e *Event) AppendBody(dst []byte) []byte {
 	dst = appendField(dst, "mcp_session", e.MCPSession)
 	dst = appendField(dst, "url", e.URL)
 	dst = appendField(dst, "cut", e.Cut)
+	dst = appendField(dst, "forged", e.Forged)
 	if e.Standalone {
 		dst = append(dst, `,"standalone":true`...)
 	}

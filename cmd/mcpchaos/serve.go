@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
@@ -49,6 +50,34 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// localOrigins refuses, with 403, a request whose Origin is not a page of
+// this machine: mcp-go checks Host, and the specification's MUST is the
+// Origin check (MCP 2025-11-25, Transports › Security Warning), without
+// which a page of any site reaches the server through DNS rebinding under
+// a Host it accepts. A request without Origin (not from a browser) passes.
+func localOrigins(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if origin := r.Header.Get("Origin"); origin != "" && !localOrigin(origin) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Forbidden: the request's Origin is not a page of this machine"}}`)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// localOrigin reports whether origin is a page served from this machine.
+func localOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false // "null" among them: a sandboxed frame or a file
+	}
+	host := u.Hostname()
+	ip := net.ParseIP(host)
+	return host == "localhost" || ip != nil && ip.IsLoopback()
+}
+
 // serveHTTP serves the example on mcp-go's streamable HTTP and SSE
 // transports until ctx ends (SIGTERM), then shuts down within 1s: within
 // the 2s mcpchaos itself gives a server it stops, whatever its clients
@@ -61,7 +90,7 @@ func serveHTTP(ctx context.Context, addr string, stdout, stderr io.Writer) int {
 	mux := http.NewServeMux()
 	// Stateful: a session ended by DELETE is answered 404 from then on, as
 	// the specification asks; mcp-go's default forgets nothing it ended.
-	mux.Handle("/mcp", server.NewStreamableHTTPServer(everything.New(), server.WithStateful(true)))
+	mux.Handle("/mcp", localOrigins(server.NewStreamableHTTPServer(everything.New(), server.WithStateful(true))))
 	base := "http://" + ln.Addr().String()
 	sse := server.NewSSEServer(everything.New(), server.WithBaseURL(base))
 	mux.Handle("/sse", sse.SSEHandler())

@@ -1,0 +1,91 @@
+package judge
+
+import (
+	"fmt"
+
+	"github.com/mcpchaos/mcpchaos/internal/words"
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// Rebinding judges what a local HTTP server answered the requests of a page
+// of a foreign site (fault foreign-origin, wire.EventForeign): each must be
+// refused before any method runs, a foreign or null Origin with 403. A
+// finding names the header the server let through, so that its author
+// knows which check is missing.
+var Rebinding = &Checker{
+	Name:  "rebinding",
+	Doc:   "a request with a foreign Host or Origin (DNS rebinding) served, or an invalid Origin refused without 403",
+	Reads: []string{wire.EventForeign},
+	Rules: []string{reports.RuleRebindingServed, reports.RuleForeignOriginServed, reports.RuleNullOriginServed, reports.RuleForeignHostServed, reports.RuleForeignOriginNot403},
+	New:   func() Check { return &rebinding{} },
+}
+
+type rebinding struct {
+	found []reports.Finding
+	seen  map[string]bool // rule and forgery, once each
+}
+
+// servedRule is the rule a served request of each forgery breaks.
+var servedRule = map[string]string{
+	"rebinding":   reports.RuleRebindingServed,
+	"origin":      reports.RuleForeignOriginServed,
+	"null-origin": reports.RuleNullOriginServed,
+	"host":        reports.RuleForeignHostServed,
+}
+
+// forgedSaid says what each forgery sent, for messages.
+var forgedSaid = map[string]string{
+	"rebinding":   "with a foreign Host and a foreign Origin, as a page of another site sends it once DNS rebinding has pointed the site's name at this machine",
+	"origin":      "with its own Host but a foreign Origin, as a page of another site sends it",
+	"null-origin": "with Origin: null, as a sandboxed frame or a local file sends it",
+	"host":        "with a foreign Host and no Origin",
+}
+
+// missingCheck names the check a served forgery shows missing.
+var missingCheck = map[string]string{
+	"rebinding":   "it checks neither Host nor Origin: any web page the user opens can use its tools",
+	"origin":      "it does not check Origin (the specification's MUST)",
+	"null-origin": "it takes Origin: null for a trusted one",
+	"host":        "it does not check Host",
+}
+
+func (c *rebinding) Event(e *wire.Event) {
+	rule, ok := servedRule[e.Forged]
+	if !ok {
+		return
+	}
+	served := e.Status >= 200 && e.Status < 300 && (e.Kind == "response" || e.MCPSession != "")
+	switch {
+	case served:
+		issued := ""
+		if e.MCPSession != "" {
+			issued = fmt.Sprintf(" and issued session %s", e.MCPSession)
+		}
+		c.add(rule, e, fmt.Sprintf("the server served %s (%s) sent %s: it answered %d%s; %s",
+			e.Method, e.Detail, forgedSaid[e.Forged], e.Status, issued, missingCheck[e.Forged]))
+	case (e.Forged == "origin" || e.Forged == "null-origin") && e.Status != 403 && e.Status != 0:
+		what := fmt.Sprintf("HTTP %d", e.Status)
+		if e.Status < 300 {
+			what = fmt.Sprintf("HTTP %d and a JSON-RPC error", e.Status)
+		}
+		c.add(reports.RuleForeignOriginNot403, e, fmt.Sprintf("the server refused %s (%s) sent %s with %s, not the 403 Forbidden the specification names for an invalid Origin",
+			e.Method, e.Detail, forgedSaid[e.Forged], what))
+	}
+}
+
+func (c *rebinding) add(rule string, e *wire.Event, message string) {
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	key := rule + "\x00" + e.Forged
+	if c.seen[key] {
+		return
+	}
+	c.seen[key] = true
+	fd := reports.NewFinding(rule, words.Cut(message, 600), []reports.Evidence{evidenceOf(e)})
+	fd.Request = &reports.Request{ID: e.ID, Method: e.Method}
+	c.found = append(c.found, fd)
+}
+
+func (c *rebinding) Findings() []reports.Finding { return c.found }

@@ -1,0 +1,79 @@
+package judge
+
+import (
+	"testing"
+
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/wire"
+)
+
+// foreign records what the server answered a foreign page's initialize.
+func (b *tb) foreign(forged, detail string, status int, session, answer string) int64 {
+	e := wire.Event{Type: wire.EventForeign, Forged: forged, Fault: "foreign-origin#1", Dir: "c2s",
+		Method: "initialize", ID: `"mcpchaos-inject-foreign-1"`, Detail: detail, Status: status, MCPSession: session}
+	if answer != "" {
+		e.Kind = wire.Classify([]byte(answer)).Kind.String()
+		e.SetRaw([]byte(answer))
+	}
+	return b.add(e)
+}
+
+// Issue 41: the rebinding checker, on what servers with and without the
+// SDKs' DNS-rebinding fixes answer.
+func TestRebinding(t *testing.T) {
+	const served = `{"jsonrpc":"2.0","id":"mcpchaos-inject-foreign-1","result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`
+	const refusedBody = `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Invalid Origin header"}}`
+	both := "Host: evil.example:8000; Origin: http://evil.example:8000"
+	origin := "Host: 127.0.0.1:8000; Origin: http://evil.example:8000"
+	null := "Host: 127.0.0.1:8000; Origin: null"
+	host := "Host: evil.example:8000; Origin: none"
+	runJudgeCases(t, []judgeCase{
+		{
+			name: "a server without the fix serves all four: a finding for each header let through",
+			build: func(b *tb) {
+				b.foreign("host", host, 200, "s1", served)
+				b.foreign("origin", origin, 200, "s2", served)
+				b.foreign("null-origin", null, 200, "s3", served)
+				b.foreign("rebinding", both, 200, "s4", served)
+				b.finish()
+			},
+			want: []short{
+				{Kind: reports.KindSecurity, Severity: reports.SeverityWarning, Request: &reports.Request{ID: `"mcpchaos-inject-foreign-1"`, Method: "initialize"}, Seqs: seqs(3),
+					Message: "the server served initialize (" + host + ") sent with a foreign Host and no Origin: it answered 200 and issued session s1; it does not check Host"},
+				{Kind: reports.KindSecurity, Severity: reports.SeverityError, Request: &reports.Request{ID: `"mcpchaos-inject-foreign-1"`, Method: "initialize"}, Seqs: seqs(4),
+					Message: "the server served initialize (" + origin + ") sent with its own Host but a foreign Origin, as a page of another site sends it: it answered 200 and issued session s2; it does not check Origin (the specification's MUST)"},
+				{Kind: reports.KindSecurity, Severity: reports.SeverityError, Request: &reports.Request{ID: `"mcpchaos-inject-foreign-1"`, Method: "initialize"}, Seqs: seqs(5),
+					Message: "the server served initialize (" + null + ") sent with Origin: null, as a sandboxed frame or a local file sends it: it answered 200 and issued session s3; it takes Origin: null for a trusted one"},
+				{Kind: reports.KindSecurity, Severity: reports.SeverityError, Request: &reports.Request{ID: `"mcpchaos-inject-foreign-1"`, Method: "initialize"}, Seqs: seqs(6),
+					Message: "the server served initialize (" + both + ") sent with a foreign Host and a foreign Origin, as a page of another site sends it once DNS rebinding has pointed the site's name at this machine: it answered 200 and issued session s4; it checks neither Host nor Origin: any web page the user opens can use its tools"},
+			},
+		},
+		{
+			name: "a fixed server refuses each, 421 for the Host and 403 for the Origin: nothing",
+			build: func(b *tb) {
+				b.foreign("host", host, 421, "", "")
+				b.foreign("origin", origin, 403, "", refusedBody)
+				b.foreign("null-origin", null, 403, "", refusedBody)
+				b.foreign("rebinding", both, 421, "", "")
+				b.finish()
+			},
+		},
+		{
+			name: "an invalid Origin refused with 400: a warning that the status is not 403",
+			build: func(b *tb) {
+				b.foreign("origin", origin, 400, "", refusedBody)
+				b.foreign("rebinding", both, 400, "", refusedBody)
+				b.finish()
+			},
+			want: []short{{Kind: reports.KindSecurity, Severity: reports.SeverityWarning, Request: &reports.Request{ID: `"mcpchaos-inject-foreign-1"`, Method: "initialize"}, Seqs: seqs(3),
+				Message: "the server refused initialize (" + origin + ") sent with its own Host but a foreign Origin, as a page of another site sends it with HTTP 400, not the 403 Forbidden the specification names for an invalid Origin"}},
+		},
+		{
+			name: "a request that never got an answer (the session ended) is nothing",
+			build: func(b *tb) {
+				b.foreign("origin", origin+"; no answer: context canceled", 0, "", "")
+				b.finish()
+			},
+		},
+	})
+}
