@@ -196,4 +196,3 @@ func (p *Proxy) endForeignSession(target string, h http.Header, host, session, l
 	p.record(wire.Event{Type: wire.EventHTTP, Exchange: n, Status: resp.StatusCode,
 		Detail: fmt.Sprintf("the server answered the DELETE of the foreign page's session with %d", resp.StatusCode)})
 }
-
