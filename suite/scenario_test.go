@@ -20,7 +20,7 @@ import (
 // the judge's.
 func TestFindingKindsAreTheJudges(t *testing.T) {
 	want := []string{reports.KindHang, reports.KindCrash, reports.KindLostResponse, reports.KindDuplicateResponse,
-		reports.KindUnknownResponse, reports.KindZombie, reports.KindProtocolViolation, reports.KindCrossSession}
+		reports.KindUnknownResponse, reports.KindZombie, reports.KindProtocolViolation, reports.KindCrossSession, reports.KindSecurity}
 	if diff := cmp.Diff(want, faults.FindingKinds); diff != "" {
 		t.Errorf("faults.FindingKinds (-want +got):\n%s", diff)
 	}
