@@ -168,12 +168,6 @@ var extraPresets = []Preset{
 		Expect: "success",
 	}},
 	{For: ForHTTPServer, Scenario: Scenario{
-		Name: "rebinding",
-		Doc: "beside the client's session, the server gets the handshake a page of a foreign site sends through DNS rebinding: initialize (server/discover in the stateless era) with a foreign Host, a foreign Origin, Origin: null, and both foreign; " +
-			"a local server must refuse each before any method runs, a foreign or null Origin with 403 (a finding names each header let through; advisories GHSA-w48q-cv73-mx4w, GHSA-9h52-p55h-vw2f, GHSA-xw59-hvm2-8pj6). Only for a server on a loopback address",
-		Faults: []string{"foreign-origin"},
-	}},
-	{For: ForHTTPServer, Scenario: Scenario{
 		Name: "sessions-all-end",
 		Doc: "three clients at once against one server, and every session ends (DELETE) while 3 of its tool calls are in flight, the sessions' ends racing each other: teardown that iterates a shared table of sessions or requests while the others' ends change it crashes " +
 			"(dictionary changed size during iteration, concurrent map writes; bug classes 3, 5)",

@@ -2,6 +2,9 @@ package faults
 
 import (
 	"fmt"
+	"net"
+	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -124,6 +127,41 @@ func ServerScenarios() []Scenario {
 // server must go on serving, answer on a resumed stream if it offers
 // resumption, and never crash on a write to a stream its client left.
 func HTTPServerScenarios() []Scenario {
+	return httpServerScenarios()
+}
+
+// HTTPServerScenariosAt is the default matrix of test --url for a server
+// at u: a server that is not on a loopback address leaves out the
+// scenarios that only mean something for a local one (LocalOnly).
+func HTTPServerScenariosAt(u *url.URL) []Scenario {
+	scs := httpServerScenarios()
+	if Loopback(u) {
+		return scs
+	}
+	return slices.DeleteFunc(scs, LocalOnly)
+}
+
+// Loopback reports whether u names this machine: localhost or a loopback
+// address.
+func Loopback(u *url.URL) bool {
+	host := u.Hostname()
+	ip := net.ParseIP(host)
+	return host == "localhost" || ip != nil && ip.IsLoopback()
+}
+
+// LocalOnly reports whether sc only means something for a server on a
+// loopback address: a foreign page reaches such a server through DNS
+// rebinding, and a public one directly, where its credentials keep it.
+func LocalOnly(sc Scenario) bool {
+	for _, spec := range sc.Faults {
+		if spec == foreignOriginFamily.Name || strings.HasPrefix(spec, foreignOriginFamily.Name+":") {
+			return true
+		}
+	}
+	return false
+}
+
+func httpServerScenarios() []Scenario {
 	return []Scenario{
 		{
 			Name:   "stall-streams",
@@ -183,6 +221,12 @@ func HTTPServerScenarios() []Scenario {
 			// once the handshake is done.
 			Era:    "stateful",
 			Faults: []string{"eof:on=c2s:request:tools/call,stream=get"},
+		},
+		{
+			Name: "rebinding",
+			Doc: "beside the client's session, the server gets the handshake a page of a foreign site sends through DNS rebinding: initialize (server/discover in the stateless era) with a foreign Host, a foreign Origin, Origin: null, and both foreign; " +
+				"a local server must refuse each before any method runs, a foreign or null Origin with 403 (a finding names each header let through; advisories GHSA-w48q-cv73-mx4w, GHSA-9h52-p55h-vw2f, GHSA-xw59-hvm2-8pj6). In the default matrix for a server on a loopback address only",
+			Faults: []string{"foreign-origin"},
 		},
 		{
 			Name: "sessions",

@@ -118,7 +118,7 @@ func Check(c Config) (*reports.Report, error) {
 			return nil, fmt.Errorf("Config.URL %q is not an http:// or https:// MCP endpoint", c.URL)
 		}
 		o.URL = u
-		matrix, command = faults.HTTPServerScenarios(), faults.ForHTTPServer
+		matrix, command = faults.HTTPServerScenariosAt(u), faults.ForHTTPServer
 	}
 	o.Scenarios = matrix
 	if len(c.Scenarios) > 0 {

@@ -46,7 +46,7 @@ func runHTTPTest(fs *pflag.FlagSet, t httpTest, m matrixFlags, stdout, stderr io
 	if err != nil {
 		return usageError(stderr, "test: %v", err)
 	}
-	selected, err := m.resolve(fs, faults.ForHTTPServer, faults.HTTPServerScenarios())
+	selected, err := m.resolve(fs, faults.ForHTTPServer, faults.HTTPServerScenariosAt(target.url))
 	if err != nil {
 		return usageError(stderr, "test: %v", err)
 	}

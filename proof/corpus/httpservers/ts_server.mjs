@@ -50,7 +50,7 @@
 //
 // Runs unchanged on 1.16.0 and 1.32.2: both have McpServer.registerTool,
 // StreamableHTTPServerTransport, isInitializeRequest and the handler's
-// extra.sendNotification; zod is whichever the SDK installed beside it
+// extra.sendNotification (TS_APP=mcp needs 1.24.0 or later); zod is whichever the SDK installed beside it
 // (3.25 for 1.16.0, 4 for 1.32.2), imported as "zod". Logs go to stderr,
 // never stdout. SIGTERM closes the HTTP server and exits 0.
 //
@@ -124,7 +124,14 @@ const getServer = () => {
   return server;
 };
 
-const app = express();
+// TS_APP=mcp builds the app with createMcpExpressApp() (1.24.0 and later),
+// as the SDK's examples do since its DNS-rebinding advisory
+// (GHSA-w48q-cv73-mx4w): it validates the Host header of a server bound to
+// 127.0.0.1.
+const app =
+  process.env.TS_APP === "mcp"
+    ? (await import("@modelcontextprotocol/sdk/server/express.js")).createMcpExpressApp()
+    : express();
 app.use(express.json());
 
 if (mode === "shared" || mode === "per-session") {

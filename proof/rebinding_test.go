@@ -1,0 +1,90 @@
+package proof
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/suite"
+)
+
+// Issue 41: the rebinding scenario on servers written as the SDKs show
+// them, at releases before and after their DNS-rebinding advisories. Each
+// verdict was read against MCP 2025-11-25 (Transports › Security Warning:
+// servers MUST validate Origin, 403 for an invalid one):
+//
+//   - FastMCP of mcp 1.16.0 (before GHSA-9h52-p55h-vw2f, fixed in 1.23.0)
+//     serves all four foreign handshakes, sessions and all.
+//   - FastMCP of mcp 1.27.0 bound to 127.0.0.1 refuses them: 421 "Invalid
+//     Host header", 403 "Invalid Origin header".
+//   - the TypeScript SDK's README server (express(), 1.16.0) serves all four
+//     (GHSA-w48q-cv73-mx4w).
+//   - the same server built on createMcpExpressApp() (1.32.2, as the SDK's
+//     examples do since the advisory) refuses a foreign Host with 403, and
+//     serves a foreign Origin and Origin: null: its fix checks Host only,
+//     and the specification's MUST is the Origin check.
+func TestRebindingOnTheSDKsServers(t *testing.T) {
+	root := repoRoot(t)
+	corpus := corpusDir(t)
+	all := []string{reports.RuleForeignHostServed, reports.RuleForeignOriginServed, reports.RuleNullOriginServed, reports.RuleRebindingServed}
+	for _, tc := range []struct {
+		name    string
+		command func(port int) []string
+		env     []string
+		want    []string
+	}{
+		{"python-mcp-1.16.0", func(port int) []string {
+			return []string{sdkPython(t, root, "py-fastmcp-2.12.5"), filepath.Join(root, "examples", "python", "servers", "fastmcp_http.py"), "--port", fmt.Sprint(port)}
+		}, nil, all},
+		{"python-mcp-1.27.0", func(port int) []string {
+			return []string{sdkPython(t, root, "py-mcp-1.27.0"), filepath.Join(root, "examples", "python", "servers", "fastmcp_http.py"), "--port", fmt.Sprint(port)}
+		}, nil, nil},
+		{"typescript-1.16.0-express", func(port int) []string { return tsServer(t, corpus, "1.16.0", "per-session", port) }, nil, all},
+		{"typescript-1.32.2-createMcpExpressApp", func(port int) []string { return tsServer(t, corpus, "1.32.2", "per-session", port) },
+			[]string{"TS_APP=mcp"}, []string{reports.RuleForeignOriginServed, reports.RuleNullOriginServed}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, kv := range tc.env {
+				k, v, _ := strings.Cut(kv, "=")
+				t.Setenv(k, v)
+			}
+			port := freePort(t)
+			u, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+			scs, err := faults.SelectScenarios(faults.HTTPServerScenarios(), []string{"rebinding"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			report, err := suite.Run(ctx, suite.Options{Command: tc.command(port), URL: u, Scenarios: scs, Seed: 1,
+				Deadline: 5 * time.Second, Grace: 2 * time.Second, Parallel: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range report.Findings {
+				if f.Scenario == "rebinding" {
+					got = append(got, f.Rule)
+				}
+			}
+			slices.Sort(got)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("rebinding findings (-want +got):\n%s\n%s", diff, reportSummary(report))
+			}
+			for _, s := range report.Scenarios {
+				if s.Outcome == reports.OutcomeIndeterminate {
+					t.Errorf("%s: indeterminate %q", s.Name, s.Indeterminate)
+				}
+			}
+		})
+	}
+}
