@@ -2,6 +2,8 @@ package judge
 
 import (
 	"fmt"
+	"net"
+	"strings"
 
 	"github.com/mcpchaos/mcpchaos/internal/words"
 	"github.com/mcpchaos/mcpchaos/reports"
@@ -16,14 +18,20 @@ import (
 var Rebinding = &Checker{
 	Name:  "rebinding",
 	Doc:   "a request with a foreign Host or Origin (DNS rebinding) served, or an invalid Origin refused without 403",
-	Reads: []string{wire.EventForeign},
-	Rules: []string{reports.RuleRebindingServed, reports.RuleForeignOriginServed, reports.RuleNullOriginServed, reports.RuleForeignHostServed, reports.RuleForeignOriginNot403},
+	Reads: []string{wire.EventForeign, wire.EventListening},
+	Rules: []string{reports.RuleRebindingServed, reports.RuleForeignOriginServed, reports.RuleNullOriginServed, reports.RuleForeignHostServed, reports.RuleForeignOriginNot403, reports.RuleListensEverywhere},
 	New:   func() Check { return &rebinding{} },
 }
 
 type rebinding struct {
 	found []reports.Finding
 	seen  map[string]bool // rule and forgery, once each
+	// foreign says a foreign page's requests were sent: the session is
+	// the rebinding scenario's, which judges where the server listens.
+	foreign bool
+	// everywhere is the listening event whose addresses include every
+	// interface, if one did.
+	everywhere *wire.Event
 }
 
 // servedRule is the rule a served request of each forgery breaks.
@@ -51,6 +59,14 @@ var missingCheck = map[string]string{
 }
 
 func (c *rebinding) Event(e *wire.Event) {
+	if e.Type == wire.EventListening {
+		if c.everywhere == nil && listensEverywhere(e.Detail) {
+			cp := *e
+			c.everywhere = &cp
+		}
+		return
+	}
+	c.foreign = true
 	rule, ok := servedRule[e.Forged]
 	if !ok {
 		return
@@ -88,4 +104,23 @@ func (c *rebinding) add(rule string, e *wire.Event, message string) {
 	c.found = append(c.found, fd)
 }
 
-func (c *rebinding) Findings() []reports.Finding { return c.found }
+func (c *rebinding) Findings() []reports.Finding {
+	if c.foreign && c.everywhere != nil {
+		fd := reports.NewFinding(reports.RuleListensEverywhere, fmt.Sprintf("the server listens on %s: every interface, not only loopback, so any machine of the user's network reaches it; a local server SHOULD bind only to localhost (127.0.0.1)",
+			c.everywhere.Detail), []reports.Evidence{evidenceOf(c.everywhere)})
+		return append(c.found, fd)
+	}
+	return c.found
+}
+
+// listensEverywhere reports whether one of addrs (host:port, comma
+// separated) is an unspecified address: every interface.
+func listensEverywhere(addrs string) bool {
+	for _, a := range strings.Split(addrs, ", ") {
+		host, _, err := net.SplitHostPort(a)
+		if ip := net.ParseIP(host); err == nil && ip != nil && ip.IsUnspecified() {
+			return true
+		}
+	}
+	return false
+}

@@ -69,6 +69,24 @@ func TestRebinding(t *testing.T) {
 				Message: "the server refused initialize (" + origin + ") sent with its own Host but a foreign Origin, as a page of another site sends it with HTTP 400, not the 403 Forbidden the specification names for an invalid Origin"}},
 		},
 		{
+			name: "a server on every interface, in the rebinding scenario: a warning with the address",
+			build: func(b *tb) {
+				b.add(wire.Event{Type: wire.EventListening, Detail: "0.0.0.0:8000"})
+				b.foreign("host", host, 421, "", "")
+				b.finish()
+			},
+			want: []short{{Kind: reports.KindSecurity, Severity: reports.SeverityWarning, Seqs: seqs(3),
+				Message: "the server listens on 0.0.0.0:8000: every interface, not only loopback, so any machine of the user's network reaches it; a local server SHOULD bind only to localhost (127.0.0.1)"}},
+		},
+		{
+			name: "on loopback, or outside the rebinding scenario: nothing",
+			build: func(b *tb) {
+				b.add(wire.Event{Type: wire.EventListening, Detail: "127.0.0.1:8000, [::1]:8000"})
+				b.foreign("host", host, 421, "", "")
+				b.finish()
+			},
+		},
+		{
 			name: "a request that never got an answer (the session ended) is nothing",
 			build: func(b *tb) {
 				b.foreign("origin", origin+"; no answer: context canceled", 0, "", "")

@@ -63,6 +63,7 @@ const (
 	RuleNullOriginServed     = "null-origin-served"
 	RuleForeignHostServed    = "foreign-host-served"
 	RuleForeignOriginNot403  = "foreign-origin-not-403"
+	RuleListensEverywhere    = "listens-on-every-interface"
 	RuleClientHang           = "client-hang"
 	RuleClientLate           = "client-late"
 	RuleClientFailed         = "client-failed"
@@ -254,6 +255,9 @@ var Rules = []Rule{
 		specOrigin + "; " + rebindingAdvisories},
 	{RuleForeignOriginNot403, KindSecurity, SeverityWarning,
 		"a request with an invalid Origin (foreign, or null) and the true Host is refused with HTTP 403 Forbidden: another status refuses it, but tells a client something else (400 a malformed request, 421 a misdirected one, 401 missing credentials). The request is refused either way, hence a warning",
+		specOrigin},
+	{RuleListensEverywhere, KindSecurity, SeverityWarning,
+		"a local server that mcpchaos started from its command, at a loopback URL, listens on the loopback address, not on every interface (0.0.0.0, ::): bound to every interface, it is reached by any machine of the network the user's machine is on, its Host and Origin checks aside. Judged in the rebinding scenario; a server behind a reverse proxy, at a URL that is not on a loopback address, is judged on what it answers, not on where it listens",
 		specOrigin},
 	{RuleCrossSessionMessage, KindCrossSession, SeverityError,
 		"what a server sends for one client's session goes to that client alone: an answer to its request, a progress notification for its token, a log message or a server-to-client request made while handling its call, and anything that carries what that client sent (its marker: mcpchaos gives each session's client its own, in its clientInfo, progress tokens and string arguments) delivered on another session's streams, or answering another session's request, is one user's data given to another (a notifications/*/list_changed broadcast to every session carries nothing of anyone's, and is allowed; so is shared state a session reads back with a request that named none of its own)",

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/mcpchaos/mcpchaos/internal/ctxsleep"
 	"github.com/mcpchaos/mcpchaos/internal/portowner"
 	"github.com/mcpchaos/mcpchaos/probe"
+	"github.com/mcpchaos/mcpchaos/wire"
 )
 
 // driveHTTP runs the probe against an HTTP server through a fresh proxy on
@@ -175,6 +177,11 @@ func startServed(ctx context.Context, command []string, cfg httpchaos.Config, re
 		served.Stop("another process holds its port")
 		return nil, &SetupError{Reason: "the HTTP server's port is not its own", Stderr: stderr(), Whose: "server",
 			Err: fmt.Errorf("port %s answers, but %s holds it, which ran before mcpchaos started the server; the run would test that process instead: stop it, or give the URL and the server's command another port", portOf(cfg.Upstream), other)}
+	}
+	if port, err := strconv.Atoi(portOf(cfg.Upstream)); err == nil {
+		if addrs := portowner.Addresses(port); len(addrs) > 0 {
+			rec.Record(wire.Event{Type: wire.EventListening, Detail: strings.Join(addrs, ", ")})
+		}
 	}
 	return served, nil
 }

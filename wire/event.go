@@ -64,6 +64,10 @@ const (
 	// kind ("" for none) and Raw the answer's message, or the response
 	// body when it held none. No peer sees any of it.
 	EventForeign = "foreign"
+	// EventListening is where an HTTP server mcpchaos started listens, as
+	// the system tells once it answers: Detail is its addresses (host:port,
+	// comma-separated).
+	EventListening = "listening"
 	// EventCPUShare is the share of a core a process that wants the CPU got
 	// from then on (CPUShare, in thousandths), recorded when it changes:
 	// the judge counts deadlines at it, as the probe did, so that a peer

@@ -3,7 +3,9 @@ package portowner
 import (
 	"bufio"
 	"bytes"
+	"encoding/hex"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,6 +38,42 @@ func Listener(port int) (Process, bool) {
 		}
 	}
 	return Process{}, false
+}
+
+// Addresses are the local addresses of the TCP listeners on port, as
+// host:port ("0.0.0.0:8000", "[::]:8000", "127.0.0.1:8000").
+func Addresses(port int) []string {
+	var out []string
+	want := fmt.Sprintf(":%04X", port)
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(table)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			fields := strings.Fields(line)
+			if len(fields) > 3 && strings.HasSuffix(fields[1], want) && fields[3] == "0A" {
+				if ip := procIP(strings.TrimSuffix(fields[1], want)); ip != nil {
+					out = append(out, net.JoinHostPort(ip.String(), strconv.Itoa(port)))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// procIP reads an address of /proc/net/tcp{,6}: the address's 32-bit
+// words in hex, each in the machine's byte order (little-endian here).
+func procIP(h string) net.IP {
+	b, err := hex.DecodeString(h)
+	if err != nil || len(b) != 4 && len(b) != 16 {
+		return nil
+	}
+	ip := make(net.IP, len(b))
+	for i := 0; i < len(b); i += 4 {
+		ip[i], ip[i+1], ip[i+2], ip[i+3] = b[i+3], b[i+2], b[i+1], b[i]
+	}
+	return ip
 }
 
 // listeningInodes are the socket inodes of the TCP listeners on port, IPv4

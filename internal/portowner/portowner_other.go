@@ -8,6 +8,9 @@ func Listener(port int) (Process, bool) { return Process{}, false }
 // Descends cannot be told on this system.
 func Descends(pid, root int) bool { return false }
 
+// Addresses cannot be told on this system.
+func Addresses(port int) []string { return nil }
+
 // StartedBefore cannot be told on this system.
 func StartedBefore(pid, other int) bool { return false }
 

@@ -6,6 +6,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -23,6 +25,18 @@ func TestListenerNamesThisProcess(t *testing.T) {
 	}
 	if !strings.Contains(p.Command, "portowner.test") {
 		t.Errorf("command = %q, want the test binary's", p.Command)
+	}
+	if got, want := Addresses(port), []string{ln.Addr().String()}; !slices.Equal(got, want) {
+		t.Errorf("Addresses(%d) = %q, want %q", port, got, want)
+	}
+	all, err := net.Listen("tcp4", "0.0.0.0:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer all.Close()
+	allPort := all.Addr().(*net.TCPAddr).Port
+	if got, want := Addresses(allPort), []string{"0.0.0.0:" + strconv.Itoa(allPort)}; !slices.Equal(got, want) {
+		t.Errorf("Addresses(%d) = %q, want %q", allPort, got, want)
 	}
 	ln.Close()
 	if p, ok := Listener(port); ok {
