@@ -31,21 +31,21 @@ func TestRebinding(t *testing.T) {
 		{
 			name: "a server without the fix serves all four: a finding for each header let through",
 			build: func(b *tb) {
-				b.foreign("host", host, 200, "s1", served)
-				b.foreign("origin", origin, 200, "s2", served)
-				b.foreign("null-origin", null, 200, "s3", served)
-				b.foreign("rebinding", both, 200, "s4", served)
+				b.foreign("host", host, 200, "3f1c9a7e-52b4-4d0e-8a61-9b2f7c4d1e08", served)
+				b.foreign("origin", origin, 200, "a94e0d2b-6c7f-4b13-9e58-0f2d1c6b7a39", served)
+				b.foreign("null-origin", null, 200, "5d2b8f41-0e9c-4a76-b3d1-7c6e2a9f0b54", served)
+				b.foreign("rebinding", both, 200, "c07a4e19-8b2d-4f65-a1c3-6e9d0b5f2a87", served)
 				b.finish()
 			},
 			want: []short{
 				{Kind: reports.KindSecurity, Severity: reports.SeverityWarning, Request: &reports.Request{ID: `"mcpchaos-inject-foreign-1"`, Method: "initialize"}, Seqs: seqs(3),
-					Message: "the server served initialize (" + host + ") sent with a foreign Host and no Origin: it answered 200 and issued session s1; it does not check Host"},
+					Message: "the server served initialize (" + host + ") sent with a foreign Host and no Origin: it answered 200 and issued session 3f1c9a7e-52b4-4d0e-8a61-9b2f7c4d1e08; it does not check Host"},
 				{Kind: reports.KindSecurity, Severity: reports.SeverityError, Request: &reports.Request{ID: `"mcpchaos-inject-foreign-1"`, Method: "initialize"}, Seqs: seqs(4),
-					Message: "the server served initialize (" + origin + ") sent with its own Host but a foreign Origin, as a page of another site sends it: it answered 200 and issued session s2; it does not check Origin (the specification's MUST)"},
+					Message: "the server served initialize (" + origin + ") sent with its own Host but a foreign Origin, as a page of another site sends it: it answered 200 and issued session a94e0d2b-6c7f-4b13-9e58-0f2d1c6b7a39; it does not check Origin (the specification's MUST)"},
 				{Kind: reports.KindSecurity, Severity: reports.SeverityError, Request: &reports.Request{ID: `"mcpchaos-inject-foreign-1"`, Method: "initialize"}, Seqs: seqs(5),
-					Message: "the server served initialize (" + null + ") sent with Origin: null, as a sandboxed frame or a local file sends it: it answered 200 and issued session s3; it takes Origin: null for a trusted one"},
+					Message: "the server served initialize (" + null + ") sent with Origin: null, as a sandboxed frame or a local file sends it: it answered 200 and issued session 5d2b8f41-0e9c-4a76-b3d1-7c6e2a9f0b54; it takes Origin: null for a trusted one"},
 				{Kind: reports.KindSecurity, Severity: reports.SeverityError, Request: &reports.Request{ID: `"mcpchaos-inject-foreign-1"`, Method: "initialize"}, Seqs: seqs(6),
-					Message: "the server served initialize (" + both + ") sent with a foreign Host and a foreign Origin, as a page of another site sends it once DNS rebinding has pointed the site's name at this machine: it answered 200 and issued session s4; it checks neither Host nor Origin: any web page the user opens can use its tools"},
+					Message: "the server served initialize (" + both + ") sent with a foreign Host and a foreign Origin, as a page of another site sends it once DNS rebinding has pointed the site's name at this machine: it answered 200 and issued session c07a4e19-8b2d-4f65-a1c3-6e9d0b5f2a87; it checks neither Host nor Origin: any web page the user opens can use its tools"},
 			},
 		},
 		{
@@ -84,6 +84,23 @@ func TestRebinding(t *testing.T) {
 				b.add(wire.Event{Type: wire.EventListening, Detail: "127.0.0.1:8000, [::1]:8000"})
 				b.foreign("host", host, 421, "", "")
 				b.finish()
+			},
+		},
+		{
+			name: "session ids: a short one, and numbered ones",
+			build: func(b *tb) {
+				b.add(wire.Event{Type: wire.EventHTTP, HTTP: "POST /mcp", MCPSession: "mcp-session-0b8f5a0e-7c1d-4e2a-9f3b-2d6c8e1a4b7f"})
+				b.foreign("origin", origin, 200, "session-17", served)
+				b.foreign("null-origin", null, 200, "session-18", served)
+				b.finish()
+			},
+			want: []short{
+				{Kind: reports.KindSecurity, Severity: reports.SeverityWarning, Seqs: seqs(4),
+					Message: `the server issued session id "session-17": about 6 random bits, which a client can guess; session ids should be globally unique and cryptographically secure (a securely generated UUID, a JWT, a cryptographic hash)`},
+				{Kind: reports.KindSecurity, Severity: reports.SeverityError, Request: &reports.Request{ID: `"mcpchaos-inject-foreign-1"`, Method: "initialize"}, Seqs: seqs(4),
+					Message: "the server served initialize (" + origin + ") sent with its own Host but a foreign Origin, as a page of another site sends it: it answered 200 and issued session session-17; it does not check Origin (the specification's MUST)"},
+				{Kind: reports.KindSecurity, Severity: reports.SeverityError, Request: &reports.Request{ID: `"mcpchaos-inject-foreign-1"`, Method: "initialize"}, Seqs: seqs(5),
+					Message: "the server served initialize (" + null + ") sent with Origin: null, as a sandboxed frame or a local file sends it: it answered 200 and issued session session-18; it takes Origin: null for a trusted one"},
 			},
 		},
 		{

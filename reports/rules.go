@@ -64,6 +64,8 @@ const (
 	RuleForeignHostServed    = "foreign-host-served"
 	RuleForeignOriginNot403  = "foreign-origin-not-403"
 	RuleListensEverywhere    = "listens-on-every-interface"
+	RuleSessionIDNotASCII    = "session-id-not-visible-ascii"
+	RuleSessionIDGuessable   = "session-id-guessable"
 	RuleClientHang           = "client-hang"
 	RuleClientLate           = "client-late"
 	RuleClientFailed         = "client-failed"
@@ -259,6 +261,12 @@ var Rules = []Rule{
 	{RuleListensEverywhere, KindSecurity, SeverityWarning,
 		"a local server that mcpchaos started from its command, at a loopback URL, listens on the loopback address, not on every interface (0.0.0.0, ::): bound to every interface, it is reached by any machine of the network the user's machine is on, its Host and Origin checks aside. Judged in the rebinding scenario; a server behind a reverse proxy, at a URL that is not on a loopback address, is judged on what it answers, not on where it listens",
 		specOrigin},
+	{RuleSessionIDNotASCII, KindProtocolViolation, SeverityError,
+		"an Mcp-Session-Id holds visible ASCII characters only (0x21 to 0x7E): a client copies it into a header, where another character is refused or mangled. Judged in the rebinding scenario, on the ids of the probe's session and of the foreign handshakes",
+		specSessions + " (\"The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E)\")"},
+	{RuleSessionIDGuessable, KindSecurity, SeverityWarning,
+		"an Mcp-Session-Id cannot be guessed: one of fewer than about 64 random bits (estimated from its length and the characters it draws from, a label such as mcp-session- left out), or ids of one server that differ only by a small count at their end, let a client of another user reach that user's session. Judged in the rebinding scenario, on the ids of the probe's session and of the foreign handshakes (several sessions of one server). The specification's word is SHOULD, hence a warning",
+		specSessions + " (\"The session ID SHOULD be globally unique and cryptographically secure (e.g., a securely generated UUID, a JWT, or a cryptographic hash)\"); MCP 2025-11-25, Security Best Practices › Session Hijacking"},
 	{RuleCrossSessionMessage, KindCrossSession, SeverityError,
 		"what a server sends for one client's session goes to that client alone: an answer to its request, a progress notification for its token, a log message or a server-to-client request made while handling its call, and anything that carries what that client sent (its marker: mcpchaos gives each session's client its own, in its clientInfo, progress tokens and string arguments) delivered on another session's streams, or answering another session's request, is one user's data given to another (a notifications/*/list_changed broadcast to every session carries nothing of anyone's, and is allowed; so is shared state a session reads back with a request that named none of its own)",
 		jsonrpcReply + " (the Response goes to the Client that made the call); " + specStreamableHTTP + " (the answer to a POSTed request, and the messages before it, which SHOULD relate to it, go on that POST's stream; the server MUST NOT broadcast the same message across multiple streams); " + specSessions + "; MCP 2025-11-25, Security Best Practices › Session Hijacking"},
