@@ -110,6 +110,9 @@ type Effect struct {
 	// its own, the handshake of a page of a foreign site, one for each of
 	// ForeignForgeries named (foreign-origin).
 	Foreign []string
+	// Credentials asks an HTTP transport to send the server requests with
+	// the client's credentials changed (credentials).
+	Credentials *Credentials
 	// ReuseEventID asks an HTTP transport to send the triggering event
 	// with the id of the event before it in the same stream.
 	ReuseEventID bool

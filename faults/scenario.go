@@ -130,15 +130,20 @@ func HTTPServerScenarios() []Scenario {
 	return httpServerScenarios()
 }
 
-// HTTPServerScenariosAt is the default matrix of test --url for a server
-// at u: a server that is not on a loopback address leaves out the
-// scenarios that only mean something for a local one (LocalOnly).
-func HTTPServerScenariosAt(u *url.URL) []Scenario {
+// HTTPServerScenariosFor is the default matrix of test --url for a server
+// at u, whose client sends credentials or not (--header): a server that is
+// not on a loopback address leaves out the scenarios that only mean
+// something for a local one (LocalOnly), and a client without credentials
+// those that change them (NeedsCredentials).
+func HTTPServerScenariosFor(u *url.URL, credentialed bool) []Scenario {
 	scs := httpServerScenarios()
-	if Loopback(u) {
-		return scs
+	if !Loopback(u) {
+		scs = slices.DeleteFunc(scs, LocalOnly)
 	}
-	return slices.DeleteFunc(scs, LocalOnly)
+	if !credentialed {
+		scs = slices.DeleteFunc(scs, NeedsCredentials)
+	}
+	return scs
 }
 
 // Loopback reports whether u names this machine: localhost or a loopback
@@ -227,6 +232,12 @@ func httpServerScenarios() []Scenario {
 			Doc: "beside the client's session, the server gets the handshake a page of a foreign site sends through DNS rebinding: initialize (server/discover in the stateless era) with a foreign Host, a foreign Origin, Origin: null, and both foreign; " +
 				"a local server must refuse each before any method runs, a foreign or null Origin with 403 (a finding names each header let through; advisories GHSA-w48q-cv73-mx4w, GHSA-9h52-p55h-vw2f, GHSA-xw59-hvm2-8pj6). In the default matrix for a server on a loopback address only",
 			Faults: []string{"foreign-origin"},
+		},
+		{
+			Name: "credentials",
+			Doc: "beside the client's session, the server gets requests with the credentials --header gives changed: none, a malformed one, a made-up one of the same form, and pings in the client's own session without them or with a made-up one; " +
+				"a server that refuses the request without credentials must refuse the others too, each with 401 and WWW-Authenticate (a server that serves it wants none, and is not judged). In the default matrix when --header carries credentials",
+			Faults: []string{"credentials"},
 		},
 		{
 			Name: "sessions",

@@ -39,6 +39,7 @@ var httpMeaning = map[string]string{
 	"forget-session": "sends the client's requests on with an Mcp-Session-Id the server never issued, from then on, as if the server forgot the session; a new session passes",
 	"hold-headers":   "holds the head of the server's answer before it goes to the client",
 	"event-id-reuse": "sends a server's event with the id of the event before it in the same stream",
+	"credentials":    "POSTs the server, on exchanges of its own, requests with the client's credentials removed, malformed or made up (a handshake each), and pings in the client's session without them or with made-up ones; a session one opens is ended (DELETE); the client is not told",
 	"foreign-origin": "POSTs the server, on exchanges of its own with the client's credentials, the handshake of a page of a foreign site (a foreign Host, a foreign Origin, Origin: null, or both), and ends (DELETE) a session one opens; the client is not told",
 	"signal":         "sends TERM, INT or KILL to the server's process group when mcpchaos started it (test --url URL -- CMD), as a supervisor or an OOM killer would, every session's calls in flight; skipped for a server it did not start, and STOP is not sent",
 }
@@ -137,6 +138,11 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 				skipped = why
 			}
 		}
+		if e.Credentials != nil {
+			if why := p.credentialsSkip(); why != "" {
+				skipped = why
+			}
+		}
 		if e.EndSession && p.sessionID() == "" {
 			skipped = "skipped: the session has no Mcp-Session-Id (a stateless server, or before initialize answered): there is no session to end"
 		}
@@ -229,6 +235,9 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 		if len(e.Foreign) > 0 {
 			// Beside the client's session, which goes on meanwhile.
 			go p.foreign(f.Label, cause, e.Foreign)
+		}
+		if e.Credentials != nil {
+			go p.credentials(f.Label, cause, e.Credentials)
 		}
 		if e.Signal != nil {
 			p.cfg.Signaller.Signal(e.Signal.Name, f.Label)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
@@ -45,6 +46,7 @@ func TestEveryHTTPFaultAgainstMCPGo(t *testing.T) {
 		"event-id-reuse": "event-id-reuse:on=s2c:response:tools/call",
 		"signal":         "signal:on=c2s:request:tools/call,sig=TERM",
 		"foreign-origin": "foreign-origin:on=s2c:response:tools/call",
+		"credentials":    "credentials:on=s2c:response:tools/call",
 	}
 	var claimed []string
 	for f := range specs {
@@ -64,7 +66,13 @@ func TestEveryHTTPFaultAgainstMCPGo(t *testing.T) {
 	for _, family := range httpchaos.Families() {
 		t.Run(family, func(t *testing.T) {
 			r := startRigWith(t, options[family], 1, specs[family])
-			c := r.dial(t, mcp.ProtocolVersion20251125)
+			var dial []transport.StreamableHTTPCOption
+			if family == "credentials" {
+				// What it changes: mcp-go's server wants none, and
+				// serves the requests without them (not judged).
+				dial = append(dial, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer tok3n-abc"}))
+			}
+			c := r.dial(t, mcp.ProtocolVersion20251125, dial...)
 			// Two calls in flight at once, each reporting progress, so that
 			// every trigger above has its moment.
 			var wg sync.WaitGroup
@@ -83,7 +91,10 @@ func TestEveryHTTPFaultAgainstMCPGo(t *testing.T) {
 			if family == "foreign-origin" {
 				// Its requests go beside the session: the session waits
 				// for their answers before it ends.
-				waitFor(t, 5*time.Second, func() bool { return countType(r.rec.Events(), wire.EventForeign) == 4 })
+				waitFor(t, 5*time.Second, func() bool { return countForged(r.rec.Events()) == 4 })
+			}
+			if family == "credentials" {
+				waitFor(t, 5*time.Second, func() bool { return countForged(r.rec.Events()) == 5 })
 			}
 			c.Close()
 			v := r.end(t)
@@ -123,10 +134,12 @@ func sortedCopy(in []string) []string {
 	return out
 }
 
-func countType(events []wire.Event, typ string) int {
+// countForged counts the requests a fault sent beside the session (not the
+// DELETEs of the sessions they opened).
+func countForged(events []wire.Event) int {
 	n := 0
 	for _, e := range events {
-		if e.Type == typ {
+		if e.Type == wire.EventForeign && e.Forged != "" {
 			n++
 		}
 	}

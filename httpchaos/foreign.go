@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/mcpchaos/mcpchaos/internal/mcpheader"
@@ -52,16 +52,7 @@ func (p *Proxy) foreign(label string, cause int64, forgeries []string) {
 }
 
 func (p *Proxy) sendForeign(label string, cause int64, forged string, n int64) {
-	h, last := p.asTheClient()
-	target := p.target(&http.Request{URL: last})
-	// The client's credentials go with it, so that only the forged
-	// headers differ from a request the server would serve; nothing of
-	// its session does.
-	for _, k := range []string{"Mcp-Session-Id", "Last-Event-ID", "Mcp-Method", "Mcp-Name", "Content-Length", "Origin", "Referer", "MCP-Protocol-Version"} {
-		h.Del(k)
-	}
-	h.Set("Content-Type", "application/json")
-	h.Set("Accept", "application/json, text/event-stream")
+	h, target := p.visitHeaders()
 	port := target.Port()
 	if port == "" {
 		port = "80"
@@ -70,32 +61,61 @@ func (p *Proxy) sendForeign(label string, cause int64, forged string, n int64) {
 		}
 	}
 	foreignHost := net.JoinHostPort(ForeignHost, port)
-	host := target.Host
+	v := visit{forged: forged, header: h}
 	switch forged {
 	case "host":
-		host = foreignHost
+		v.host = foreignHost
 	case "origin":
 		h.Set("Origin", "http://"+foreignHost)
 	case "null-origin":
 		h.Set("Origin", "null")
 	case "rebinding":
-		host = foreignHost
+		v.host = foreignHost
 		h.Set("Origin", "http://"+foreignHost)
 	}
-	era := wire.Era(p.era.Load())
-	raw := foreignHandshake(n, era)
+	v.detail = "Host: " + cmp.Or(v.host, target.Host) + "; Origin: " + cmp.Or(h.Get("Origin"), "none")
+	p.sendVisit(label, cause, target, v, foreignHandshake("foreign-"+strconv.FormatInt(n, 10), wire.Era(p.era.Load())))
+}
+
+// visitHeaders are the headers of a request of the proxy's own beside the
+// client's session, and where it goes: the client's credentials go with
+// it, so that only what a fault changes differs from a request the server
+// would serve; nothing of its session does.
+func (p *Proxy) visitHeaders() (http.Header, *url.URL) {
+	h, last := p.asTheClient()
+	for _, k := range []string{"Mcp-Session-Id", "Last-Event-ID", "Mcp-Method", "Mcp-Name", "Content-Length", "Origin", "Referer", "MCP-Protocol-Version"} {
+		h.Del(k)
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json, text/event-stream")
+	return h, p.target(&http.Request{URL: last})
+}
+
+// visit is a request of the proxy's own that a fault made (foreign-origin,
+// credentials): what it forged, its headers and Host ("" for the
+// upstream's), what the record says of it, and the client's session it is
+// sent in, if any (a session it opens otherwise is ended after).
+type visit struct {
+	forged, host, detail string
+	header               http.Header
+	session              string
+}
+
+// sendVisit sends raw as v says, and records it with what the server
+// answered (a foreign event).
+func (p *Proxy) sendVisit(label string, cause int64, target *url.URL, v visit, raw []byte) {
+	h := v.header
 	m := wire.Classify(raw)
-	version := "" // initialize names its version in its params
-	if era == wire.Stateless {
+	version := h.Get("MCP-Protocol-Version")
+	if wire.Era(p.era.Load()) == wire.Stateless && version == "" {
 		version = statelessVersion
 		h.Set("MCP-Protocol-Version", version)
 	}
 	mcpheader.Mirror(h, raw, version)
 	ctx, cancel := context.WithTimeout(p.ctx, injectTimeout)
 	defer cancel()
-	x := &exchange{p: p, n: p.exchanges.Add(1), ctx: ctx, line: "POST " + target.RequestURI() + " (sent by fault " + label + ")"}
-	e := wire.Event{Type: wire.EventForeign, Exchange: x.n, Fault: label, Of: cause, Forged: forged,
-		Dir: wire.ToServer.String(), Method: m.Method, ID: m.ID, Detail: "Host: " + host + "; Origin: " + cmp.Or(h.Get("Origin"), "none")}
+	e := wire.Event{Type: wire.EventForeign, Exchange: p.exchanges.Add(1), Fault: label, Of: cause, Forged: v.forged,
+		Dir: wire.ToServer.String(), Method: m.Method, ID: m.ID, Detail: v.detail}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target.String(), bytes.NewReader(raw))
 	if err != nil {
 		e.Detail += "; not sent: " + err.Error()
@@ -103,7 +123,7 @@ func (p *Proxy) sendForeign(label string, cause int64, forged string, n int64) {
 		return
 	}
 	copyHeaders(req.Header, h)
-	req.Host = host
+	req.Host = cmp.Or(v.host, target.Host)
 	resp, err := p.upstream.Do(req)
 	if err != nil {
 		e.Detail += "; no answer: " + err.Error()
@@ -112,7 +132,10 @@ func (p *Proxy) sendForeign(label string, cause int64, forged string, n int64) {
 	}
 	defer resp.Body.Close()
 	e.Status = resp.StatusCode
-	e.MCPSession = resp.Header.Get("Mcp-Session-Id")
+	e.Challenge = resp.Header.Get("WWW-Authenticate")
+	if issued := resp.Header.Get("Mcp-Session-Id"); issued != v.session {
+		e.MCPSession = issued
+	}
 	answer, body := readForeignAnswer(resp, p.cfg.MaxBody)
 	switch {
 	case answer != nil:
@@ -124,7 +147,7 @@ func (p *Proxy) sendForeign(label string, cause int64, forged string, n int64) {
 	}
 	p.record(e)
 	if e.MCPSession != "" {
-		p.endForeignSession(target.String(), h, host, e.MCPSession, label)
+		p.endForeignSession(target.String(), h, req.Host, e.MCPSession, label)
 	}
 }
 
@@ -134,8 +157,8 @@ const statelessVersion = "2026-07-28"
 
 // foreignHandshake is the request a foreign page opens a session with: an
 // initialize, or in the stateless era server/discover.
-func foreignHandshake(n int64, era wire.Era) []byte {
-	id := wire.InjectIDPrefix + "foreign-" + strconv.FormatInt(n, 10) + `"`
+func foreignHandshake(name string, era wire.Era) []byte {
+	id := wire.InjectIDPrefix + name + `"`
 	if era == wire.Stateless {
 		return []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"` + statelessVersion + `",` +
 			`"io.modelcontextprotocol/clientInfo":{"name":"mcpchaos-foreign-page","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`)
@@ -172,13 +195,15 @@ func readForeignAnswer(resp *http.Response, max int) (answer, body []byte) {
 	return nil, body
 }
 
-// endForeignSession ends a session a foreign request opened, as the page
-// could have, with the same forged headers, and records it.
+// endForeignSession ends a session a request of the proxy's own opened,
+// as its sender could have, with the same headers, and records it as a
+// foreign event of its own (no http event: the judge must not take it for
+// the end of the client's session).
 func (p *Proxy) endForeignSession(target string, h http.Header, host, session, label string) {
 	ctx, cancel := context.WithTimeout(p.ctx, injectTimeout)
 	defer cancel()
-	n := p.exchanges.Add(1)
-	p.record(wire.Event{Type: wire.EventHTTP, Exchange: n, HTTP: "DELETE (sent by fault " + label + ": the session a foreign page opened)", MCPSession: session, Fault: label})
+	e := wire.Event{Type: wire.EventForeign, Exchange: p.exchanges.Add(1), Fault: label, Dir: wire.ToServer.String(),
+		Method: http.MethodDelete, MCPSession: session, Detail: "the end of the session the request opened"}
 	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, target, nil)
 	if err != nil {
 		return
@@ -189,10 +214,11 @@ func (p *Proxy) endForeignSession(target string, h http.Header, host, session, l
 	req.Host = host
 	resp, err := p.upstream.Do(req)
 	if err != nil {
-		p.record(wire.Event{Type: wire.EventError, Exchange: n, Detail: "the DELETE could not reach the upstream: " + err.Error()})
+		e.Detail += "; no answer: " + err.Error()
+		p.record(e)
 		return
 	}
 	resp.Body.Close()
-	p.record(wire.Event{Type: wire.EventHTTP, Exchange: n, Status: resp.StatusCode,
-		Detail: fmt.Sprintf("the server answered the DELETE of the foreign page's session with %d", resp.StatusCode)})
+	e.Status = resp.StatusCode
+	p.record(e)
 }

@@ -38,7 +38,7 @@ type Check interface {
 
 // Checkers are the families the Judger runs on a session: those of its
 // peer under test (Checker.Client).
-var Checkers = []*Checker{ToolSchemas, OfficialSchema, ListedItems, InputCost, Rebinding, SessionIDs, OfficialSchemaClient}
+var Checkers = []*Checker{ToolSchemas, OfficialSchema, ListedItems, InputCost, Rebinding, SessionIDs, Credentials, OfficialSchemaClient}
 
 // running is a Checker's Check in a session.
 type running struct {

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mcpchaos/mcpchaos/reports"
@@ -108,6 +109,65 @@ func TestRebinding(t *testing.T) {
 			build: func(b *tb) {
 				b.foreign("origin", origin+"; no answer: context canceled", 0, "", "")
 				b.finish()
+			},
+		},
+	})
+}
+
+// credential records what the server answered a request of fault
+// credentials.
+func (b *tb) credential(forged string, status int, challenge, answer string) int64 {
+	e := wire.Event{Type: wire.EventForeign, Forged: forged, Fault: "credentials#1", Dir: "c2s",
+		Method: "initialize", ID: `"mcpchaos-inject-credentials-1"`, Detail: "Authorization: " + forged, Status: status, Challenge: challenge}
+	if strings.HasPrefix(forged, "session-") {
+		e.Method = "ping"
+	}
+	if answer != "" {
+		e.Kind = wire.Classify([]byte(answer)).Kind.String()
+		e.SetRaw([]byte(answer))
+	}
+	return b.add(e)
+}
+
+// Issue 41: the credentials checker.
+func TestCredentials(t *testing.T) {
+	const ok = `{"jsonrpc":"2.0","id":"mcpchaos-inject-credentials-1","result":{}}`
+	const bearer = `Bearer resource_metadata="http://127.0.0.1:8000/.well-known/oauth-protected-resource"`
+	runJudgeCases(t, []judgeCase{
+		{
+			name: "a server that checks its tokens: 401 with a challenge each time: nothing",
+			build: func(b *tb) {
+				for _, f := range []string{"none", "malformed", "made-up", "session-none", "session-made-up"} {
+					b.credential(f, 401, bearer, "")
+				}
+				b.finish()
+			},
+		},
+		{
+			name: "a server that wants no credentials serves them all: nothing",
+			build: func(b *tb) {
+				for _, f := range []string{"none", "malformed", "made-up", "session-none", "session-made-up"} {
+					b.credential(f, 200, "", ok)
+				}
+				b.finish()
+			},
+		},
+		{
+			name: "a server that checks a token is there, not what it is, and its sessions not at all; 403 without a challenge",
+			build: func(b *tb) {
+				b.credential("none", 403, "", "")
+				b.credential("malformed", 403, "", "")
+				b.credential("made-up", 200, "", ok)
+				b.credential("session-none", 200, "", ok)
+				b.finish()
+			},
+			want: []short{
+				{Kind: reports.KindSecurity, Severity: reports.SeverityWarning, Request: &reports.Request{ID: `"mcpchaos-inject-credentials-1"`, Method: "initialize"}, Seqs: seqs(3),
+					Message: "the server refused initialize with no credentials (Authorization: none) with HTTP 403: a request without valid credentials gets 401 Unauthorized and a WWW-Authenticate challenge, which tells a client how to authorize"},
+				{Kind: reports.KindSecurity, Severity: reports.SeverityError, Request: &reports.Request{ID: `"mcpchaos-inject-credentials-1"`, Method: "initialize"}, Seqs: seqs(5),
+					Message: "the server refused a request without credentials, and then served initialize with a made-up credential of the right form (Authorization: made-up): answered 200; it takes any credential of the right form"},
+				{Kind: reports.KindSecurity, Severity: reports.SeverityError, Request: &reports.Request{ID: `"mcpchaos-inject-credentials-1"`, Method: "ping"}, Seqs: seqs(6),
+					Message: "the server refused a request without credentials, and then served ping in a session it had opened for the client's credentials (Authorization: session-none): answered 200; whoever has the session id can use the session as its user"},
 			},
 		},
 	})

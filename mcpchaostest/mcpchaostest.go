@@ -118,7 +118,7 @@ func Check(c Config) (*reports.Report, error) {
 			return nil, fmt.Errorf("Config.URL %q is not an http:// or https:// MCP endpoint", c.URL)
 		}
 		o.URL = u
-		matrix, command = faults.HTTPServerScenariosAt(u), faults.ForHTTPServer
+		matrix, command = faults.HTTPServerScenariosFor(u, false), faults.ForHTTPServer // a Config sends no credentials
 	}
 	o.Scenarios = matrix
 	if len(c.Scenarios) > 0 {

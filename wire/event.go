@@ -231,8 +231,10 @@ type Event struct {
 	EventID    string `json:"event_id,omitempty"`
 	MCPSession string `json:"mcp_session,omitempty"`
 	URL        string `json:"url,omitempty"`
-	// Forged, on a foreign event, names what the request forged.
-	Forged string `json:"forged,omitempty"`
+	// Forged, on a foreign event, names what the request forged;
+	// Challenge is the WWW-Authenticate header of the server's answer.
+	Forged    string `json:"forged,omitempty"`
+	Challenge string `json:"challenge,omitempty"`
 	// Cut, on the http event of a fault cutting an exchange's connection,
 	// says which sides it ended: "both" when the server's side closed too
 	// (what the server still had to send there never arrives), "client"

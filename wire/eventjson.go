@@ -99,6 +99,7 @@ func (e *Event) AppendBody(dst []byte) []byte {
 	dst = appendField(dst, "url", e.URL)
 	dst = appendField(dst, "cut", e.Cut)
 	dst = appendField(dst, "forged", e.Forged)
+	dst = appendField(dst, "challenge", e.Challenge)
 	if e.Standalone {
 		dst = append(dst, `,"standalone":true`...)
 	}

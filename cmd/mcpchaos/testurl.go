@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/httpchaos"
 	"github.com/mcpchaos/mcpchaos/probe"
 	"github.com/mcpchaos/mcpchaos/suite"
 )
@@ -46,7 +47,7 @@ func runHTTPTest(fs *pflag.FlagSet, t httpTest, m matrixFlags, stdout, stderr io
 	if err != nil {
 		return usageError(stderr, "test: %v", err)
 	}
-	selected, err := m.resolve(fs, faults.ForHTTPServer, faults.HTTPServerScenariosAt(target.url))
+	selected, err := m.resolve(fs, faults.ForHTTPServer, faults.HTTPServerScenariosFor(target.url, len(httpchaos.CredentialHeaders(header)) > 0))
 	if err != nil {
 		return usageError(stderr, "test: %v", err)
 	}
