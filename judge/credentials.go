@@ -2,6 +2,7 @@ package judge
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpchaos/mcpchaos/reports"
@@ -61,11 +62,14 @@ func (c *credentialChecks) Findings() []reports.Finding {
 	if !c.sawNone || !c.wants {
 		return nil // a server that wants no credentials
 	}
+	madeUpServed := slices.ContainsFunc(c.events, func(a credentialAnswer) bool { return a.forged == "made-up" && a.served })
 	var out []reports.Finding
 	challenged := false
 	for _, a := range c.events {
 		var fd reports.Finding
 		switch {
+		case a.served && a.forged == "session-made-up" && madeUpServed:
+			continue // the made-up credential opens anything: said once
 		case a.served && strings.HasPrefix(a.forged, "session-"):
 			fd = reports.NewFinding(reports.RuleSessionWithoutCredentials, fmt.Sprintf("the server refused a request without credentials, and then served %s in a session it had opened for the client's credentials (%s): answered %d; whoever has the session id can use the session as its user",
 				a.method, a.detail, a.status), []reports.Evidence{a.ev})

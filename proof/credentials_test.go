@@ -1,0 +1,67 @@
+package proof
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpchaos/mcpchaos/faults"
+	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/suite"
+)
+
+// Issue 41: the credentials scenario on FastMCP (mcp 1.27.0) serving as an
+// OAuth resource server, as the SDK's README shows (a TokenVerifier and
+// AuthSettings; proof/corpus/httpservers/fastmcp_auth.py). The verifier
+// that compares the token refuses every changed credential and the
+// session's requests without it with 401 and a Bearer challenge: nothing.
+// A verifier that takes any token (a stub left in place) serves a made-up
+// one: made-up-credentials-served, once (the session's ping with the
+// made-up token is the same hole).
+func TestCredentialsOnFastMCP(t *testing.T) {
+	root := repoRoot(t)
+	python := sdkPython(t, root, "py-mcp-1.27.0")
+	for _, tc := range []struct {
+		mode string
+		want []string
+	}{
+		{"checked", nil},
+		{"any", []string{reports.RuleCredentialsServed}},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			port := freePort(t)
+			u, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+			scs, err := faults.SelectScenarios(faults.HTTPServerScenarios(), []string{"credentials"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			report, err := suite.Run(ctx, suite.Options{
+				Command: []string{python, filepath.Join(root, "proof", "corpus", "httpservers", "fastmcp_auth.py"), fmt.Sprint(port), tc.mode},
+				URL:     u, Header: http.Header{"Authorization": {"Bearer s3cret-token-1234"}},
+				Scenarios: scs, Seed: 1, Deadline: 5 * time.Second, Grace: 2 * time.Second, Parallel: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range report.Findings {
+				got = append(got, f.Rule)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("findings (-want +got):\n%s\n%s", diff, reportSummary(report))
+			}
+			for _, s := range report.Scenarios {
+				if s.Outcome == reports.OutcomeIndeterminate {
+					t.Errorf("%s: indeterminate %q", s.Name, s.Indeterminate)
+				}
+			}
+		})
+	}
+}
