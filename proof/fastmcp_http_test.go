@@ -77,7 +77,7 @@ func TestFastMCPOverHTTP(t *testing.T) {
 			// three calls are ever in flight at once (end-session-inflight,
 			// cut-inflight) would hang on the machine's load.
 			report, err := suite.Run(ctx, suite.Options{Command: server(port, tc.transport), URL: u,
-				Scenarios: faults.HTTPServerScenarios(), Seed: 1, Deadline: 5 * time.Second, Grace: 2 * time.Second,
+				Scenarios: faults.HTTPServerScenariosFor(u, false), Seed: 1, Deadline: 5 * time.Second, Grace: 2 * time.Second,
 				Probe: probe.Config{Calls: []probe.Call{{Tool: "slow", Args: json.RawMessage(`{"ms":400,"steps":2}`)}}}})
 			if err != nil {
 				t.Fatal(err)

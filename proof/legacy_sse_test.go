@@ -43,7 +43,7 @@ func TestLegacySSEServerEverything062(t *testing.T) {
 		Command: []string{"env", fmt.Sprintf("PORT=%d", port), "node",
 			filepath.Join(dir, "npm/node_modules/server-everything-0.6.2/dist/sse.js")},
 		URL:       u,
-		Scenarios: faults.HTTPServerScenarios(),
+		Scenarios: faults.HTTPServerScenariosFor(u, false),
 		Seed:      1,
 		Deadline:  5 * time.Second,
 		Grace:     2 * time.Second,

@@ -52,7 +52,7 @@ func TestMCPGo020(t *testing.T) {
 		u, _ := url.Parse("http://127.0.0.1:8080/sse")
 		// Only its slow tool: its others answer at once, and whether three
 		// calls are ever in flight together (cut-inflight) would be timing.
-		report, err := suite.Run(ctx, suite.Options{Command: []string{server, "-t", "sse"}, URL: u, Scenarios: faults.HTTPServerScenarios(),
+		report, err := suite.Run(ctx, suite.Options{Command: []string{server, "-t", "sse"}, URL: u, Scenarios: faults.HTTPServerScenariosFor(u, false),
 			Seed: 1, Deadline: 5 * time.Second, Grace: 2 * time.Second,
 			Probe: probe.Config{Calls: []probe.Call{{Tool: "longRunningOperation", Args: json.RawMessage(`{"duration":1,"steps":2}`)}}}})
 		if err != nil {

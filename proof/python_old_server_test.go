@@ -94,7 +94,7 @@ func TestFastMCP16(t *testing.T) {
 		port := freePort(t)
 		u, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d/sse", port))
 		report, err := suite.Run(ctx, suite.Options{Command: []string{python, server, "--port", fmt.Sprint(port), "--transport", "sse"}, URL: u,
-			Scenarios: faults.HTTPServerScenarios(), Seed: 1, Deadline: 5 * time.Second, Grace: 2 * time.Second,
+			Scenarios: faults.HTTPServerScenariosFor(u, false), Seed: 1, Deadline: 5 * time.Second, Grace: 2 * time.Second,
 			Probe: probe.Config{Calls: calls, Era: probe.EraStateful}})
 		if err != nil {
 			t.Fatal(err)
@@ -156,7 +156,7 @@ func TestFastMCP212(t *testing.T) {
 	defer cancel()
 	report, err := suite.Run(ctx, suite.Options{
 		Command: []string{python, filepath.Join(root, "proof", "corpus", "fastmcp_server.py"), "http", fmt.Sprint(port)},
-		URL:     u, Scenarios: faults.HTTPServerScenarios(), Seed: 1, Deadline: 5 * time.Second, Grace: 2 * time.Second,
+		URL:     u, Scenarios: faults.HTTPServerScenariosFor(u, false), Seed: 1, Deadline: 5 * time.Second, Grace: 2 * time.Second,
 		// Only slow calls, so that three are in flight together.
 		Probe: probe.Config{Calls: []probe.Call{{Tool: "slow", Args: json.RawMessage(`{"steps":5}`)}}},
 	})

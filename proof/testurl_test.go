@@ -274,7 +274,7 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			report, err := suite.Run(ctx, suite.Options{
 				Command:   tc.command(port),
 				URL:       u,
-				Scenarios: faults.HTTPServerScenarios(),
+				Scenarios: faults.HTTPServerScenariosFor(u, len(tc.header) > 0),
 				Seed:      1,
 				Deadline:  5 * time.Second,
 				Probe:     probe.Config{SkipTools: tc.skip, Calls: tc.calls},

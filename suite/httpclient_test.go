@@ -251,7 +251,7 @@ func TestHTTPPlantedBugServer(t *testing.T) {
 				u, _ := url.Parse("http://" + addr + "/mcp")
 				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 				defer cancel()
-				report, err := Run(ctx, Options{Command: command, URL: u, Scenarios: faults.HTTPServerScenarios(),
+				report, err := Run(ctx, Options{Command: command, URL: u, Scenarios: faults.HTTPServerScenariosFor(u, false),
 					Seed: 1, Deadline: 3 * time.Second, Grace: 2 * time.Second})
 				if err != nil {
 					t.Fatal(err)

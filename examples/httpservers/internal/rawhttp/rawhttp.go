@@ -15,9 +15,12 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -181,6 +184,38 @@ func NewSessionID() string {
 	return hex.EncodeToString(b)
 }
 
+// LocalOnly refuses what a page of a foreign site sends a local server
+// through DNS rebinding: a Host that does not name this machine (421), an
+// Origin that is not a page of it (403), as the specification asks (MCP
+// 2025-11-25, Transports › Security Warning). The planted bugs are
+// elsewhere.
+func LocalOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !localHost(r.Host) {
+			WriteError(w, http.StatusMisdirectedRequest, "null", -32000, "Misdirected: the Host does not name this machine")
+			return
+		}
+		if origin := r.Header.Get("Origin"); origin != "" {
+			u, err := url.Parse(origin)
+			if err != nil || u.Host == "" || !localHost(u.Host) {
+				WriteError(w, http.StatusForbidden, "null", -32000, "Forbidden: the Origin is not a page of this machine")
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// localHost reports whether host (host or host:port) names this machine.
+func localHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	ip := net.ParseIP(host)
+	return host == "localhost" || ip != nil && ip.IsLoopback()
+}
+
 // Serve serves h at /mcp on addr until SIGTERM or SIGINT, then shuts down
 // within 2s; it exits 1 when it cannot listen.
 func Serve(name string, fixed bool, addr string, h http.Handler) {
@@ -192,7 +227,7 @@ func Serve(name string, fixed bool, addr string, h http.Handler) {
 // clean-up of what it holds in flight.
 func ServeWithStop(name string, fixed bool, addr string, h http.Handler, beforeStop func()) {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
+	mux.Handle("/mcp", LocalOnly(h))
 	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
