@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -119,6 +120,12 @@ func Check(c Config) (*reports.Report, error) {
 		}
 		o.URL = u
 		matrix, command = faults.HTTPServerScenariosFor(u, false), faults.ForHTTPServer // a Config sends no credentials
+		if c.Server != nil {
+			// The HTTP front is this package's, not the one the server is
+			// deployed behind: what it lets a foreign page do says nothing
+			// of the user's.
+			matrix = slices.DeleteFunc(matrix, faults.LocalOnly)
+		}
 	}
 	o.Scenarios = matrix
 	if len(c.Scenarios) > 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -62,7 +63,7 @@ func TestTestURLStartsTheServer(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
 	rep := readReportFile(t, reportPath)
-	if rep.Target.URL != "http://"+addr+"/mcp" || rep.Outcome != "pass" || len(rep.Scenarios) != len(faults.HTTPServerScenarios()) {
+	if rep.Target.URL != "http://"+addr+"/mcp" || rep.Outcome != "pass" || len(rep.Scenarios) != len(faults.HTTPServerScenariosFor(&url.URL{Scheme: "http", Host: addr}, false)) {
 		t.Errorf("report: target %+v, outcome %s, %d scenarios\n%s", rep.Target, rep.Outcome, len(rep.Scenarios), stdout.String())
 	}
 	for _, sc := range rep.Scenarios {
