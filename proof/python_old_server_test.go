@@ -125,7 +125,7 @@ func TestFastMCP16(t *testing.T) {
 		if !slices.Equal(errs, want) {
 			t.Errorf("error findings %v, want %v\n%s", errs, want, b.String())
 		}
-		wantIndeterminate(t, report, b.String(), []string{"end-session-task", "end-session-inflight", "unknown-session", "sessions-one-ends"}, "cut-inflight", "cut-surface")
+		wantIndeterminate(t, report, b.String(), []string{"end-session-task", "end-session-inflight", "unknown-session", "rebinding", "sessions-one-ends"}, "cut-inflight", "cut-surface")
 	})
 }
 
@@ -169,6 +169,12 @@ func TestFastMCP212(t *testing.T) {
 	summary := wantFindings(t, withoutMaybe(report, []found{{"sessions-one-ends", reports.KindCrash, crashClosed}}), []found{
 		{"end-session-inflight", reports.KindCrash, crashClosed},
 		{"end-session-inflight", reports.KindProtocolViolation, ""},
+		// mcp 1.16.0 predates the DNS-rebinding protection of 1.23.0
+		// (GHSA-9h52-p55h-vw2f): the four foreign handshakes are served.
+		{"rebinding", reports.KindSecurity, ""},
+		{"rebinding", reports.KindSecurity, ""},
+		{"rebinding", reports.KindSecurity, ""},
+		{"rebinding", reports.KindSecurity, ""},
 		{"unknown-session", reports.KindProtocolViolation, ""},
 	})
 	wantSaid(t, report, reports.KindCrash, "ended a session")
@@ -178,7 +184,10 @@ func TestFastMCP212(t *testing.T) {
 			t.Errorf("the 404s' bodies are not named as such: %+v\n%s", f, summary)
 		}
 	}
-	wantIndeterminate(t, report, summary, []string{"end-session-task"}, "cut-inflight")
+	// cut-surface waits for a resources/read and a prompts/get in flight
+	// together, which FastMCP answers at once: on a loaded machine the
+	// first may be answered before the second arrives (CI17).
+	wantIndeterminate(t, report, summary, []string{"end-session-task"}, "cut-inflight", "cut-surface")
 }
 
 // A legacy HTTP+SSE server whose session's stream has closed has no way

@@ -96,6 +96,9 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 				{"cut-before-result", reports.KindProtocolViolation, ""},
 				{"get-stream-dropped", reports.KindDuplicateResponse, ""},
 				{"get-stream-dropped", reports.KindProtocolViolation, ""},
+				// It refuses the four foreign handshakes, and listens on
+				// every interface (listens-on-every-interface, a warning).
+				{"rebinding", reports.KindSecurity, ""},
 				{"unknown-session", reports.KindProtocolViolation, ""},
 			},
 			kindsOnly: true,
@@ -126,8 +129,10 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			command: func(port int) []string {
 				return []string{filepath.Join(dir, "go-sdk/bin/everything"), "-http", fmt.Sprintf("127.0.0.1:%d", port)}
 			},
-			skip:          []string{"elicit (form)"},
-			want:          []found{},
+			skip: []string{"elicit (form)"},
+			// Its localhost protection (GHSA-xw59-hvm2-8pj6's fix) checks
+			// Host, not Origin: a foreign Origin and Origin: null are served.
+			want:          []found{{"rebinding", reports.KindSecurity, ""}, {"rebinding", reports.KindSecurity, ""}},
 			indeterminate: []string{"end-session-task"},
 		},
 		{
@@ -155,7 +160,9 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			// (GetFloat): called with a string for it (the probe's call
 			// sent to be refused), it answers a success
 			// (input-not-validated, a warning).
-			want:          []found{{"baseline", reports.KindProtocolViolation, ""}, {"end-session-inflight", reports.KindProtocolViolation, ""}},
+			// It checks Host, not Origin, and listens on every interface.
+			want: []found{{"baseline", reports.KindProtocolViolation, ""}, {"end-session-inflight", reports.KindProtocolViolation, ""},
+				{"rebinding", reports.KindSecurity, ""}, {"rebinding", reports.KindSecurity, ""}, {"rebinding", reports.KindSecurity, ""}},
 			mayFind:       []found{{"sessions-one-ends", reports.KindProtocolViolation, ""}},
 			notes:         map[string]string{"unknown-session": "the server served"},
 			indeterminate: []string{"end-session-task"},
@@ -189,7 +196,9 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			// inflight on a loaded machine), and under sessions-one-ends
 			// the second session's calls in flight die with it
 			// (cross-session-fault).
-			want: []found{{"end-session-task", reports.KindCrash, "node:Error"}},
+			// createMcpExpressApp() checks Host, not Origin (GHSA-w48q-cv73-mx4w's
+			// fix), and app.listen(PORT) binds every interface.
+			want: []found{{"end-session-task", reports.KindCrash, "node:Error"}, {"rebinding", reports.KindSecurity, ""}, {"rebinding", reports.KindSecurity, ""}, {"rebinding", reports.KindSecurity, ""}},
 			mayFind: []found{{"end-session-inflight", reports.KindCrash, "node:Error"}, {"end-session-inflight", reports.KindLostResponse, ""},
 				{"sessions-one-ends", reports.KindCrash, "node:Error"}, {"sessions-one-ends", reports.KindCrossSession, ""},
 				{"sessions-one-ends", reports.KindLostResponse, ""}},
@@ -204,7 +213,7 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			name:          "typescript-sdk simpleStatelessStreamableHttp (1.32.2)",
 			command:       func(int) []string { return []string{"node", tsServerExample(dir, "simpleStatelessStreamableHttp.js")} },
 			port:          3000,
-			want:          []found{},
+			want:          []found{{"rebinding", reports.KindSecurity, ""}, {"rebinding", reports.KindSecurity, ""}, {"rebinding", reports.KindSecurity, ""}},
 			indeterminate: []string{"end-session-task", "end-session-inflight", "unknown-session", "get-stream-dropped", "sessions-one-ends"},
 			// It answers prompts/get and resources/read at once: whether
 			// the two are ever in flight together is timing (CI saw
@@ -224,7 +233,9 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 					filepath.Join(dir, "npm/node_modules/@brave/brave-search-mcp-server/dist/index.js"),
 					"--transport", "http", "--port", fmt.Sprint(port)}
 			},
-			want:          []found{{"unknown-session", reports.KindProtocolViolation, ""}},
+			// It checks Origin, not Host: a foreign Host without Origin is
+			// served (foreign-host-served, a warning).
+			want:          []found{{"rebinding", reports.KindSecurity, ""}, {"unknown-session", reports.KindProtocolViolation, ""}},
 			note:          "tools answered the arguments generated from the schema with a tool error",
 			indeterminate: []string{"cut-surface", "end-session-task"},
 			// Its 20 fetches wait on the machine's resolver (the stdio
@@ -244,8 +255,13 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 					filepath.Join(dir, "npm/node_modules/@notionhq/notion-mcp-server/bin/cli.mjs"),
 					"--transport", "http", "--port", fmt.Sprint(port), "--auth-token", "mcpchaos-secret"}
 			},
-			header:        http.Header{"Authorization": {"Bearer mcpchaos-secret"}},
-			want:          []found{{"unknown-session", reports.KindProtocolViolation, ""}},
+			header: http.Header{"Authorization": {"Bearer mcpchaos-secret"}},
+			// It checks neither Host nor Origin: the four foreign handshakes
+			// are served (its bearer token is the client's, which they
+			// carry). Without the token it answers 401 with no
+			// WWW-Authenticate challenge (a warning); malformed and made-up
+			// tokens, and its sessions without the token, it refuses.
+			want:          []found{{"credentials", reports.KindSecurity, ""}, {"rebinding", reports.KindSecurity, ""}, {"rebinding", reports.KindSecurity, ""}, {"rebinding", reports.KindSecurity, ""}, {"rebinding", reports.KindSecurity, ""}, {"unknown-session", reports.KindProtocolViolation, ""}},
 			indeterminate: []string{"cut-before-result", "cancel-race", "cut-surface", "end-session-task"},
 			note:          "tools answered the arguments generated from the schema with a JSON-RPC error",
 		},
@@ -255,7 +271,7 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			name:          "typescript-sdk jsonResponseStreamableHttp (1.32.2)",
 			command:       func(int) []string { return []string{"node", tsServerExample(dir, "jsonResponseStreamableHttp.js")} },
 			port:          3000,
-			want:          []found{},
+			want:          []found{{"rebinding", reports.KindSecurity, ""}, {"rebinding", reports.KindSecurity, ""}, {"rebinding", reports.KindSecurity, ""}},
 			indeterminate: []string{"cut-surface", "end-session-task", "get-stream-dropped"},
 		},
 	} {
