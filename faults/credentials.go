@@ -17,17 +17,9 @@ var credentialsFamily = &Family{
 		"By default all five, right after the first answer, the handshake's (default on=s2c:response; HTTP only; skipped when the client sends no credentials: give them with --header)",
 	Phase: After,
 	On:    "s2c:response",
-	Params: []Param{
-		{Name: "forge", Type: TypeChoice, Default: "all", Choices: append([]string{"all"}, CredentialForgeries...),
-			Doc: "which request: none (no credentials), malformed, made-up (the same form, other characters), session-none (the client's session, no credentials), session-made-up (the client's session, a made-up credential), or all five in turn"},
-	},
-	New: func(v Values) (Action, error) {
-		forge := v.String("forge")
-		if forge == "all" {
-			return credentials{forge: CredentialForgeries}, nil
-		}
-		return credentials{forge: []string{forge}}, nil
-	},
+	Params: []Param{forgeParam(CredentialForgeries,
+		"which request: none (no credentials), malformed, made-up (the same form, other characters), session-none (the client's session, no credentials), session-made-up (the client's session, a made-up credential), or all five in turn")},
+	New: func(v Values) (Action, error) { return credentials{forge: forged(v, CredentialForgeries)}, nil },
 	Example:  "credentials:forge=made-up",
 	HTTPOnly: true,
 }
@@ -45,14 +37,7 @@ type Credentials struct {
 
 // NeedsCredentials reports whether sc only means something when the client
 // sends credentials (--header).
-func NeedsCredentials(sc Scenario) bool {
-	for _, spec := range sc.Faults {
-		if spec == credentialsFamily.Name || strings.HasPrefix(spec, credentialsFamily.Name+":") {
-			return true
-		}
-	}
-	return false
-}
+func NeedsCredentials(sc Scenario) bool { return usesFamily(sc, credentialsFamily) }
 
 type credentials struct{ forge []string }
 

@@ -20,17 +20,9 @@ var foreignOriginFamily = &Family{
 		"by default all four, right after the first answer, the handshake's (default on=s2c:response; HTTP only; skipped for a server that is not on a loopback address)",
 	Phase: After,
 	On:    "s2c:response",
-	Params: []Param{
-		{Name: "forge", Type: TypeChoice, Default: "all", Choices: append([]string{"all"}, ForeignForgeries...),
-			Doc: "which request: host (a foreign Host, no Origin), origin (a foreign Origin, the true Host), null-origin (Origin: null), rebinding (Host and Origin foreign, as a rebound page sends), or all four in turn"},
-	},
-	New: func(v Values) (Action, error) {
-		forge := v.String("forge")
-		if forge == "all" {
-			return foreignOrigin{forge: ForeignForgeries}, nil
-		}
-		return foreignOrigin{forge: []string{forge}}, nil
-	},
+	Params: []Param{forgeParam(ForeignForgeries,
+		"which request: host (a foreign Host, no Origin), origin (a foreign Origin, the true Host), null-origin (Origin: null), rebinding (Host and Origin foreign, as a rebound page sends), or all four in turn")},
+	New: func(v Values) (Action, error) { return foreignOrigin{forge: forged(v, ForeignForgeries)}, nil },
 	Example:  "foreign-origin:forge=rebinding",
 	HTTPOnly: true,
 }
@@ -43,4 +35,28 @@ type foreignOrigin struct{ forge []string }
 
 func (f foreignOrigin) Fire(*FireContext) Effect {
 	return Effect{Foreign: f.forge, Detail: "send the server the handshake of a foreign page: " + strings.Join(f.forge, ", ")}
+}
+
+// forgeParam is the forge= parameter of a fault that sends requests of
+// its own, one of each of forgeries or all of them (the default).
+func forgeParam(forgeries []string, doc string) Param {
+	return Param{Name: "forge", Type: TypeChoice, Default: "all", Choices: append([]string{"all"}, forgeries...), Doc: doc}
+}
+
+// forged is what forge= asks of forgeries.
+func forged(v Values, forgeries []string) []string {
+	if forge := v.String("forge"); forge != "all" {
+		return []string{forge}
+	}
+	return forgeries
+}
+
+// usesFamily reports whether one of sc's faults is of family f.
+func usesFamily(sc Scenario, f *Family) bool {
+	for _, spec := range sc.Faults {
+		if spec == f.Name || strings.HasPrefix(spec, f.Name+":") {
+			return true
+		}
+	}
+	return false
 }

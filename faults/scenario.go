@@ -157,14 +157,7 @@ func Loopback(u *url.URL) bool {
 // LocalOnly reports whether sc only means something for a server on a
 // loopback address: a foreign page reaches such a server through DNS
 // rebinding, and a public one directly, where its credentials keep it.
-func LocalOnly(sc Scenario) bool {
-	for _, spec := range sc.Faults {
-		if spec == foreignOriginFamily.Name || strings.HasPrefix(spec, foreignOriginFamily.Name+":") {
-			return true
-		}
-	}
-	return false
-}
+func LocalOnly(sc Scenario) bool { return usesFamily(sc, foreignOriginFamily) }
 
 func httpServerScenarios() []Scenario {
 	return []Scenario{
