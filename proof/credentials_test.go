@@ -2,10 +2,12 @@ package proof
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,7 +25,8 @@ import (
 // session's requests without it with 401 and a Bearer challenge: nothing.
 // A verifier that takes any token (a stub left in place) serves a made-up
 // one: made-up-credentials-served, once (the session's ping with the
-// made-up token is the same hole).
+// made-up token is the same hole). A tool that answers with the caller's
+// token is credentials-echoed, and no report's words hold the token.
 func TestCredentialsOnFastMCP(t *testing.T) {
 	root := repoRoot(t)
 	python := sdkPython(t, root, "py-mcp-1.27.0")
@@ -33,6 +36,8 @@ func TestCredentialsOnFastMCP(t *testing.T) {
 	}{
 		{"checked", nil},
 		{"any", []string{reports.RuleCredentialsServed}},
+		// The probe calls every tool: whoami's answer holds the token.
+		{"echo", []string{reports.RuleCredentialsEchoed}},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			port := freePort(t)
@@ -53,6 +58,9 @@ func TestCredentialsOnFastMCP(t *testing.T) {
 			var got []string
 			for _, f := range report.Findings {
 				got = append(got, f.Rule)
+				if b, _ := json.Marshal(f); strings.Contains(string(b), "s3cret-token-1234") {
+					t.Errorf("a finding holds the token: %s", b)
+				}
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("findings (-want +got):\n%s\n%s", diff, reportSummary(report))

@@ -69,6 +69,7 @@ const (
 	RuleCredentialsServed         = "made-up-credentials-served"
 	RuleSessionWithoutCredentials = "session-served-without-credentials"
 	RuleUnauthorizedChallenge     = "unauthorized-without-challenge"
+	RuleCredentialsEchoed         = "credentials-echoed"
 	RuleClientHang                = "client-hang"
 	RuleClientLate                = "client-late"
 	RuleClientFailed              = "client-failed"
@@ -279,6 +280,9 @@ var Rules = []Rule{
 	{RuleUnauthorizedChallenge, KindSecurity, SeverityWarning,
 		"a server that wants credentials refuses a request without valid ones with 401 Unauthorized and a WWW-Authenticate challenge: another status, or a 401 without a challenge, refuses it but does not tell a client how to authorize (HTTP says a 401 MUST carry one; an MCP server that implements authorization points to its resource metadata there). The request is refused either way, hence a warning",
 		"RFC 9110 §15.5.2 (\"The server generating a 401 response MUST send a WWW-Authenticate header field\"); MCP 2025-11-25, Basic › Authorization › Authorization Server Discovery"},
+	{RuleCredentialsEchoed, KindSecurity, SeverityError,
+		"a server never sends back a credential its client sends (--header's Authorization, Cookie or token headers): in an answer, a notification, an error page or a log line it reaches whoever reads them, the model the answer goes to or a shared log. The value is left out of the report, which says where it was",
+		"MCP 2025-11-25, Server › Utilities › Logging › Security (\"Log messages MUST NOT contain: Credentials or secrets\"); Basic › Authorization › Security Considerations"},
 	{RuleCrossSessionMessage, KindCrossSession, SeverityError,
 		"what a server sends for one client's session goes to that client alone: an answer to its request, a progress notification for its token, a log message or a server-to-client request made while handling its call, and anything that carries what that client sent (its marker: mcpchaos gives each session's client its own, in its clientInfo, progress tokens and string arguments) delivered on another session's streams, or answering another session's request, is one user's data given to another (a notifications/*/list_changed broadcast to every session carries nothing of anyone's, and is allowed; so is shared state a session reads back with a request that named none of its own)",
 		jsonrpcReply + " (the Response goes to the Client that made the call); " + specStreamableHTTP + " (the answer to a POSTed request, and the messages before it, which SHOULD relate to it, go on that POST's stream; the server MUST NOT broadcast the same message across multiple streams); " + specSessions + "; MCP 2025-11-25, Security Best Practices › Session Hijacking"},

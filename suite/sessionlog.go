@@ -46,6 +46,9 @@ type sessionLog struct {
 	// struck, if set, is closed when a fault of the session first fires.
 	struck     chan struct{}
 	struckOnce sync.Once
+	// secrets, if set, watches what the server sends for the client's
+	// credentials.
+	secrets *secretWatch
 }
 
 // openingAnswer sees whether a session's opening request (initialize, or
@@ -90,6 +93,9 @@ func newSessionLog(dir, name string) (*sessionLog, error) {
 // see is called for every event, in order, under the recorder's lock.
 func (l *sessionLog) see(e wire.Event) {
 	l.judge.Add(e)
+	if l.secrets != nil {
+		l.secrets.see(&e)
+	}
 	l.decisions.add(&e)
 	l.served.see(&e)
 	if l.messages != nil {
@@ -137,6 +143,9 @@ func (l *sessionLog) seeOpening(e *wire.Event) {
 func (l *sessionLog) finish() (judge.Verdict, error) {
 	l.rec.StopEvents()
 	v := l.judge.Verdict()
+	if l.secrets != nil {
+		l.secrets.apply(&v.Findings)
+	}
 	if l.file == nil {
 		return v, nil
 	}

@@ -60,6 +60,9 @@ func (o Options) runSessions(ctx context.Context, sc faults.Scenario) (*scenario
 	if err != nil {
 		return nil, err
 	}
+	for _, l := range logs.logs {
+		l.secrets = newSecretWatch(o.Header)
+	}
 	tee := teeRecorder(logs.logs)
 	load := machine.StartSampler(func(share float64) {
 		tee.Record(wire.Event{Type: wire.EventCPUShare, CPUShare: int(math.Round(share * 1000))})

@@ -452,6 +452,9 @@ func (o Options) runScenarioLogged(ctx context.Context, sc faults.Scenario, setU
 	if err != nil {
 		return nil, err
 	}
+	if o.URL != nil {
+		log.secrets = newSecretWatch(o.Header)
+	}
 	if setUp != nil {
 		setUp(log)
 	}

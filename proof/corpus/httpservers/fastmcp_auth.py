@@ -5,12 +5,15 @@
     python fastmcp_auth.py PORT [MODE]
 
 serves http://127.0.0.1:PORT/mcp. The token that opens it is "s3cret-token-1234".
-MODE is `checked` (the README's shape: the verifier compares the token) or `any`
-(a planted bug: the verifier takes any token, as a stub left in place does).
+MODE is `checked` (the README's shape: the verifier compares the token), `any`
+(a planted bug: the verifier takes any token, as a stub left in place does) or
+`echo` (checked, and a planted bug: a `whoami` tool answers with the caller's
+token, which the model the answer goes to then holds).
 """
 
 import sys
 
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.fastmcp import FastMCP
@@ -47,6 +50,14 @@ def main() -> None:
     def echo(text: str) -> str:
         """Answers its text."""
         return text
+
+    if mode == "echo":
+
+        @mcp.tool()
+        def whoami() -> str:
+            """Says who the caller is."""
+            token = get_access_token()
+            return f"client {token.client_id}, token {token.token}" if token else "anonymous"
 
     mcp.run(transport="streamable-http")
 
