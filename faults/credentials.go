@@ -19,7 +19,7 @@ var credentialsFamily = &Family{
 	On:    "s2c:response",
 	Params: []Param{forgeParam(CredentialForgeries,
 		"which request: none (no credentials), malformed, made-up (the same form, other characters), session-none (the client's session, no credentials), session-made-up (the client's session, a made-up credential), or all five in turn")},
-	New: func(v Values) (Action, error) { return credentials{forge: forged(v, CredentialForgeries)}, nil },
+	New:      func(v Values) (Action, error) { return credentials{forge: forged(v, CredentialForgeries)}, nil },
 	Example:  "credentials:forge=made-up",
 	HTTPOnly: true,
 }

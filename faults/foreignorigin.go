@@ -22,7 +22,7 @@ var foreignOriginFamily = &Family{
 	On:    "s2c:response",
 	Params: []Param{forgeParam(ForeignForgeries,
 		"which request: host (a foreign Host, no Origin), origin (a foreign Origin, the true Host), null-origin (Origin: null), rebinding (Host and Origin foreign, as a rebound page sends), or all four in turn")},
-	New: func(v Values) (Action, error) { return foreignOrigin{forge: forged(v, ForeignForgeries)}, nil },
+	New:      func(v Values) (Action, error) { return foreignOrigin{forge: forged(v, ForeignForgeries)}, nil },
 	Example:  "foreign-origin:forge=rebinding",
 	HTTPOnly: true,
 }
