@@ -65,36 +65,23 @@ func (c *sessionIDs) Findings() []reports.Finding {
 	if !c.foreign {
 		return nil
 	}
-	if f := GuessableSessionIDs(c.ids, c.evidence); f != nil {
-		return append(c.found, *f)
-	}
-	return c.found
-}
-
-// GuessableSessionIDs is the session-id-guessable finding of the session
-// ids one server issued (evidence[i] is where ids[i] was seen), or nil:
-// one of few random bits, or two numbered one after the other. The check
-// across the sessions of a run of several (crosssession) uses it too.
-func GuessableSessionIDs(ids []string, evidence []reports.Evidence) *reports.Finding {
-	for i, id := range ids {
+	for i, id := range c.ids {
 		if bits := idBits(id); bits < guessableBits {
-			f := reports.NewFinding(reports.RuleSessionIDGuessable,
+			return append(c.found, reports.NewFinding(reports.RuleSessionIDGuessable,
 				fmt.Sprintf("the server issued session id %q: about %d random bits, which a client can guess; session ids should be globally unique and cryptographically secure (a securely generated UUID, a JWT, a cryptographic hash)", id, bits),
-				[]reports.Evidence{evidence[i]})
-			return &f
+				[]reports.Evidence{c.evidence[i]}))
 		}
 	}
-	for i := range ids {
-		for j := i + 1; j < len(ids); j++ {
-			if sequential(ids[i], ids[j]) {
-				f := reports.NewFinding(reports.RuleSessionIDGuessable,
-					fmt.Sprintf("the server issued session ids %q and %q, which differ only by a small count: a client that has one can guess another user's", ids[i], ids[j]),
-					[]reports.Evidence{evidence[i], evidence[j]})
-				return &f
+	for i := range c.ids {
+		for j := i + 1; j < len(c.ids); j++ {
+			if sequential(c.ids[i], c.ids[j]) {
+				return append(c.found, reports.NewFinding(reports.RuleSessionIDGuessable,
+					fmt.Sprintf("the server issued session ids %q and %q, which differ only by a small count: a client that has one can guess another user's", c.ids[i], c.ids[j]),
+					[]reports.Evidence{c.evidence[i], c.evidence[j]}))
 			}
 		}
 	}
-	return nil
+	return c.found
 }
 
 func visibleASCII(s string) bool {
