@@ -121,22 +121,13 @@ func ServerScenarios() []Scenario {
 	}
 }
 
-// HTTPServerScenarios is the default matrix for probing an HTTP server
-// (test --url): the moments of ServerScenarios that HTTP has, in HTTP's
-// terms. The client's connection or stream is what ends, not a pipe: a
-// server must go on serving, answer on a resumed stream if it offers
-// resumption, and never crash on a write to a stream its client left.
-func HTTPServerScenarios() []Scenario {
-	return httpServerScenarios()
-}
-
 // HTTPServerScenariosFor is the default matrix of test --url for a server
 // at u, whose client sends credentials or not (--header): a server that is
 // not on a loopback address leaves out the scenarios that only mean
 // something for a local one (LocalOnly), and a client without credentials
 // those that change them (NeedsCredentials).
 func HTTPServerScenariosFor(u *url.URL, credentialed bool) []Scenario {
-	scs := httpServerScenarios()
+	scs := HTTPServerScenarios()
 	if !Loopback(u) {
 		scs = slices.DeleteFunc(scs, LocalOnly)
 	}
@@ -159,7 +150,13 @@ func Loopback(u *url.URL) bool {
 // rebinding, and a public one directly, where its credentials keep it.
 func LocalOnly(sc Scenario) bool { return usesFamily(sc, foreignOriginFamily) }
 
-func httpServerScenarios() []Scenario {
+// HTTPServerScenarios is the default matrix for probing an HTTP server
+// (test --url): the moments of ServerScenarios that HTTP has, in HTTP's
+// terms. The client's connection or stream is what ends, not a pipe: a
+// server must go on serving, answer on a resumed stream if it offers
+// resumption, and never crash on a write to a stream its client left.
+// HTTPServerScenariosFor picks those a given server and client can run.
+func HTTPServerScenarios() []Scenario {
 	return []Scenario{
 		{
 			Name:   "stall-streams",

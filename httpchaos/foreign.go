@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/internal/mcpheader"
 	"github.com/mcpchaos/mcpchaos/internal/sse"
 	"github.com/mcpchaos/mcpchaos/wire"
@@ -22,8 +23,7 @@ const ForeignHost = "evil.example"
 // foreignSkip says why the foreign-origin fault cannot act on this
 // session, or "".
 func (p *Proxy) foreignSkip() string {
-	host := p.cfg.Upstream.Hostname()
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if !faults.Loopback(p.cfg.Upstream) {
 		return "skipped: the server is at " + p.cfg.Upstream.Host + ", not a loopback address: DNS rebinding turns a page against a server on the user's own machine"
 	}
 	p.mu.Lock()

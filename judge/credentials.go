@@ -49,7 +49,7 @@ func (c *credentialChecks) Event(e *wire.Event) {
 	if credentialForged[e.Forged] == "" || e.Status == 0 || len(c.events) >= 16 {
 		return
 	}
-	served := e.Status >= 200 && e.Status < 300 && (e.Kind == "response" || e.MCPSession != "")
+	served := servedForeign(e)
 	if e.Forged == "none" {
 		c.sawNone = true
 		c.wants = e.Status >= 400 && e.Status < 500

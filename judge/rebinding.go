@@ -34,28 +34,30 @@ type rebinding struct {
 	everywhere *wire.Event
 }
 
-// servedRule is the rule a served request of each forgery breaks.
-var servedRule = map[string]string{
-	"rebinding":   reports.RuleRebindingServed,
-	"origin":      reports.RuleForeignOriginServed,
-	"null-origin": reports.RuleNullOriginServed,
-	"host":        reports.RuleForeignHostServed,
+// forgery is what the rebinding checker knows of one request of fault
+// foreign-origin: the rule it breaks when served, what it sent and the
+// check a served one shows missing (for messages), and whether it sent
+// an invalid Origin with the true Host, which the specification answers
+// with 403.
+type forgery struct {
+	rule, said, missing string
+	badOrigin           bool
 }
 
-// forgedSaid says what each forgery sent, for messages.
-var forgedSaid = map[string]string{
-	"rebinding":   "with a foreign Host and a foreign Origin, as a page of another site sends it once DNS rebinding has pointed the site's name at this machine",
-	"origin":      "with its own Host but a foreign Origin, as a page of another site sends it",
-	"null-origin": "with Origin: null, as a sandboxed frame or a local file sends it",
-	"host":        "with a foreign Host and no Origin",
+var forgeries = map[string]forgery{
+	"rebinding": {reports.RuleRebindingServed, "with a foreign Host and a foreign Origin, as a page of another site sends it once DNS rebinding has pointed the site's name at this machine",
+		"it checks neither Host nor Origin: any web page the user opens can use its tools", false},
+	"origin": {reports.RuleForeignOriginServed, "with its own Host but a foreign Origin, as a page of another site sends it",
+		"it does not check Origin (the specification's MUST)", true},
+	"null-origin": {reports.RuleNullOriginServed, "with Origin: null, as a sandboxed frame or a local file sends it",
+		"it takes Origin: null for a trusted one", true},
+	"host": {reports.RuleForeignHostServed, "with a foreign Host and no Origin", "it does not check Host", false},
 }
 
-// missingCheck names the check a served forgery shows missing.
-var missingCheck = map[string]string{
-	"rebinding":   "it checks neither Host nor Origin: any web page the user opens can use its tools",
-	"origin":      "it does not check Origin (the specification's MUST)",
-	"null-origin": "it takes Origin: null for a trusted one",
-	"host":        "it does not check Host",
+// servedForeign says the server served a request of the proxy's own
+// (wire.EventForeign): a 2xx with a result, or a session issued.
+func servedForeign(e *wire.Event) bool {
+	return e.Status >= 200 && e.Status < 300 && (e.Kind == "response" || e.MCPSession != "")
 }
 
 func (c *rebinding) Event(e *wire.Event) {
@@ -67,26 +69,25 @@ func (c *rebinding) Event(e *wire.Event) {
 		return
 	}
 	c.foreign = true
-	rule, ok := servedRule[e.Forged]
+	f, ok := forgeries[e.Forged]
 	if !ok {
 		return
 	}
-	served := e.Status >= 200 && e.Status < 300 && (e.Kind == "response" || e.MCPSession != "")
 	switch {
-	case served:
+	case servedForeign(e):
 		issued := ""
 		if e.MCPSession != "" {
 			issued = fmt.Sprintf(" and issued session %s", e.MCPSession)
 		}
-		c.add(rule, e, fmt.Sprintf("the server served %s (%s) sent %s: it answered %d%s; %s",
-			e.Method, e.Detail, forgedSaid[e.Forged], e.Status, issued, missingCheck[e.Forged]))
-	case (e.Forged == "origin" || e.Forged == "null-origin") && e.Status != 403 && e.Status != 0:
+		c.add(f.rule, e, fmt.Sprintf("the server served %s (%s) sent %s: it answered %d%s; %s",
+			e.Method, e.Detail, f.said, e.Status, issued, f.missing))
+	case f.badOrigin && e.Status != 403 && e.Status != 0:
 		what := fmt.Sprintf("HTTP %d", e.Status)
 		if e.Status < 300 {
 			what = fmt.Sprintf("HTTP %d and a JSON-RPC error", e.Status)
 		}
 		c.add(reports.RuleForeignOriginNot403, e, fmt.Sprintf("the server refused %s (%s) sent %s with %s, not the 403 Forbidden the specification names for an invalid Origin",
-			e.Method, e.Detail, forgedSaid[e.Forged], what))
+			e.Method, e.Detail, f.said, what))
 	}
 }
 

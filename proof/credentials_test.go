@@ -1,21 +1,16 @@
 package proof
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/reports"
-	"github.com/mcpchaos/mcpchaos/suite"
 )
 
 // Issue 41: the credentials scenario on FastMCP (mcp 1.27.0) serving as an
@@ -40,21 +35,9 @@ func TestCredentialsOnFastMCP(t *testing.T) {
 		{"echo", []string{reports.RuleCredentialsEchoed}},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
-			port := freePort(t)
-			u, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
-			scs, err := faults.SelectScenarios(faults.HTTPServerScenarios(), []string{"credentials"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			report, err := suite.Run(ctx, suite.Options{
-				Command: []string{python, filepath.Join(root, "proof", "corpus", "httpservers", "fastmcp_auth.py"), fmt.Sprint(port), tc.mode},
-				URL:     u, Header: http.Header{"Authorization": {"Bearer s3cret-token-1234"}},
-				Scenarios: scs, Seed: 1, Deadline: 5 * time.Second, Grace: 2 * time.Second, Parallel: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
+			report := runHTTPScenario(t, "credentials", http.Header{"Authorization": {"Bearer s3cret-token-1234"}}, func(port int) []string {
+				return []string{python, filepath.Join(root, "proof", "corpus", "httpservers", "fastmcp_auth.py"), fmt.Sprint(port), tc.mode}
+			})
 			var got []string
 			for _, f := range report.Findings {
 				got = append(got, f.Rule)
@@ -64,11 +47,6 @@ func TestCredentialsOnFastMCP(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("findings (-want +got):\n%s\n%s", diff, reportSummary(report))
-			}
-			for _, s := range report.Scenarios {
-				if s.Outcome == reports.OutcomeIndeterminate {
-					t.Errorf("%s: indeterminate %q", s.Name, s.Indeterminate)
-				}
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package proof
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -57,19 +58,7 @@ func TestRebindingOnTheSDKsServers(t *testing.T) {
 				k, v, _ := strings.Cut(kv, "=")
 				t.Setenv(k, v)
 			}
-			port := freePort(t)
-			u, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
-			scs, err := faults.SelectScenarios(faults.HTTPServerScenarios(), []string{"rebinding"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			report, err := suite.Run(ctx, suite.Options{Command: tc.command(port), URL: u, Scenarios: scs, Seed: 1,
-				Deadline: 5 * time.Second, Grace: 2 * time.Second, Parallel: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
+			report := runHTTPScenario(t, "rebinding", nil, tc.command)
 			var got []string
 			for _, f := range report.Findings {
 				if f.Scenario == "rebinding" {
@@ -80,11 +69,32 @@ func TestRebindingOnTheSDKsServers(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("rebinding findings (-want +got):\n%s\n%s", diff, reportSummary(report))
 			}
-			for _, s := range report.Scenarios {
-				if s.Outcome == reports.OutcomeIndeterminate {
-					t.Errorf("%s: indeterminate %q", s.Name, s.Indeterminate)
-				}
-			}
 		})
 	}
+}
+
+// runHTTPScenario runs the baseline and the scenario name against the
+// server command(port) starts on 127.0.0.1:PORT/mcp, its client sending
+// header, and fails t on a set-up error or a scenario that tested nothing.
+func runHTTPScenario(t *testing.T, name string, header http.Header, command func(port int) []string) *reports.Report {
+	t.Helper()
+	port := freePort(t)
+	u, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+	scs, err := faults.SelectScenarios(faults.HTTPServerScenarios(), []string{name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	report, err := suite.Run(ctx, suite.Options{Command: command(port), URL: u, Header: header, Scenarios: scs, Seed: 1,
+		Deadline: 5 * time.Second, Grace: 2 * time.Second, Parallel: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range report.Scenarios {
+		if s.Outcome == reports.OutcomeIndeterminate {
+			t.Errorf("%s: indeterminate %q", s.Name, s.Indeterminate)
+		}
+	}
+	return report
 }

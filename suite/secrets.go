@@ -76,7 +76,7 @@ func (w *secretWatch) see(e *wire.Event) {
 
 // apply adds the finding of an echo to v, and takes every credential out
 // of the words of v's findings.
-func (w *secretWatch) apply(v *verdictFindings) {
+func (w *secretWatch) apply(v *[]reports.Finding) {
 	if w.hit != nil {
 		where := "in a message"
 		switch w.hit.Type {
@@ -106,6 +106,3 @@ func (w *secretWatch) redact(s string) string {
 	}
 	return s
 }
-
-// verdictFindings are a verdict's findings, as apply changes them.
-type verdictFindings = []reports.Finding

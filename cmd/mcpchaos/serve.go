@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpchaos/mcpchaos/examples/everything"
+	"github.com/mcpchaos/mcpchaos/faults"
 )
 
 // runServe serves the bundled example MCP server on stdin and stdout, or
@@ -70,12 +71,8 @@ func localOrigins(next http.Handler) http.Handler {
 // localOrigin reports whether origin is a page served from this machine.
 func localOrigin(origin string) bool {
 	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false // "null" among them: a sandboxed frame or a file
-	}
-	host := u.Hostname()
-	ip := net.ParseIP(host)
-	return host == "localhost" || ip != nil && ip.IsLoopback()
+	// "null" has no host: a sandboxed frame or a file.
+	return err == nil && u.Host != "" && faults.Loopback(u)
 }
 
 // serveHTTP serves the example on mcp-go's streamable HTTP and SSE

@@ -1,7 +1,6 @@
 package portowner
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/hex"
 	"fmt"
@@ -16,7 +15,10 @@ import (
 // when none can be told: nothing listens, or the socket belongs to a
 // process whose descriptors this one may not read.
 func Listener(port int) (Process, bool) {
-	inodes := listeningInodes(port)
+	inodes := map[string]bool{}
+	for _, l := range listeners(port) {
+		inodes[l.inode] = true
+	}
 	if len(inodes) == 0 {
 		return Process{}, false
 	}
@@ -44,17 +46,34 @@ func Listener(port int) (Process, bool) {
 // host:port ("0.0.0.0:8000", "[::]:8000", "127.0.0.1:8000").
 func Addresses(port int) []string {
 	var out []string
+	for _, l := range listeners(port) {
+		out = append(out, net.JoinHostPort(l.ip.String(), strconv.Itoa(port)))
+	}
+	return out
+}
+
+// socket is a TCP listener of /proc/net/tcp{,6}.
+type socket struct {
+	ip    net.IP
+	inode string
+}
+
+// listeners are the TCP listeners on port, IPv4 and IPv6.
+func listeners(port int) []socket {
+	var out []socket
 	want := fmt.Sprintf(":%04X", port)
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		b, err := os.ReadFile(table)
 		if err != nil {
 			continue
 		}
+		// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
 		for _, line := range strings.Split(string(b), "\n")[1:] {
 			fields := strings.Fields(line)
-			if len(fields) > 3 && strings.HasSuffix(fields[1], want) && fields[3] == "0A" {
+			const listen = "0A"
+			if len(fields) > 9 && strings.HasSuffix(fields[1], want) && fields[3] == listen {
 				if ip := procIP(strings.TrimSuffix(fields[1], want)); ip != nil {
-					out = append(out, net.JoinHostPort(ip.String(), strconv.Itoa(port)))
+					out = append(out, socket{ip: ip, inode: fields[9]})
 				}
 			}
 		}
@@ -74,31 +93,6 @@ func procIP(h string) net.IP {
 		ip[i], ip[i+1], ip[i+2], ip[i+3] = b[i+3], b[i+2], b[i+1], b[i]
 	}
 	return ip
-}
-
-// listeningInodes are the socket inodes of the TCP listeners on port, IPv4
-// and IPv6.
-func listeningInodes(port int) map[string]bool {
-	out := map[string]bool{}
-	want := fmt.Sprintf(":%04X", port)
-	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		f, err := os.Open(table)
-		if err != nil {
-			continue
-		}
-		sc := bufio.NewScanner(f)
-		sc.Scan() // the heading
-		for sc.Scan() {
-			// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
-			fields := strings.Fields(sc.Text())
-			const listen = "0A"
-			if len(fields) > 9 && strings.HasSuffix(fields[1], want) && fields[3] == listen {
-				out[fields[9]] = true
-			}
-		}
-		f.Close()
-	}
-	return out
 }
 
 func commandLine(pid int) string {
