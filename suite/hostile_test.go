@@ -23,11 +23,16 @@ func TestPlantedHostileInput(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		want []got
+		// anyScenario says the run that finds it does not matter: the
+		// growth series runs in the baseline and in hostile-input, and a
+		// loaded machine's noise can hide the jump from one (CI19: the
+		// baseline's, hostile-input found it).
+		anyScenario bool
 	}{
-		{"unvalidated-input", []got{{"baseline", reports.RuleInputNotValidated, ""}}},
-		{"backtracking-template", []got{{"baseline", reports.RuleCostGrowsWithInput, ""}}},
-		{"listed-not-found", []got{{"baseline", reports.RuleListedNotFound, ""}}},
-		{"null-params", []got{{"hostile-input", reports.RuleLostResponse, ""}, {"hostile-input", reports.RuleCrashSignature, "go:panic"}}},
+		{"unvalidated-input", []got{{"baseline", reports.RuleInputNotValidated, ""}}, false},
+		{"backtracking-template", []got{{"baseline", reports.RuleCostGrowsWithInput, ""}}, true},
+		{"listed-not-found", []got{{"baseline", reports.RuleListedNotFound, ""}}, false},
+		{"null-params", []got{{"hostile-input", reports.RuleLostResponse, ""}, {"hostile-input", reports.RuleCrashSignature, "go:panic"}}, false},
 	} {
 		for _, fixed := range []bool{false, true} {
 			name := tc.name
@@ -48,7 +53,11 @@ func TestPlantedHostileInput(t *testing.T) {
 				}
 				var gots []got
 				for _, f := range report.Findings {
-					gots = append(gots, got{f.Scenario, f.Rule, f.Signature})
+					g := got{f.Scenario, f.Rule, f.Signature}
+					if tc.anyScenario && f.Scenario == "hostile-input" {
+						g.Scenario = "baseline"
+					}
+					gots = append(gots, g)
 				}
 				if diff := cmp.Diff(want, gots); diff != "" {
 					t.Errorf("findings (-want +got):\n%s", diff)
