@@ -49,6 +49,10 @@ type session struct {
 	// wholeServer says a fault of its plan struck the server itself (a
 	// signal to its process), which no session is spared.
 	wholeServer bool
+	// sessionID is the Mcp-Session-Id the server issued the session, as
+	// its client's requests carry it, and where it was first seen.
+	sessionID   string
+	sessionIDEv reports.Evidence
 	// opening is the client's opening request (initialize, or
 	// server/discover); opened says a result answered it, and refusal is
 	// how it was refused otherwise (an HTTP status, an error).
@@ -152,6 +156,10 @@ func (s *session) fault(e *wire.Event) {
 func (s *session) http(e *wire.Event) {
 	if strings.HasPrefix(e.HTTP, "DELETE ") {
 		s.deleted = true
+	}
+	if s.sessionID == "" && e.MCPSession != "" && e.HTTP != "" && !strings.Contains(e.HTTP, "(") {
+		// The id the client's own first request carried: the server's.
+		s.sessionID, s.sessionIDEv = e.MCPSession, judge.EvidenceOf(e)
 	}
 	if e.Status < 400 || e.ByUs {
 		return
@@ -281,6 +289,7 @@ func (j *Judge) Verdict(perSession []judge.Verdict) judge.Verdict {
 	own = c.updates(own)
 	own = c.levels(own)
 	own = c.harm(own)
+	c.sessionIDs()
 	first := j.sessions[0]
 	for i := range c.found {
 		c.found[i].Scenario, c.found[i].Seed, c.found[i].Repro = first.scenario, first.seed, first.repro
@@ -486,4 +495,28 @@ func sessionsWord(ns []int) string {
 		return "session " + parts[0]
 	}
 	return "sessions " + strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// sessionIDs judges the session ids one server issued its clients, side by
+// side: one a client could guess, or ids numbered one after the other, let
+// one user's client reach another's session (session-id-guessable).
+func (c *crossing) sessionIDs() {
+	var ids []string
+	var evs []reports.Evidence
+	for _, s := range c.j.sessions {
+		if s.sessionID != "" && !slices.Contains(ids, s.sessionID) {
+			ev := s.sessionIDEv
+			ev.Session = s.n
+			ids, evs = append(ids, s.sessionID), append(evs, ev)
+		}
+	}
+	if len(ids) < 2 {
+		return
+	}
+	if f := judge.GuessableSessionIDs(ids, evs); f != nil {
+		for _, ev := range f.Evidence {
+			f.Sessions = append(f.Sessions, ev.Session)
+		}
+		c.found = append(c.found, *f)
+	}
 }

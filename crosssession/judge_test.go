@@ -123,6 +123,27 @@ func TestVerdict(t *testing.T) {
 			},
 		},
 		{
+			name: "session ids numbered one after the other: guessable",
+			sessions: func() []*script {
+				return []*script{
+					newScript(1, m1).opened().add(wire.Event{Type: wire.EventHTTP, Exchange: 9, HTTP: "POST /mcp", MCPSession: "4f1c9a7e52b44d0e8a619b2f-1000041"}),
+					newScript(2, m2).opened().add(wire.Event{Type: wire.EventHTTP, Exchange: 9, HTTP: "POST /mcp", MCPSession: "4f1c9a7e52b44d0e8a619b2f-1000042"}),
+				}
+			},
+			want: got{Findings: []string{"session-id-guessable [1 2]"}},
+			says: `the server issued session ids "4f1c9a7e52b44d0e8a619b2f-1000041" and "4f1c9a7e52b44d0e8a619b2f-1000042"`,
+		},
+		{
+			name: "UUIDs, and a DELETE of mcpchaos's own: nothing",
+			sessions: func() []*script {
+				return []*script{
+					newScript(1, m1).opened().add(wire.Event{Type: wire.EventHTTP, Exchange: 9, HTTP: "DELETE /mcp (sent by fault end-session#1)", MCPSession: "1"}).
+						add(wire.Event{Type: wire.EventHTTP, Exchange: 10, HTTP: "POST /mcp", MCPSession: "3f1c9a7e-52b4-4d0e-8a61-9b2f7c4d1e08"}),
+					newScript(2, m2).opened().add(wire.Event{Type: wire.EventHTTP, Exchange: 9, HTTP: "POST /mcp", MCPSession: "a94e0d2b-6c7f-4b13-9e58-0f2d1c6b7a39"}),
+				}
+			},
+		},
+		{
 			name: "an answer echoing another session's text",
 			sessions: func() []*script {
 				return []*script{

@@ -65,23 +65,36 @@ func (c *sessionIDs) Findings() []reports.Finding {
 	if !c.foreign {
 		return nil
 	}
-	for i, id := range c.ids {
+	if f := GuessableSessionIDs(c.ids, c.evidence); f != nil {
+		return append(c.found, *f)
+	}
+	return c.found
+}
+
+// GuessableSessionIDs is the session-id-guessable finding of the session
+// ids one server issued (evidence[i] is where ids[i] was seen), or nil:
+// one of few random bits, or two numbered one after the other. The check
+// across the sessions of a run of several (crosssession) uses it too.
+func GuessableSessionIDs(ids []string, evidence []reports.Evidence) *reports.Finding {
+	for i, id := range ids {
 		if bits := idBits(id); bits < guessableBits {
-			return append(c.found, reports.NewFinding(reports.RuleSessionIDGuessable,
+			f := reports.NewFinding(reports.RuleSessionIDGuessable,
 				fmt.Sprintf("the server issued session id %q: about %d random bits, which a client can guess; session ids should be globally unique and cryptographically secure (a securely generated UUID, a JWT, a cryptographic hash)", id, bits),
-				[]reports.Evidence{c.evidence[i]}))
+				[]reports.Evidence{evidence[i]})
+			return &f
 		}
 	}
-	for i := range c.ids {
-		for j := i + 1; j < len(c.ids); j++ {
-			if sequential(c.ids[i], c.ids[j]) {
-				return append(c.found, reports.NewFinding(reports.RuleSessionIDGuessable,
-					fmt.Sprintf("the server issued session ids %q and %q, which differ only by a small count: a client that has one can guess another user's", c.ids[i], c.ids[j]),
-					[]reports.Evidence{c.evidence[i], c.evidence[j]}))
+	for i := range ids {
+		for j := i + 1; j < len(ids); j++ {
+			if sequential(ids[i], ids[j]) {
+				f := reports.NewFinding(reports.RuleSessionIDGuessable,
+					fmt.Sprintf("the server issued session ids %q and %q, which differ only by a small count: a client that has one can guess another user's", ids[i], ids[j]),
+					[]reports.Evidence{evidence[i], evidence[j]})
+				return &f
 			}
 		}
 	}
-	return c.found
+	return nil
 }
 
 func visibleASCII(s string) bool {
