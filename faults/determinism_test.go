@@ -109,6 +109,7 @@ var mixedSpecs = []string{
 	"reset:on=c2s:notification,p=0.2,times=0",
 	"end-session:on=c2s:request,p=0.1,times=0",
 	"foreign-origin:on=s2c:response,p=0.1,forge=origin",
+	"forge-origin:on=c2s:request,p=0.1,forge=null-origin",
 	"credentials:on=s2c:response,p=0.1,forge=made-up",
 	"forget-session:on=c2s:request,p=0.1,times=0",
 	"hold-headers:on=c2s:request,p=0.1,for=20ms,times=0",

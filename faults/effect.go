@@ -113,6 +113,10 @@ type Effect struct {
 	// Credentials asks an HTTP transport to send the server requests with
 	// the client's credentials changed (credentials).
 	Credentials *Credentials
+	// ForgeOrigin asks an HTTP transport to send the client's own request
+	// on with the Host and Origin of the ForeignForgeries it names
+	// (forge-origin).
+	ForgeOrigin string
 	// ReuseEventID asks an HTTP transport to send the triggering event
 	// with the id of the event before it in the same stream.
 	ReuseEventID bool

@@ -74,7 +74,7 @@ func Families() []*Family {
 		signalFamily, stderrFloodFamily, lingerFamily,
 		idTypeFamily, idCollisionFamily,
 		mutateFamily,
-		httpErrorFamily, resetFamily, endSessionFamily, forgetSessionFamily, holdHeadersFamily, eventIDReuseFamily, foreignOriginFamily, credentialsFamily}
+		httpErrorFamily, resetFamily, endSessionFamily, forgetSessionFamily, holdHeadersFamily, eventIDReuseFamily, foreignOriginFamily, forgeOriginFamily, credentialsFamily}
 }
 
 // TriggerParams lists the keys every fault accepts to say when it fires.

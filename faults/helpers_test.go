@@ -138,7 +138,7 @@ var cmpOpts = cmp.Options{
 		serverRequest{}, cancel{}, cancelTask{}, listChanged{}, earlyRequest{}),
 	cmp.AllowUnexported(signalFault{}, stderrFlood{}, linger{}),
 	cmp.AllowUnexported(idType{}, idCollision{}, mutate{}),
-	cmp.AllowUnexported(httpError{}, reset{}, endSession{}, forgetSession{}, holdHeaders{}, eventIDReuse{}, cutTarget{}, foreignOrigin{}, credentials{}),
+	cmp.AllowUnexported(httpError{}, reset{}, endSession{}, forgetSession{}, holdHeaders{}, eventIDReuse{}, cutTarget{}, foreignOrigin{}, forgeOrigin{}, credentials{}),
 }
 
 // knownFaults is how a parse error lists the fault families.

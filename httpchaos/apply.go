@@ -40,6 +40,7 @@ var httpMeaning = map[string]string{
 	"hold-headers":   "holds the head of the server's answer before it goes to the client",
 	"event-id-reuse": "sends a server's event with the id of the event before it in the same stream",
 	"credentials":    "POSTs the server, on exchanges of its own, requests with the client's credentials removed, malformed or made up (a handshake each), and pings in the client's session without them or with made-up ones; a session one opens is ended (DELETE); the client is not told",
+	"forge-origin":   "sends the client's own POST on with a foreign Host, a foreign Origin, Origin: null, or both, in place of its own; the client gets what the server answered",
 	"foreign-origin": "POSTs the server, on exchanges of its own with the client's credentials, the handshake of a page of a foreign site (a foreign Host, a foreign Origin, Origin: null, or both), and ends (DELETE) a session one opens; the client is not told",
 	"signal":         "sends TERM, INT or KILL to the server's process group when mcpchaos started it (test --url URL -- CMD), as a supervisor or an OOM killer would, every session's calls in flight; skipped for a server it did not start, and STOP is not sent",
 }
@@ -93,6 +94,9 @@ type outcome struct {
 	// reuseIDBy is the fault that sends the event with the id of the one
 	// before it (event-id-reuse).
 	reuseIDBy string
+	// forge is the forgery of Host and Origin fault forgeBy sends the
+	// client's request on with (forge-origin).
+	forge, forgeBy string
 }
 
 // apply carries out fired faults in plan order, recording each decision.
@@ -142,6 +146,9 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 			if why := p.credentialsSkip(); why != "" {
 				skipped = why
 			}
+		}
+		if e.ForgeOrigin != "" && (dir != wire.ToServer || forwarded) {
+			skipped = "skipped: only a client's POST not yet sent on carries a Host and an Origin to forge"
 		}
 		if e.EndSession && p.sessionID() == "" {
 			skipped = "skipped: the session has no Mcp-Session-Id (a stateless server, or before initialize answered): there is no session to end"
@@ -250,6 +257,9 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 		}
 		if e.ReuseEventID && o.reuseIDBy == "" {
 			o.reuseIDBy = f.Label
+		}
+		if e.ForgeOrigin != "" && o.forgeBy == "" {
+			o.forge, o.forgeBy = e.ForgeOrigin, f.Label
 		}
 		if !forwarded {
 			// Copies of a client's POST were skipped above, and a fragment

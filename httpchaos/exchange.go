@@ -201,6 +201,9 @@ func (x *exchange) post() {
 		x.badGateway(seq, err)
 		return
 	}
+	if o.forgeBy != "" {
+		x.forgeOrigin(req, &m, o.forge, o.forgeBy)
+	}
 	if o.ReplaceBy == "" {
 		x.forwarded(wire.ToServer, raw, seq, note)
 	}

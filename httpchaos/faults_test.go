@@ -46,6 +46,7 @@ func TestEveryHTTPFaultAgainstMCPGo(t *testing.T) {
 		"event-id-reuse": "event-id-reuse:on=s2c:response:tools/call",
 		"signal":         "signal:on=c2s:request:tools/call,sig=TERM",
 		"foreign-origin": "foreign-origin:on=s2c:response:tools/call",
+		"forge-origin":   "forge-origin:on=c2s:request:tools/call,forge=origin",
 		"credentials":    "credentials:on=s2c:response:tools/call",
 	}
 	var claimed []string
@@ -62,7 +63,8 @@ func TestEveryHTTPFaultAgainstMCPGo(t *testing.T) {
 	// mcp-go 1.2.1 checks a request's Host, not its Origin: the
 	// specification's MUST is the Origin check, and a page whose request
 	// reaches it under an accepted Host (or with Origin: null) is served.
-	wantRules := map[string][]string{"foreign-origin": {reports.RuleForeignOriginServed, reports.RuleNullOriginServed}}
+	wantRules := map[string][]string{"foreign-origin": {reports.RuleForeignOriginServed, reports.RuleNullOriginServed},
+		"forge-origin": {reports.RuleForeignOriginServed}}
 	for _, family := range httpchaos.Families() {
 		t.Run(family, func(t *testing.T) {
 			r := startRigWith(t, options[family], 1, specs[family])

@@ -53,6 +53,16 @@ func (p *Proxy) foreign(label string, cause int64, forgeries []string) {
 
 func (p *Proxy) sendForeign(label string, cause int64, forged string, n int64) {
 	h, target := p.visitHeaders()
+	v := visit{forged: forged, header: h, host: forgeHeaders(forged, h, target)}
+	v.detail = hostAndOrigin(cmp.Or(v.host, target.Host), h)
+	p.sendVisit(label, cause, target, v, foreignHandshake("foreign-"+strconv.FormatInt(n, 10), wire.Era(p.era.Load())))
+}
+
+// forgeHeaders sets in h the Origin of forged (one of
+// faults.ForeignForgeries) for a request to target, and returns the Host
+// it forges, or "" to keep target's: a foreign site's name on target's
+// port, as a page the site's DNS has pointed at this machine sends it.
+func forgeHeaders(forged string, h http.Header, target *url.URL) (host string) {
 	port := target.Port()
 	if port == "" {
 		port = "80"
@@ -61,20 +71,36 @@ func (p *Proxy) sendForeign(label string, cause int64, forged string, n int64) {
 		}
 	}
 	foreignHost := net.JoinHostPort(ForeignHost, port)
-	v := visit{forged: forged, header: h}
 	switch forged {
 	case "host":
-		v.host = foreignHost
+		h.Del("Origin")
+		return foreignHost
 	case "origin":
 		h.Set("Origin", "http://"+foreignHost)
 	case "null-origin":
 		h.Set("Origin", "null")
 	case "rebinding":
-		v.host = foreignHost
 		h.Set("Origin", "http://"+foreignHost)
+		return foreignHost
 	}
-	v.detail = "Host: " + cmp.Or(v.host, target.Host) + "; Origin: " + cmp.Or(h.Get("Origin"), "none")
-	p.sendVisit(label, cause, target, v, foreignHandshake("foreign-"+strconv.FormatInt(n, 10), wire.Era(p.era.Load())))
+	return ""
+}
+
+// hostAndOrigin is how the record names a request's Host and Origin.
+func hostAndOrigin(host string, h http.Header) string {
+	return "Host: " + host + "; Origin: " + cmp.Or(h.Get("Origin"), "none")
+}
+
+// forgeOrigin sends the client's own request req on with the Host and
+// Origin of forged (fault forge-origin), and records what it changed.
+func (x *exchange) forgeOrigin(req *http.Request, m *wire.Message, forged, label string) {
+	was := hostAndOrigin(req.Host, req.Header)
+	if host := forgeHeaders(forged, req.Header, req.URL); host != "" {
+		req.Host = host
+	}
+	x.p.record(wire.Event{Type: wire.EventHTTP, Exchange: x.n, Fault: label, Action: "forge-origin", Forged: forged,
+		Method: m.Method, ID: m.ID, Kind: m.Kind.String(),
+		Detail: hostAndOrigin(req.Host, req.Header) + ", in place of the client's " + was})
 }
 
 // visitHeaders are the headers of a request of the proxy's own beside the

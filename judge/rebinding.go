@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"strings"
@@ -11,14 +12,15 @@ import (
 )
 
 // Rebinding judges what a local HTTP server answered the requests of a page
-// of a foreign site (fault foreign-origin, wire.EventForeign): each must be
-// refused before any method runs, a foreign or null Origin with 403. A
-// finding names the header the server let through, so that its author
-// knows which check is missing.
+// of a foreign site (fault foreign-origin, wire.EventForeign) and the
+// client's own requests sent on with a forged Host or Origin (fault
+// forge-origin): each must be refused before any method runs, a foreign
+// or null Origin with 403. A finding names the header the server let
+// through, so that its author knows which check is missing.
 var Rebinding = &Checker{
 	Name:  "rebinding",
 	Doc:   "a request with a foreign Host or Origin (DNS rebinding) served, or an invalid Origin refused without 403",
-	Reads: []string{wire.EventForeign, wire.EventListening},
+	Reads: []string{wire.EventForeign, wire.EventListening, wire.EventHTTP, wire.EventReceived},
 	Rules: []string{reports.RuleRebindingServed, reports.RuleForeignOriginServed, reports.RuleNullOriginServed, reports.RuleForeignHostServed, reports.RuleForeignOriginNot403, reports.RuleListensEverywhere},
 	New:   func() Check { return &rebinding{} },
 }
@@ -32,7 +34,14 @@ type rebinding struct {
 	// everywhere is the listening event whose addresses include every
 	// interface, if one did.
 	everywhere *wire.Event
+	// forged holds, by exchange, the client's own requests fault
+	// forge-origin sent on forged and whose answer has not come yet: the
+	// forge event, with the status and session id of the answer's head.
+	forged map[int64]*wire.Event
 }
+
+// maxForged bounds the client's forged requests awaiting their answers.
+const maxForged = 64
 
 // forgery is what the rebinding checker knows of one request of fault
 // foreign-origin: the rule it breaks when served, what it sent and the
@@ -61,14 +70,70 @@ func servedForeign(e *wire.Event) bool {
 }
 
 func (c *rebinding) Event(e *wire.Event) {
-	if e.Type == wire.EventListening {
+	switch e.Type {
+	case wire.EventListening:
 		if c.everywhere == nil && listensEverywhere(e.Detail) {
 			cp := *e
 			c.everywhere = &cp
 		}
+	case wire.EventForeign:
+		c.foreign = true
+		c.judge(e, e.Method)
+	case wire.EventHTTP:
+		c.ownHTTP(e)
+	case wire.EventReceived:
+		if p := c.forged[e.Exchange]; p != nil && e.Dir == wire.ToClient.String() && (e.Kind == "response" || e.Kind == "error") {
+			// The answer the forged request's exchange carried.
+			delete(c.forged, e.Exchange)
+			p.Kind = e.Kind
+			c.judgeOwn(p)
+		}
+	}
+}
+
+// ownHTTP follows the client's own requests fault forge-origin forged:
+// the forge event, then the head of the server's answer; a refusal is
+// judged at its head, a request served at its answer.
+func (c *rebinding) ownHTTP(e *wire.Event) {
+	if e.Action == "forge-origin" {
+		if _, ok := forgeries[e.Forged]; ok && len(c.forged) < maxForged {
+			if c.forged == nil {
+				c.forged = map[int64]*wire.Event{}
+			}
+			cp := *e
+			c.forged[e.Exchange] = &cp
+		}
 		return
 	}
-	c.foreign = true
+	p := c.forged[e.Exchange]
+	if p == nil || e.Status == 0 || e.ByUs {
+		return
+	}
+	p.Status = e.Status
+	if p.Method == "initialize" {
+		// A session issued; other answers may name the client's own.
+		p.MCPSession = e.MCPSession
+	}
+	if e.Status >= 300 || p.Kind != "request" {
+		// Refused, or a notification or answer the server took: nothing
+		// more of this exchange says whether it was served.
+		delete(c.forged, e.Exchange)
+		c.judgeOwn(p)
+	}
+}
+
+// judgeOwn judges the client's own request sent forged, as its Kind the
+// answer's ("response", "error") or the message's when none is owed.
+func (c *rebinding) judgeOwn(p *wire.Event) {
+	if p.Kind == "notification" && p.Status >= 200 && p.Status < 300 {
+		p.Kind = "response" // accepted: the server acted on it
+	}
+	c.judge(p, "the client's "+cmp.Or(p.Method, "message"))
+}
+
+// judge judges what the server answered a forged request (e: the status,
+// the answer's kind and a session issued), named what in the finding.
+func (c *rebinding) judge(e *wire.Event, what string) {
 	f, ok := forgeries[e.Forged]
 	if !ok {
 		return
@@ -80,14 +145,14 @@ func (c *rebinding) Event(e *wire.Event) {
 			issued = fmt.Sprintf(" and issued session %s", e.MCPSession)
 		}
 		c.add(f.rule, e, fmt.Sprintf("the server served %s (%s) sent %s: it answered %d%s; %s",
-			e.Method, e.Detail, f.said, e.Status, issued, f.missing))
+			what, e.Detail, f.said, e.Status, issued, f.missing))
 	case f.badOrigin && e.Status != 403 && e.Status != 0:
-		what := fmt.Sprintf("HTTP %d", e.Status)
+		how := fmt.Sprintf("HTTP %d", e.Status)
 		if e.Status < 300 {
-			what = fmt.Sprintf("HTTP %d and a JSON-RPC error", e.Status)
+			how = fmt.Sprintf("HTTP %d and a JSON-RPC error", e.Status)
 		}
 		c.add(reports.RuleForeignOriginNot403, e, fmt.Sprintf("the server refused %s (%s) sent %s with %s, not the 403 Forbidden the specification names for an invalid Origin",
-			e.Method, e.Detail, f.said, what))
+			what, e.Detail, f.said, how))
 	}
 }
 

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -17,6 +18,76 @@ func (b *tb) foreign(forged, detail string, status int, session, answer string) 
 		e.SetRaw([]byte(answer))
 	}
 	return b.add(e)
+}
+
+// forgedCall records the client's own request (id, method) on exchange x,
+// sent on by fault forge-origin with forged's headers (detail), the head
+// of the server's answer (status) and the answer the exchange carried.
+func (b *tb) forgedCall(x int64, forged, detail, id, method string, status int, answer string) {
+	m := wire.Classify([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":{}}`, id, method)))
+	e := wire.Event{Type: wire.EventReceived, Exchange: x}
+	e.SetMessage(wire.ToServer, &m)
+	seq := b.add(e)
+	b.add(wire.Event{Type: wire.EventHTTP, Exchange: x, Fault: "forge-origin#1", Action: "forge-origin", Forged: forged,
+		Method: method, ID: id, Kind: "request", Detail: detail + ", in place of the client's Host: 127.0.0.1:8000; Origin: none"})
+	b.add(wire.Event{Type: wire.EventForwarded, Dir: "c2s", Of: seq, Exchange: x})
+	head := wire.Event{Type: wire.EventHTTP, Exchange: x, Status: status}
+	if status >= 400 {
+		head.Of = seq
+	}
+	b.add(head)
+	if answer != "" {
+		am := wire.Classify([]byte(answer))
+		ae := wire.Event{Type: wire.EventReceived, Exchange: x}
+		ae.SetMessage(wire.ToClient, &am)
+		b.fwd("s2c", b.add(ae))
+	}
+}
+
+// Issue 41: fault forge-origin sends the client's own requests on with a
+// forged Host or Origin; the rebinding checker judges what the server
+// answered them as it judges foreign-origin's requests of its own.
+func TestRebindingOfTheClientsOwnRequests(t *testing.T) {
+	origin := "Host: 127.0.0.1:8000; Origin: http://evil.example:8000"
+	both := "Host: evil.example:8000; Origin: http://evil.example:8000"
+	in := ", in place of the client's Host: 127.0.0.1:8000; Origin: none"
+	runJudgeCases(t, []judgeCase{
+		{
+			name: "a tools/list with a foreign Origin answered with a result: foreign-origin-served",
+			build: func(b *tb) {
+				b.forgedCall(3, "origin", origin, "2", "tools/list", 200, `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`)
+				b.finish()
+			},
+			want: []short{{Kind: reports.KindSecurity, Severity: reports.SeverityError, Request: &reports.Request{ID: "2", Method: "tools/list"}, Seqs: seqs(4),
+				Message: "the server served the client's tools/list (" + origin + in + ") sent with its own Host but a foreign Origin, as a page of another site sends it: it answered 200; it does not check Origin (the specification's MUST)"}},
+		},
+		{
+			name: "refused with 403 and 421: nothing",
+			build: func(b *tb) {
+				b.forgedCall(3, "origin", origin, "2", "tools/list", 403, "")
+				b.forgedCall(4, "rebinding", both, "3", "tools/list", 421, "")
+				b.finish()
+			},
+		},
+		{
+			name: "a foreign Origin refused with 200 and a JSON-RPC error: foreign-origin-not-403",
+			build: func(b *tb) {
+				b.forgedCall(3, "origin", origin, "2", "tools/list", 200, `{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"bad origin"}}`)
+				b.finish()
+			},
+			want: []short{{Kind: reports.KindSecurity, Severity: reports.SeverityWarning, Request: &reports.Request{ID: "2", Method: "tools/list"}, Seqs: seqs(4),
+				Message: "the server refused the client's tools/list (" + origin + in + ") sent with its own Host but a foreign Origin, as a page of another site sends it with HTTP 200 and a JSON-RPC error, not the 403 Forbidden the specification names for an invalid Origin"}},
+		},
+		{
+			name: "a session id named in the head of a tools/list answer is not a session issued",
+			build: func(b *tb) {
+				b.forgedCall(3, "rebinding", both, "2", "tools/list", 200, `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`)
+				b.finish()
+			},
+			want: []short{{Kind: reports.KindSecurity, Severity: reports.SeverityError, Request: &reports.Request{ID: "2", Method: "tools/list"}, Seqs: seqs(4),
+				Message: "the server served the client's tools/list (" + both + in + ") sent with a foreign Host and a foreign Origin, as a page of another site sends it once DNS rebinding has pointed the site's name at this machine: it answered 200; it checks neither Host nor Origin: any web page the user opens can use its tools"}},
+		},
+	})
 }
 
 // Issue 41: the rebinding checker, on what servers with and without the

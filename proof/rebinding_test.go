@@ -73,17 +73,49 @@ func TestRebindingOnTheSDKsServers(t *testing.T) {
 	}
 }
 
+// Issue 41: fault forge-origin forges the client's own calls. The
+// TypeScript SDK 1.32.2's createMcpExpressApp() checks Host, not Origin:
+// a tools/call of the probe's, sent on with a foreign Origin under the
+// true Host, is served (foreign-origin-served); the same call with a
+// foreign Host too is refused with 403, and the probe is told (no
+// finding).
+func TestForgeOriginOnTheTypeScriptSDK(t *testing.T) {
+	corpus := corpusDir(t)
+	t.Setenv("TS_APP", "mcp")
+	scs := []faults.Scenario{
+		{Name: "forged-origin", Faults: []string{"forge-origin:on=c2s:request:tools/call,forge=origin"}},
+		{Name: "forged-rebinding", Faults: []string{"forge-origin:on=c2s:request:tools/call,forge=rebinding"}},
+	}
+	report := runHTTPScenarios(t, scs, nil, func(port int) []string { return tsServer(t, corpus, "1.32.2", "per-session", port) })
+	var got []string
+	for _, f := range report.Findings {
+		got = append(got, f.Scenario+" "+f.Rule)
+		if f.Rule == reports.RuleForeignOriginServed && !strings.Contains(f.Message, "the client's tools/call") {
+			t.Errorf("the finding does not name the client's call: %s", f.Message)
+		}
+	}
+	if diff := cmp.Diff([]string{"forged-origin " + reports.RuleForeignOriginServed}, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s\n%s", diff, reportSummary(report))
+	}
+}
+
 // runHTTPScenario runs the baseline and the scenario name against the
 // server command(port) starts on 127.0.0.1:PORT/mcp, its client sending
 // header, and fails t on a set-up error or a scenario that tested nothing.
 func runHTTPScenario(t *testing.T, name string, header http.Header, command func(port int) []string) *reports.Report {
 	t.Helper()
-	port := freePort(t)
-	u, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
 	scs, err := faults.SelectScenarios(faults.HTTPServerScenarios(), []string{name})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runHTTPScenarios(t, scs, header, command)
+}
+
+// runHTTPScenarios is runHTTPScenario of scenarios of the test's own.
+func runHTTPScenarios(t *testing.T, scs []faults.Scenario, header http.Header, command func(port int) []string) *reports.Report {
+	t.Helper()
+	port := freePort(t)
+	u, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	report, err := suite.Run(ctx, suite.Options{Command: command(port), URL: u, Header: header, Scenarios: scs, Seed: 1,

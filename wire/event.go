@@ -231,8 +231,10 @@ type Event struct {
 	EventID    string `json:"event_id,omitempty"`
 	MCPSession string `json:"mcp_session,omitempty"`
 	URL        string `json:"url,omitempty"`
-	// Forged, on a foreign event, names what the request forged;
-	// Challenge is the WWW-Authenticate header of the server's answer.
+	// Forged, on a foreign event, names what the request forged, and on
+	// the http event of fault forge-origin what it forged of the client's
+	// own request; Challenge is the WWW-Authenticate header of the
+	// server's answer.
 	Forged    string `json:"forged,omitempty"`
 	Challenge string `json:"challenge,omitempty"`
 	// Cut, on the http event of a fault cutting an exchange's connection,
