@@ -221,6 +221,11 @@ func ReplayCases(ctx context.Context, o Options, dir string) (*Replay, error) {
 	}, func(g caseGroup, scs []faults.Scenario, observe func(string, []faults.Decision)) (*reports.Report, error) {
 		run := o
 		run.Command, run.URL, run.Scenarios, run.observe = g.target[0], g.url, scs, observe
+		if o.URL == nil && g.url != nil {
+			// A case of a server on a port of each run's: the URL it
+			// recorded holds PortPlaceholder (port 0 here).
+			run.PortPerRun = g.url.Port() == "0"
+		}
 		run.Probe.Calls, run.Probe.SkipTools = ProbeCalls(g.calls), g.skips
 		return Run(ctx, run)
 	})
@@ -249,7 +254,7 @@ func urlOr(given *url.URL, recorded string) (*url.URL, error) {
 	if given != nil || recorded == "" {
 		return given, nil
 	}
-	u, err := url.Parse(recorded)
+	u, _, err := ParseURLTemplate(recorded)
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ func (o Options) driveHTTP(ctx context.Context, st setup) (driven, error) {
 		Upstream: o.URL, Plan: st.plan, Recorder: st.log.rec,
 		Tool: o.Tool, Scenario: st.sc.Name, Role: "server", Repro: st.repro,
 		Deadline: st.deadline, MaxDeadline: st.maxDeadline, Grace: o.Grace,
-	}, o.Command, o.startTimeout(), st.log)
+	}, o.server(), o.startTimeout(), st.log)
 	if err != nil {
 		return driven{}, err
 	}
@@ -122,9 +122,9 @@ type proxied struct {
 
 // startProxied starts the server (with a command: it must listen on the
 // upstream's port within startTimeout) and the proxy in front of it.
-func startProxied(ctx context.Context, cfg httpchaos.Config, command []string, startTimeout time.Duration, log *sessionLog) (*proxied, error) {
+func startProxied(ctx context.Context, cfg httpchaos.Config, command serverCommand, startTimeout time.Duration, log *sessionLog) (*proxied, error) {
 	var sig *servedSignaller
-	if len(command) > 0 {
+	if len(command.argv) > 0 {
 		sig = &servedSignaller{}
 		cfg.Signaller = sig
 	}
@@ -133,7 +133,7 @@ func startProxied(ctx context.Context, cfg httpchaos.Config, command []string, s
 		return nil, err
 	}
 	pr := &proxied{px: px, done: make(chan struct{})}
-	if len(command) > 0 {
+	if len(command.argv) > 0 {
 		pr.served, err = startServed(ctx, command, cfg, log.rec, startTimeout, log.stderr.list)
 		if err != nil {
 			px.Close("the server could not be started")
@@ -164,8 +164,8 @@ func (s *servedSignaller) Signal(name, label string) { s.served.Signal(name, lab
 
 // startServed starts an HTTP server from its command, its events recorded
 // by rec, and waits for it to listen on the upstream's port.
-func startServed(ctx context.Context, command []string, cfg httpchaos.Config, rec chaos.Recorder, startTimeout time.Duration, stderr func() []string) (*chaos.Served, error) {
-	served, err := chaos.StartServed(chaos.ServedConfig{Command: command, Recorder: rec, Grace: cfg.Grace})
+func startServed(ctx context.Context, command serverCommand, cfg httpchaos.Config, rec chaos.Recorder, startTimeout time.Duration, stderr func() []string) (*chaos.Served, error) {
+	served, err := chaos.StartServed(chaos.ServedConfig{Command: command.argv, Env: command.env, Recorder: rec, Grace: cfg.Grace})
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func startServed(ctx context.Context, command []string, cfg httpchaos.Config, re
 	}
 	if other, ok := portHeldBefore(cfg.Upstream, served.PID()); ok {
 		served.Stop("another process holds its port")
-		return nil, &SetupError{Reason: "the HTTP server's port is not its own", Stderr: stderr(), Whose: "server",
+		return nil, &SetupError{Reason: "the HTTP server's port is not its own", Stderr: stderr(), Whose: "server", portTaken: true,
 			Err: fmt.Errorf("port %s answers, but %s holds it, which ran before mcpchaos started the server; the run would test that process instead: stop it, or give the URL and the server's command another port", portOf(cfg.Upstream), other)}
 	}
 	if port, err := strconv.Atoi(portOf(cfg.Upstream)); err == nil {

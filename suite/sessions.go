@@ -150,7 +150,7 @@ func (o Options) driveSessions(ctx context.Context, sc faults.Scenario, sessions
 			Session: s.k, Sessions: n, Marker: s.marker,
 		}
 	}
-	g, err := startGroup(ctx, cfgs, o.Command, o.startTimeout(), tee, sessions[0].log.stderr.list)
+	g, err := startGroup(ctx, cfgs, o.server(), o.startTimeout(), tee, sessions[0].log.stderr.list)
 	if err != nil {
 		return nil, err
 	}
@@ -241,11 +241,11 @@ type sessionGroup struct {
 // startGroup makes a proxy per session (cfgs, one each), starts the server
 // from command when there is one (its events recorded by tee, in every
 // session's record), and serves the proxies on loopback ports.
-func startGroup(ctx context.Context, cfgs []httpchaos.Config, command []string, startTimeout time.Duration, tee chaos.Recorder, stderr func() []string) (*sessionGroup, error) {
+func startGroup(ctx context.Context, cfgs []httpchaos.Config, command serverCommand, startTimeout time.Duration, tee chaos.Recorder, stderr func() []string) (*sessionGroup, error) {
 	g := &sessionGroup{}
 	sig := &servedSignaller{}
 	for _, cfg := range cfgs {
-		if len(command) > 0 {
+		if len(command.argv) > 0 {
 			cfg.Signaller = sig
 		}
 		px, err := httpchaos.New(cfg)
@@ -255,7 +255,7 @@ func startGroup(ctx context.Context, cfgs []httpchaos.Config, command []string, 
 		}
 		g.proxies = append(g.proxies, &proxied{px: px, done: make(chan struct{})})
 	}
-	if len(command) > 0 {
+	if len(command.argv) > 0 {
 		served, err := startServed(ctx, command, cfgs[0], tee, startTimeout, stderr)
 		if err != nil {
 			g.stop("the server could not be started")

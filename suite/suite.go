@@ -83,6 +83,15 @@ type Options struct {
 	Sessions int
 	// Progress, if set, hears of each scenario as it starts and ends.
 	Progress Progress
+	// PortPerRun says the URL's port (0) and PortPlaceholder in Command
+	// stand for a free loopback port picked for each run, also in the
+	// server's environment as PORT: every run starts its own server, and
+	// the runs go side by side. It needs Command.
+	PortPerRun bool
+
+	// runEnv is the environment of the server of one run, and
+	// commandTemplate its command with PortPlaceholder (onFreshPort).
+	runEnv, commandTemplate []string
 
 	// observe, if set, sees each scenario's fault decisions (ReplayCases
 	// compares them with the recorded ones). It may be called concurrently.
@@ -99,6 +108,8 @@ type SetupError struct {
 	// Whose names the program Stderr is from, when it is not the one under
 	// test ("server" under test-client --server-url --server).
 	Whose string
+	// portTaken says the server's port was held by another process.
+	portTaken bool
 }
 
 func (e *SetupError) Error() string {
@@ -140,7 +151,11 @@ func (o *Options) prepare(ctx context.Context, scs []faults.Scenario) error {
 	if err := o.checkScenarios(scs); err != nil {
 		return err
 	}
-	if o.URL != nil {
+	if o.URL != nil && o.PortPerRun {
+		if len(o.Command) == 0 {
+			return &SetupError{Reason: "the URL's port is " + PortPlaceholder + ", but no server command was given", Err: errors.New("mcpchaos picks a port for each run and starts the server on it: give the server's command after --, with " + PortPlaceholder + " or $PORT where it takes its port")}
+		}
+	} else if o.URL != nil {
 		var err error
 		if o.Parallel, err = onePort(o.Command, o.Parallel); err != nil {
 			return err
@@ -191,7 +206,7 @@ func Run(ctx context.Context, o Options) (*reports.Report, error) {
 		Seed:   o.Seed,
 	}
 	if o.URL != nil {
-		report.Target.URL = o.URL.Redacted()
+		report.Target.URL = o.shownURL()
 	}
 
 	base, runs, err := o.runMatrix(ctx)
@@ -233,6 +248,10 @@ func (o *Options) runMatrix(ctx context.Context) (*scenarioRun, []*scenarioRun, 
 		return nil, nil, err
 	}
 	base.result.Notes = append(base.result.Notes, m.notes...)
+	if o.URL != nil && len(o.Command) > 0 && !o.PortPerRun && len(o.Scenarios) > 0 {
+		base.result.Notes = append(base.result.Notes, "the scenarios ran one at a time, each starting the server on the URL's port; to run them side by side, write the port as "+
+			PortPlaceholder+" in the URL (as in http://127.0.0.1:"+PortPlaceholder+"/mcp) and where the server's command takes its port ("+PortPlaceholder+", or $PORT in its environment): each run then gets a port of its own")
+	}
 	return base, runs, nil
 }
 
@@ -433,10 +452,22 @@ type scenarioRun struct {
 // runScenario runs one scenario: against a fresh server process through
 // the stdio relay, or, with a URL, through a fresh proxy.
 func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenarioRun, error) {
-	if o.URL != nil && sc.Sessions() > 1 {
-		return o.runSessions(ctx, sc)
+	for try := 1; ; try++ {
+		run, err := o.onFreshPort()
+		if err != nil {
+			return nil, err
+		}
+		var r *scenarioRun
+		if o.URL != nil && sc.Sessions() > 1 {
+			r, err = run.runSessions(ctx, sc)
+		} else {
+			r, err = run.runScenarioLogged(ctx, sc, nil)
+		}
+		if o.PortPerRun && portTaken(err) && try < portTries {
+			continue // another process took the port picked: not the server's doing
+		}
+		return r, err
 	}
-	return o.runScenarioLogged(ctx, sc, nil)
 }
 
 // runScenarioLogged is runScenario with a hook that sets up the session's
@@ -526,8 +557,9 @@ func (o Options) caseSaver(sc faults.Scenario, seed uint64, deadline time.Durati
 	if ran.Era == "" {
 		ran.Era = o.Probe.Era // and speak the same era
 	}
+	command, u := o.caseTarget()
 	return func(own []reports.Finding) error {
-		_, err := SaveCase(o.CaseDir, faults.Case{Scenario: ran, Seed: seed, Command: o.Command, URL: caseURL(o.URL),
+		_, err := SaveCase(o.CaseDir, faults.Case{Scenario: ran, Seed: seed, Command: command, URL: u,
 			Calls: ToolCalls(o.Probe.Calls), SkipTools: o.Probe.SkipTools, Decisions: decisions}, own)
 		return err
 	}

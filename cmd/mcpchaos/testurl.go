@@ -82,6 +82,7 @@ func runHTTPTest(fs *pflag.FlagSet, t httpTest, m matrixFlags, stdout, stderr io
 		Version:       version,
 		CaseDir:       m.saveCase,
 		Sessions:      t.sessions,
+		PortPerRun:    target.perRun,
 	})
 	progress.close()
 	if err != nil {
@@ -106,7 +107,7 @@ func checkSessions(fs *pflag.FlagSet, n int, url string) error {
 }
 
 // testServerFlags name test's server flags in its messages.
-var testServerFlags = serverFlags{name: "test", urlFlag: "--url", from: "the command after --", none: "command"}
+var testServerFlags = serverFlags{name: "test", urlFlag: "--url", from: "the command after --", none: "command", portPerRun: true}
 
 // serverFlags say how a command names the flags that give its HTTP
 // server, for its messages.
@@ -115,6 +116,9 @@ type serverFlags struct {
 	urlFlag string // --url, --server-url
 	from    string // where a server command comes from: "the command after --", "--server"
 	none    string // what is missing without one: "command", "--server"
+	// portPerRun says the command takes {port} in the URL: a port
+	// picked for each run, so that the runs go side by side.
+	portPerRun bool
 }
 
 // httpTarget is the HTTP server a matrix runs against: its MCP endpoint
@@ -125,22 +129,38 @@ type httpTarget struct {
 	startWait time.Duration
 	// args are the flags that name it in a repro line.
 	args []string
+	// perRun says the URL's port was {port}: each run picks its own.
+	perRun bool
 }
 
 // target checks the flags that give the HTTP server.
 func (sf serverFlags) target(fs *pflag.FlagSet, rawURL string, command []string, startWait time.Duration, parallel int) (httpTarget, error) {
-	u, err := parseServerURL(rawURL)
+	u, perRun, err := parseServerURLTemplate(rawURL)
 	switch {
 	case err != nil:
 		return httpTarget{}, fmt.Errorf("%s: %s %v", sf.name, sf.urlFlag, err)
+	case perRun && !sf.portPerRun:
+		return httpTarget{}, fmt.Errorf("%s: %s %q: %s (a port for each run) is taken only by the matrix of mcpchaos test --url so far, not here: give the server's port", sf.name, sf.urlFlag, rawURL, suite.PortPlaceholder)
+	case perRun && len(command) == 0:
+		return httpTarget{}, fmt.Errorf("%s: %s %q: %s is a port mcpchaos picks for each run and starts the server on, so give the server's command after --, with %s or $PORT where it takes its port", sf.name, sf.urlFlag, rawURL, suite.PortPlaceholder, suite.PortPlaceholder)
 	case startWait <= 0:
 		return httpTarget{}, fmt.Errorf("%s: --start-timeout must be positive", sf.name)
 	case fs.Changed("start-timeout") && len(command) == 0:
 		return httpTarget{}, fmt.Errorf("%s: --start-timeout is how long the server started from %s may take to listen; there is no %s", sf.name, sf.from, sf.none)
-	case len(command) > 0 && parallel > 1:
-		return httpTarget{}, fmt.Errorf("%s: --parallel %d: each scenario starts the server from %s on the port of %s, so they run one at a time (leave out --parallel, or start the server yourself and leave out %s)", sf.name, parallel, sf.from, sf.urlFlag, sf.from)
+	case len(command) > 0 && parallel > 1 && !perRun:
+		how := ""
+		if sf.portPerRun {
+			how = fmt.Sprintf(", write the port as %s (a port for each run), as in %s 'http://127.0.0.1:%s/mcp' -- CMD --port %s", suite.PortPlaceholder, sf.urlFlag, suite.PortPlaceholder, suite.PortPlaceholder)
+		}
+		return httpTarget{}, fmt.Errorf("%s: --parallel %d: each scenario starts the server from %s on the port of %s, so they run one at a time (leave out --parallel%s, or start the server yourself and leave out %s)", sf.name, parallel, sf.from, sf.urlFlag, how, sf.from)
 	}
-	t := httpTarget{url: u, command: command, startWait: startWait, args: []string{sf.urlFlag, u.String()}}
+	t := httpTarget{url: u, command: command, startWait: startWait, args: []string{sf.urlFlag, u.String()}, perRun: perRun}
+	if perRun {
+		t.args[1] = suite.URLTemplate(u)
+		if u.User != nil {
+			t.args[1] = rawURL // the password is the user's, as in u.String()
+		}
+	}
 	if fs.Changed("start-timeout") {
 		t.args = append(t.args, "--start-timeout", startWait.String())
 	}
@@ -150,6 +170,9 @@ func (sf serverFlags) target(fs *pflag.FlagSet, rawURL string, command []string,
 // String names the target for people: secrets in the URL redacted.
 func (t httpTarget) String() string {
 	s := t.url.Redacted()
+	if t.perRun {
+		s = suite.URLTemplate(t.url) + " (a port for each run)"
+	}
 	if len(t.command) > 0 {
 		s += ", served by " + suite.ShellQuote(t.command)
 	}
@@ -158,16 +181,26 @@ func (t httpTarget) String() string {
 
 // parseServerURL checks an MCP endpoint URL given on the command line.
 func parseServerURL(s string) (*url.URL, error) {
-	u, err := url.Parse(s)
+	if suite.HasPort(s) {
+		return nil, fmt.Errorf("%q: %s (a port for each run) is taken only by the matrix of mcpchaos test --url so far, not here: give the server's port", s, suite.PortPlaceholder)
+	}
+	u, _, err := parseServerURLTemplate(s)
+	return u, err
+}
+
+// parseServerURLTemplate is parseServerURL of a URL whose port may be
+// {port} (perRun): port 0 stands for it in u.
+func parseServerURLTemplate(s string) (u *url.URL, perRun bool, err error) {
+	u, perRun, err = suite.ParseURLTemplate(s)
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("%q is not a URL: %v", s, err)
+		return nil, false, fmt.Errorf("%q is not a URL: %v", s, err)
 	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, fmt.Errorf("%q: give the server's MCP endpoint as an http:// or https:// URL, as in http://127.0.0.1:3000/mcp", s)
+		return nil, false, fmt.Errorf("%q: give the server's MCP endpoint as an http:// or https:// URL, as in http://127.0.0.1:3000/mcp", s)
 	case u.Host == "":
-		return nil, fmt.Errorf("%q has no host, as in http://127.0.0.1:3000/mcp", s)
+		return nil, false, fmt.Errorf("%q has no host, as in http://127.0.0.1:3000/mcp", s)
 	}
-	return u, nil
+	return u, perRun, nil
 }
 
 // parseHeaders reads --header NAME:VALUE flags.
