@@ -52,6 +52,13 @@ func TestRebindingOnTheSDKsServers(t *testing.T) {
 		{"typescript-1.16.0-express", func(port int) []string { return tsServer(t, corpus, "1.16.0", "per-session", port) }, nil, all},
 		{"typescript-1.32.2-createMcpExpressApp", func(port int) []string { return tsServer(t, corpus, "1.32.2", "per-session", port) },
 			[]string{"TS_APP=mcp"}, []string{reports.RuleForeignOriginServed, reports.RuleNullOriginServed}},
+		// The reference server's streamableHttp transport is an express()
+		// app with cors({origin: "*"}) and no check of Host or Origin: it
+		// serves all four, and listens on every interface.
+		{"server-everything-2026.8.31", func(port int) []string {
+			return []string{"env", fmt.Sprintf("PORT=%d", port), "node",
+				filepath.Join(corpus, "npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"}
+		}, nil, []string{reports.RuleForeignHostServed, reports.RuleForeignOriginServed, reports.RuleListensEverywhere, reports.RuleNullOriginServed, reports.RuleRebindingServed}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, kv := range tc.env {

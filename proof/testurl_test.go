@@ -96,8 +96,10 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 				{"cut-before-result", reports.KindProtocolViolation, ""},
 				{"get-stream-dropped", reports.KindDuplicateResponse, ""},
 				{"get-stream-dropped", reports.KindProtocolViolation, ""},
-				// It refuses the four foreign handshakes, and listens on
-				// every interface (listens-on-every-interface, a warning).
+				// It serves the four foreign handshakes (an express()
+				// app with cors({origin: "*"}) and no Host or Origin
+				// check: TestRebindingOnTheSDKsServers pins the rules),
+				// and listens on every interface.
 				{"rebinding", reports.KindSecurity, ""},
 				{"unknown-session", reports.KindProtocolViolation, ""},
 			},

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -18,12 +19,13 @@ import (
 // scenarios, side by side or one at a time.
 type matrix struct {
 	// n is --parallel: how many runs at most go at once, 0 to let the
-	// machine decide (sizeParallel).
-	n         int
-	baseline  faults.Scenario
-	scenarios []faults.Scenario
-	progress  Progress
-	run       func(context.Context, faults.Scenario) (*scenarioRun, error)
+	// machine decide (sizeParallel), at perCore runs a core (0:
+	// autoPerCore).
+	n, perCore int
+	baseline   faults.Scenario
+	scenarios  []faults.Scenario
+	progress   Progress
+	run        func(context.Context, faults.Scenario) (*scenarioRun, error)
 	// unusable says the baseline could not test the target (it did not
 	// start or initialize): the scenarios running beside it are stopped,
 	// and nothing but the baseline is returned.
@@ -90,7 +92,7 @@ func (m *matrix) runMatrix(ctx context.Context) (base *scenarioRun, runs []*scen
 	if m.cpu == nil {
 		m.cpu = machine.ReadCPU
 	}
-	n, capped := sizeParallel(m.n, len(scenarios)+1, mc)
+	n, capped := sizeParallelPer(m.n, len(scenarios)+1, cmp.Or(m.perCore, autoPerCore), mc)
 	if capped != "" {
 		m.note("%s", capped)
 	}

@@ -243,6 +243,9 @@ func (o *Options) runMatrix(ctx context.Context) (*scenarioRun, []*scenarioRun, 
 		},
 		unusable: func(base *scenarioRun) bool { return base.probeErr != nil },
 	}
+	if o.PortPerRun {
+		m.perCore = autoPerCoreHTTP
+	}
 	base, runs, err := m.runMatrix(ctx)
 	if err != nil {
 		return nil, nil, err
