@@ -244,6 +244,9 @@ func ReplayClientCases(ctx context.Context, o ClientOptions, dir string) (*Repla
 	}, func(g caseGroup, scs []faults.Scenario, observe func(string, []faults.Decision)) (*reports.Report, error) {
 		run := o
 		run.Client, run.Server, run.ServerURL, run.Scenarios, run.observe = g.target[0], g.target[1], g.url, scs, observe
+		if o.ServerURL == nil && g.url != nil {
+			run.PortPerRun = g.url.Port() == "0" // as in ReplayCases
+		}
 		return RunClient(ctx, run)
 	})
 }

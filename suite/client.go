@@ -64,6 +64,11 @@ type ClientOptions struct {
 	// run starts at once against one server (test-client --clients N),
 	// each judged on its own; 0 and 1 are one.
 	Clients int
+	// PortPerRun: as in Options, of ServerURL and Server.
+	PortPerRun bool
+
+	// serverEnv and serverTemplate: Options' runEnv and commandTemplate.
+	serverEnv, serverTemplate []string
 
 	// observe: as in Options.
 	observe func(scenario string, decisions []faults.Decision)
@@ -137,8 +142,13 @@ func (o *ClientOptions) prepare(ctx context.Context, scs []faults.Scenario) (wor
 		if err := checkHTTPScenarios(scs); err != nil {
 			return "", err
 		}
+		if o.PortPerRun && len(o.Server) == 0 {
+			return "", &SetupError{Reason: "the server URL's port is " + PortPlaceholder + ", but no server command was given", Err: errors.New("mcpchaos picks a port for each run and starts the server on it: give --server, with " + PortPlaceholder + " or $PORT where it takes its port")}
+		}
 		var err error
-		if o.Parallel, err = onePort(o.Server, o.Parallel); err != nil {
+		if o.PortPerRun {
+			// Each run's server gets a port of its own.
+		} else if o.Parallel, err = onePort(o.Server, o.Parallel); err != nil {
 			return "", err
 		}
 		if len(o.Server) == 0 {
@@ -176,6 +186,9 @@ func RunClient(ctx context.Context, o ClientOptions) (*reports.Report, error) {
 	}
 	if o.ServerURL != nil {
 		report.Target.URL = o.ServerURL.Redacted()
+		if o.PortPerRun {
+			report.Target.URL = URLTemplate(o.ServerURL)
+		}
 	}
 	baseline := faults.Baseline
 	baseline.Expect = "success"
@@ -226,11 +239,13 @@ func (o ClientOptions) runClientScenario(ctx context.Context, sc faults.Scenario
 	if sc.Expect == "" {
 		sc.Expect = "success" // a scenario file may leave it out: every call stays answerable
 	}
-	if o.ServerURL != nil && o.Clients > 1 {
-		return o.runHTTPClientsScenario(ctx, sc)
-	}
 	if o.ServerURL != nil {
-		return o.runHTTPClientScenario(ctx, sc)
+		return retryPort(o, ClientOptions.onFreshPort, o.PortPerRun, func(run ClientOptions) (*scenarioRun, error) {
+			if run.Clients > 1 {
+				return run.runHTTPClientsScenario(ctx, sc)
+			}
+			return run.runHTTPClientScenario(ctx, sc)
+		})
 	}
 	if _, err := sc.Parse(); err != nil {
 		return nil, err
@@ -325,9 +340,10 @@ func (o ClientOptions) caseSaver(sc faults.Scenario, seed uint64, deadline, hang
 		return nil
 	}
 	sc.Deadline, sc.HangAfter = deadline, hangAfter
+	server, u := o.caseTarget()
 	return func(own []reports.Finding) error {
-		_, err := SaveCase(o.CaseDir, faults.Case{Scenario: sc, Seed: seed, Client: true, Command: o.Client, Server: o.Server,
-			URL: caseURL(o.ServerURL), Decisions: decisions}, own)
+		_, err := SaveCase(o.CaseDir, faults.Case{Scenario: sc, Seed: seed, Client: true, Command: o.Client, Server: server,
+			URL: u, Decisions: decisions}, own)
 		return err
 	}
 }

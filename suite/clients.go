@@ -90,7 +90,7 @@ func (o ClientOptions) driveHTTPClients(ctx context.Context, sc faults.Scenario,
 			Deadline: deadline, HangAfter: hangAfter, Grace: o.Grace, Session: k, Sessions: n,
 		}
 	}
-	g, err := startGroup(ctx, cfgs, serverCommand{argv: o.Server}, o.startTimeout(), teeRecorder(logs), logs[0].stderr.list)
+	g, err := startGroup(ctx, cfgs, o.server(), o.startTimeout(), teeRecorder(logs), logs[0].stderr.list)
 	if err != nil {
 		return nil, err
 	}

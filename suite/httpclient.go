@@ -94,7 +94,7 @@ func (o ClientOptions) driveHTTPClient(ctx context.Context, sc faults.Scenario, 
 		Upstream: o.ServerURL, Plan: plan, Recorder: log.rec,
 		Tool: "mcpchaos " + o.Version, Scenario: sc.Name, Role: "client", Repro: repro, Expect: sc.Expect,
 		Deadline: deadline, HangAfter: o.hangAfterFor(sc, deadline), Grace: o.Grace,
-	}, serverCommand{argv: o.Server}, o.startTimeout(), log)
+	}, o.server(), o.startTimeout(), log)
 	if err != nil {
 		return d, err
 	}

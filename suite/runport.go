@@ -83,21 +83,69 @@ func (o Options) onFreshPort() (Options, error) {
 	if !o.PortPerRun {
 		return o, nil
 	}
-	port, err := pickPort(o.URL.Hostname())
+	u, cmd, env, err := onPort(o.URL, o.Command)
 	if err != nil {
-		return o, &SetupError{Reason: "no free port for the server", Err: err}
+		return o, err
+	}
+	o.URL, o.commandTemplate, o.Command, o.runEnv = u, o.Command, cmd, env
+	return o, nil
+}
+
+// onFreshPort is Options.onFreshPort of test-client's server.
+func (o ClientOptions) onFreshPort() (ClientOptions, error) {
+	if !o.PortPerRun {
+		return o, nil
+	}
+	u, cmd, env, err := onPort(o.ServerURL, o.Server)
+	if err != nil {
+		return o, err
+	}
+	o.ServerURL, o.serverTemplate, o.Server, o.serverEnv = u, o.Server, cmd, env
+	return o, nil
+}
+
+// onPort picks a free port on u's host and returns u with it, command with
+// it in place of PortPlaceholder, and the environment that names it PORT.
+func onPort(u *url.URL, command []string) (*url.URL, []string, []string, error) {
+	port, err := pickPort(u.Hostname())
+	if err != nil {
+		return nil, nil, nil, &SetupError{Reason: "no free port for the server", Err: err}
 	}
 	p := strconv.Itoa(port)
-	u := *o.URL
-	u.Host = net.JoinHostPort(u.Hostname(), p)
-	o.URL = &u
-	cmd := make([]string, len(o.Command))
-	for i, a := range o.Command {
+	at := *u
+	at.Host = net.JoinHostPort(u.Hostname(), p)
+	cmd := make([]string, len(command))
+	for i, a := range command {
 		cmd[i] = strings.ReplaceAll(a, PortPlaceholder, p)
 	}
-	o.commandTemplate, o.Command = o.Command, cmd
-	o.runEnv = append(os.Environ(), "PORT="+p)
-	return o, nil
+	return &at, cmd, append(os.Environ(), "PORT="+p), nil
+}
+
+// server is the command that starts test-client's HTTP server.
+func (o ClientOptions) server() serverCommand { return serverCommand{argv: o.Server, env: o.serverEnv} }
+
+// caseTarget is Options.caseTarget of test-client's server.
+func (o ClientOptions) caseTarget() ([]string, string) {
+	if o.PortPerRun && o.ServerURL != nil {
+		return o.serverTemplate, URLTemplate(o.ServerURL)
+	}
+	return o.Server, caseURL(o.ServerURL)
+}
+
+// retryPort runs run on a fresh port until its server finds the port its
+// own (portTaken), at most portTries times.
+func retryPort[O any](o O, fresh func(O) (O, error), perRun bool, run func(O) (*scenarioRun, error)) (*scenarioRun, error) {
+	for try := 1; ; try++ {
+		at, err := fresh(o)
+		if err != nil {
+			return nil, err
+		}
+		r, err := run(at)
+		if perRun && portTaken(err) && try < portTries {
+			continue // another process took the port picked: not the server's doing
+		}
+		return r, err
+	}
 }
 
 // pickPort picks each run's port; tests make it pick a taken one.

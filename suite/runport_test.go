@@ -3,6 +3,8 @@ package suite
 import (
 	"context"
 	"net"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -144,4 +146,44 @@ func TestAPortForEachRunRunsTheHTTPMatrixSideBySide(t *testing.T) {
 		sum += s.DurationMS
 	}
 	t.Logf("the runs took %d ms one after the other; the matrix took %s", sum, time.Since(start).Round(time.Millisecond))
+}
+
+// Issue 42: test-client --server-url with {port} and --server: each run's
+// server on a port of its own, side by side, with the verdicts of one at
+// a time (TestHTTPClientMatrixOnTheMCPGoClient's, "handshake, listening").
+func TestAPortForEachRunOfTheHTTPClientMatrix(t *testing.T) {
+	client := filepath.Join(t.TempDir(), "client")
+	if out, err := exec.Command("go", "build", "-o", client, "github.com/mcpchaos/mcpchaos/examples/cmd/client").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	u, _, _ := ParseURLTemplate("http://127.0.0.1:{port}/mcp")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	report, err := RunClient(ctx, ClientOptions{
+		Client: []string{client, "--timeout", "20s", "--protocol", "2025-11-25", "--listen"}, Server: []string{mcpchaosBin, "serve", "--http", "127.0.0.1:{port}"},
+		ServerURL: u, PortPerRun: true,
+		Scenarios: faults.HTTPClientScenarios(), Seed: 1, Deadline: 10 * time.Second, HangAfter: 10 * time.Second, Grace: 2 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []found{
+		{"session-expired", reports.KindProtocolViolation, ""},
+		{"session-forgotten", reports.KindProtocolViolation, ""},
+	}
+	if diff := cmp.Diff(want, summarize(report.Findings)); diff != "" {
+		t.Errorf("findings (-want +got):\n%s\n%s", diff, reportText(report))
+	}
+	if report.Target.URL != "http://127.0.0.1:{port}/mcp" {
+		t.Errorf("report target URL %q; want it as written", report.Target.URL)
+	}
+	// A case would keep the server's command and URL as written.
+	o := ClientOptions{ServerURL: u, PortPerRun: true, Server: []string{"server", "{port}"}}
+	run, err := o.onFreshPort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if server, caseURL := run.caseTarget(); caseURL != "http://127.0.0.1:{port}/mcp" || server[1] != "{port}" || run.Server[1] != run.ServerURL.Port() {
+		t.Errorf("case target %q %q, run's server %q at %s; want {port} kept, and the run's port in its command", server, caseURL, run.Server, run.ServerURL)
+	}
 }

@@ -455,22 +455,12 @@ type scenarioRun struct {
 // runScenario runs one scenario: against a fresh server process through
 // the stdio relay, or, with a URL, through a fresh proxy.
 func (o Options) runScenario(ctx context.Context, sc faults.Scenario) (*scenarioRun, error) {
-	for try := 1; ; try++ {
-		run, err := o.onFreshPort()
-		if err != nil {
-			return nil, err
+	return retryPort(o, Options.onFreshPort, o.PortPerRun, func(run Options) (*scenarioRun, error) {
+		if run.URL != nil && sc.Sessions() > 1 {
+			return run.runSessions(ctx, sc)
 		}
-		var r *scenarioRun
-		if o.URL != nil && sc.Sessions() > 1 {
-			r, err = run.runSessions(ctx, sc)
-		} else {
-			r, err = run.runScenarioLogged(ctx, sc, nil)
-		}
-		if o.PortPerRun && portTaken(err) && try < portTries {
-			continue // another process took the port picked: not the server's doing
-		}
-		return r, err
-	}
+		return run.runScenarioLogged(ctx, sc, nil)
+	})
 }
 
 // runScenarioLogged is runScenario with a hook that sets up the session's

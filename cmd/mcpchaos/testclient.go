@@ -33,7 +33,7 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 		clients   int
 	)
 	fs.StringVar(&server, "server", "", "the server `CMD` the client talks to, behind mcpchaos (default: the bundled example server); with --server-url, the command that serves that URL, started for each scenario")
-	fs.StringVar(&serverURL, "server-url", "", "test the client over HTTP: the MCP endpoint `URL` of the server; the client gets the proxy's URL in $"+suite.ServerURLEnv)
+	fs.StringVar(&serverURL, "server-url", "", "test the client over HTTP: the MCP endpoint `URL` of the server; the client gets the proxy's URL in $"+suite.ServerURLEnv+"; write the port as {port} (in the URL and --server, or read $PORT) for a server of each run's own on a port of its own, and the scenarios run side by side")
 	fs.DurationVar(&startWait, "start-timeout", suite.DefaultStartTimeout, "with --server-url and --server, how long the server may take to listen")
 	m.register(fs, clientDeadline, "how long the client program may take; past it, it is late (a warning when it then ends on its own)", "shutdown ladder wait for the server")
 	fs.DurationVar(&hangAfter, "hang-after", suite.DefaultHangAfter, "the hang horizon: a client program still running then is hung, and is stopped (at least --deadline; the default is twice the TypeScript SDK's 60s request timeout, the longest default of the MCP SDKs)")
@@ -100,7 +100,7 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return usageError(stderr, "%v", err)
 		}
-		opts.ServerURL, opts.StartTimeout, opts.Clients = target.url, target.startWait, clients
+		opts.ServerURL, opts.StartTimeout, opts.Clients, opts.PortPerRun = target.url, target.startWait, clients, target.perRun
 		targetArgs := target.args
 		if clients > 1 {
 			targetArgs = append(slices.Clone(targetArgs), "--clients", strconv.Itoa(clients))
@@ -139,7 +139,7 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 }
 
 // clientServerFlags name test-client's server flags in its messages.
-var clientServerFlags = serverFlags{name: "test-client", urlFlag: "--server-url", from: "--server", none: "--server"}
+var clientServerFlags = serverFlags{name: "test-client", urlFlag: "--server-url", from: "--server", none: "--server", portPerRun: true}
 
 // serverCommand splits --server into argv; nil when it was not given.
 func serverCommand(server string) ([]string, error) {

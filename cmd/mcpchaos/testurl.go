@@ -140,9 +140,9 @@ func (sf serverFlags) target(fs *pflag.FlagSet, rawURL string, command []string,
 	case err != nil:
 		return httpTarget{}, fmt.Errorf("%s: %s %v", sf.name, sf.urlFlag, err)
 	case perRun && !sf.portPerRun:
-		return httpTarget{}, fmt.Errorf("%s: %s %q: %s (a port for each run) is taken only by the matrix of mcpchaos test --url so far, not here: give the server's port", sf.name, sf.urlFlag, rawURL, suite.PortPlaceholder)
+		return httpTarget{}, fmt.Errorf("%s: %s %q: %s (a port for each run) is taken only by the matrices of mcpchaos test --url and test-client --server-url so far, not here: give the server's port", sf.name, sf.urlFlag, rawURL, suite.PortPlaceholder)
 	case perRun && len(command) == 0:
-		return httpTarget{}, fmt.Errorf("%s: %s %q: %s is a port mcpchaos picks for each run and starts the server on, so give the server's command after --, with %s or $PORT where it takes its port", sf.name, sf.urlFlag, rawURL, suite.PortPlaceholder, suite.PortPlaceholder)
+		return httpTarget{}, fmt.Errorf("%s: %s %q: %s is a port mcpchaos picks for each run and starts the server on, so give the server's command (%s), with %s or $PORT where it takes its port", sf.name, sf.urlFlag, rawURL, suite.PortPlaceholder, sf.from, suite.PortPlaceholder)
 	case startWait <= 0:
 		return httpTarget{}, fmt.Errorf("%s: --start-timeout must be positive", sf.name)
 	case fs.Changed("start-timeout") && len(command) == 0:
@@ -150,7 +150,7 @@ func (sf serverFlags) target(fs *pflag.FlagSet, rawURL string, command []string,
 	case len(command) > 0 && parallel > 1 && !perRun:
 		how := ""
 		if sf.portPerRun {
-			how = fmt.Sprintf(", write the port as %s (a port for each run), as in %s 'http://127.0.0.1:%s/mcp' -- CMD --port %s", suite.PortPlaceholder, sf.urlFlag, suite.PortPlaceholder, suite.PortPlaceholder)
+			how = fmt.Sprintf(", write the port as %s (a port for each run) in %s and in %s, as in %s 'http://127.0.0.1:%s/mcp'", suite.PortPlaceholder, sf.urlFlag, sf.from, sf.urlFlag, suite.PortPlaceholder)
 		}
 		return httpTarget{}, fmt.Errorf("%s: --parallel %d: each scenario starts the server from %s on the port of %s, so they run one at a time (leave out --parallel%s, or start the server yourself and leave out %s)", sf.name, parallel, sf.from, sf.urlFlag, how, sf.from)
 	}
@@ -182,7 +182,7 @@ func (t httpTarget) String() string {
 // parseServerURL checks an MCP endpoint URL given on the command line.
 func parseServerURL(s string) (*url.URL, error) {
 	if suite.HasPort(s) {
-		return nil, fmt.Errorf("%q: %s (a port for each run) is taken only by the matrix of mcpchaos test --url so far, not here: give the server's port", s, suite.PortPlaceholder)
+		return nil, fmt.Errorf("%q: %s (a port for each run) is taken only by the matrices of mcpchaos test --url and test-client --server-url so far, not here: give the server's port", s, suite.PortPlaceholder)
 	}
 	u, _, err := parseServerURLTemplate(s)
 	return u, err
