@@ -168,7 +168,7 @@ func (c *crossing) failedCalls(victim *session) []harmed {
 	var out []harmed
 	for _, r := range sortedRequests(victim) {
 		switch {
-		case r.status == 404 && !victim.deleted && r != victim.opening:
+		case r.status == 404 && !victim.deleted && r != victim.opening && !r.sessionless:
 			out = append(out, harmed{what: fmt.Sprintf("its %s (id %s) was answered HTTP 404, the status of a session that is gone, though its client never ended it", r.label(), r.id), ev: withSession(*r.statusEv, victim.n)})
 		case (r.status >= 500 || r.errored) && c.twinSucceeded(victim, r):
 			how, ev := "was answered with a JSON-RPC error", r.answerEv

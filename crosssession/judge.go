@@ -59,6 +59,9 @@ type session struct {
 	opening *request
 	opened  bool
 	refusal string
+	// sessionless holds the exchanges whose request line carried no
+	// Mcp-Session-Id, until their message is read.
+	sessionless map[int64]bool
 	// requests are the client's, by id; byExchange by the HTTP exchange
 	// that carried them.
 	requests   map[string]*request
@@ -99,6 +102,10 @@ type request struct {
 	answerEv        *reports.Evidence
 	// level is the level a logging/setLevel asked for.
 	level string
+	// sessionless says it carried no Mcp-Session-Id (the stateless
+	// revision, or before the handshake gave one): a 404 then says
+	// nothing of a session (mcp-go answers an unknown method so).
+	sessionless bool
 }
 
 type markedMessage struct {
@@ -157,6 +164,12 @@ func (s *session) http(e *wire.Event) {
 	if strings.HasPrefix(e.HTTP, "DELETE ") {
 		s.deleted = true
 	}
+	if strings.HasPrefix(e.HTTP, "POST ") && e.MCPSession == "" && len(s.sessionless) < maxSessionless {
+		if s.sessionless == nil {
+			s.sessionless = map[int64]bool{}
+		}
+		s.sessionless[e.Exchange] = true
+	}
 	if s.sessionID == "" && e.MCPSession != "" && e.HTTP != "" && !strings.Contains(e.HTTP, "(") {
 		// The id the client's own first request carried: the server's.
 		s.sessionID, s.sessionIDEv = e.MCPSession, judge.EvidenceOf(e)
@@ -178,12 +191,14 @@ func (s *session) http(e *wire.Event) {
 
 // sent notes a request the session's client sent.
 func (s *session) sent(e *wire.Event) {
+	sessionless := s.sessionless[e.Exchange]
+	delete(s.sessionless, e.Exchange)
 	if e.Kind != "request" || strings.HasPrefix(e.ID, wire.ProbeIDPrefix) {
 		return
 	}
 	b, _ := e.Bytes()
 	r := &request{id: e.ID, method: e.Method, token: e.ProgressToken, ev: judge.EvidenceOf(e),
-		marked: s.marker != "" && bytes.Contains(b, []byte(s.marker))}
+		marked: s.marker != "" && bytes.Contains(b, []byte(s.marker)), sessionless: sessionless}
 	switch e.Method {
 	case "tools/call":
 		r.tool = param(b, "name")
@@ -259,6 +274,9 @@ func opening(method string) bool { return method == "initialize" || method == "s
 
 // maxUpdates bounds the resources a session's updates are kept for.
 const maxUpdates = 64
+
+// maxSessionless bounds the request lines awaiting their message.
+const maxSessionless = 4096
 
 // param is the string member key of a message's params ("" when absent):
 // a tools/call's name, a subscription's or update's uri.

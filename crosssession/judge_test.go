@@ -34,10 +34,18 @@ func (s *script) add(e wire.Event) *script {
 	return s
 }
 
-// call records a request the client POSTed in an exchange of its own.
+// testSessionIDs are the Mcp-Session-Id the server issued session n.
+var testSessionIDs = []string{"", "b3e4f0a2-7c91-4d58-9e6a-2f0c8d1b5a73", "5d9a1c7e-0b2f-4e83-a6d4-91c0f7e2b3a8", "e2c7b19d-4a05-4f6e-8d3b-6a9f0c1e7d52"}
+
+// call records a request the client POSTed in an exchange of its own,
+// in its session once initialize has opened one.
 func (s *script) call(id, method, raw string) *script {
 	s.ex++
-	s.add(wire.Event{Type: wire.EventHTTP, Exchange: s.ex, HTTP: "POST /mcp"})
+	line := wire.Event{Type: wire.EventHTTP, Exchange: s.ex, HTTP: "POST /mcp"}
+	if method != "initialize" && s.n < len(testSessionIDs) {
+		line.MCPSession = testSessionIDs[s.n]
+	}
+	s.add(line)
 	e := wire.Event{Type: wire.EventReceived, Dir: "c2s", Kind: "request", ID: id, Method: method, Exchange: s.ex}
 	if i := strings.Index(raw, `"progressToken":"`); i >= 0 {
 		rest := raw[i+len(`"progressToken":"`):]
@@ -267,6 +275,23 @@ func TestVerdict(t *testing.T) {
 			},
 			want: got{Findings: []string{"cross-session-fault [1 2]"}},
 			says: "its tools/call of echo (id 4) was answered with a JSON-RPC error, where the same request in another session got its result",
+		},
+		{
+			// Found by explore over HTTP on the bundled server (mcp-go):
+			// in the stateless revision it answers an unknown method with
+			// 404 and -32601, a status that then names no session.
+			name: "a 404 to a request in no session (the stateless revision) is not a session gone",
+			sessions: func() []*script {
+				s1 := newScript(1, m1, "eof:session=1").opened()
+				s1.add(wire.Event{Type: wire.EventFault, Fault: "eof#1", Spec: "eof:session=1", Action: "eof"})
+				s2 := newScript(2, m2).opened()
+				s2.ex++
+				s2.add(wire.Event{Type: wire.EventHTTP, Exchange: s2.ex, HTTP: "POST /mcp"})
+				e := wire.Event{Type: wire.EventReceived, Dir: "c2s", Kind: "request", ID: "29", Method: "mcpchaos/no-such-method", Exchange: s2.ex}
+				e.SetRaw([]byte(`{"jsonrpc":"2.0","id":29,"method":"mcpchaos/no-such-method","params":{}}`))
+				s2.add(e).status(404)
+				return []*script{s1, s2.got("error", "29", "", `{"jsonrpc":"2.0","id":29,"error":{"code":-32601,"message":"Method mcpchaos/no-such-method not found"}}`)}
+			},
 		},
 		{
 			name: "a 404 after the session's own DELETE is its due",

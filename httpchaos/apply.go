@@ -30,6 +30,7 @@ var httpMeaning = map[string]string{
 	"cancel":         "injects notifications/cancelled: toward the server as a POST",
 	"early-request":  "POSTs a request, with the session id initialize gave, before the client's notifications/initialized goes on",
 	"id-type":        "sends the request on with its id's type changed; the answer is translated back",
+	"mutate":         "sends the client's POST on with one field of its message dropped, null, retyped or lengthened; the server's messages are not changed",
 	"id-collision":   "sends the request on with the id of another the server holds (a request it refused with a 4xx holds none); each answer is translated back to the request of its exchange",
 	"oversize":       "pads the message under _meta",
 	"fragment":       "writes a server's event in pieces, flushing each",
@@ -133,6 +134,9 @@ func (x *exchange) apply(firings []faults.Firing, dir wire.Direction, cause int6
 		}
 		if e.HoldHead != nil && (forwarded || x.headSent()) {
 			skipped = "skipped: the response head was already sent to the client"
+		}
+		if e.Rewrite != nil && dir == wire.ToClient && f.Fault.Family.Name == "mutate" {
+			skipped = "skipped: on HTTP, mutate changes the client's messages (the body of its POST) only"
 		}
 		if e.ReuseEventID && dir == wire.ToServer {
 			skipped = "skipped: no event id travels toward the server"

@@ -37,6 +37,7 @@ func TestEveryHTTPFaultAgainstMCPGo(t *testing.T) {
 		"early-request":  "early-request",
 		"id-type":        "id-type:on=c2s:request:tools/call",
 		"id-collision":   "id-collision:on=c2s:request:tools/call",
+		"mutate":         "mutate:on=c2s:request:tools/call,field=/params/arguments/ms,op=retype",
 		"fragment":       "fragment:on=s2c:notification:notifications/progress",
 		"http-error":     "http-error:on=c2s:request:tools/call,status=503",
 		"reset":          "reset:on=c2s:request:tools/call",

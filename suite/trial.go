@@ -61,15 +61,21 @@ func NewTrials(ctx context.Context, o Options) (*Trials, error) {
 		return nil, err
 	}
 	var seen messageLog
-	base, err := o.runScenarioLogged(ctx, faults.Baseline, func(l *sessionLog) { l.messages = &seen })
+	base, err := retryPort(o, Options.onFreshPort, o.PortPerRun, func(run Options) (*scenarioRun, error) {
+		seen = messageLog{}
+		return run.runScenarioLogged(ctx, faults.Baseline, func(l *sessionLog) { l.messages = &seen })
+	})
 	if err != nil {
 		return nil, err
 	}
 	if o.discoverKilled(base) {
 		// Searched in the stateful era, as Run's matrix then runs.
 		discover := base
-		o, seen = o.stateful(), messageLog{}
-		if base, err = o.runScenarioLogged(ctx, faults.Baseline, func(l *sessionLog) { l.messages = &seen }); err != nil {
+		o = o.stateful()
+		if base, err = retryPort(o, Options.onFreshPort, o.PortPerRun, func(run Options) (*scenarioRun, error) {
+			seen = messageLog{}
+			return run.runScenarioLogged(ctx, faults.Baseline, func(l *sessionLog) { l.messages = &seen })
+		}); err != nil {
 			return nil, err
 		}
 		if err := afterDiscover(discover, base); err != nil {
@@ -215,6 +221,9 @@ func (t *ClientTrials) Target() reports.Target {
 	tg := reports.Target{Command: t.o.Client, Role: reports.RoleClient, Server: t.o.Server}
 	if t.o.ServerURL != nil {
 		tg.URL = t.o.ServerURL.Redacted()
+		if t.o.PortPerRun {
+			tg.URL = URLTemplate(t.o.ServerURL)
+		}
 	}
 	return tg
 }
@@ -299,7 +308,7 @@ func (t Trial) Landed() bool {
 func (t *Trials) Target() reports.Target {
 	tg := reports.Target{Command: t.o.Command}
 	if t.o.URL != nil {
-		tg.URL = t.o.URL.Redacted()
+		tg.URL = t.o.shownURL()
 	}
 	return tg
 }

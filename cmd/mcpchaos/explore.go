@@ -109,7 +109,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return usageError(stderr, "%v", err)
 		}
-		o.URL, o.StartTimeout = target.url, target.startWait
+		o.URL, o.StartTimeout, o.PortPerRun = target.url, target.startWait, target.perRun
 		targetArgs = slices.Concat(target.args, headerArgs(headers))
 		against = target.String()
 	} else {

@@ -74,7 +74,7 @@ func runExploreClient(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return usageError(stderr, "%v", err)
 		}
-		o.ServerURL, o.StartTimeout = target.url, target.startWait
+		o.ServerURL, o.StartTimeout, o.PortPerRun = target.url, target.startWait, target.perRun
 		targetArgs = target.args
 		against = target.String()
 	} else {

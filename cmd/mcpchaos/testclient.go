@@ -139,7 +139,7 @@ func runTestClient(args []string, stdout, stderr io.Writer) int {
 }
 
 // clientServerFlags name test-client's server flags in its messages.
-var clientServerFlags = serverFlags{name: "test-client", urlFlag: "--server-url", from: "--server", none: "--server", portPerRun: true}
+var clientServerFlags = serverFlags{name: "test-client", urlFlag: "--server-url", from: "--server", none: "--server"}
 
 // serverCommand splits --server into argv; nil when it was not given.
 func serverCommand(server string) ([]string, error) {

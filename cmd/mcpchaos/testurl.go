@@ -107,7 +107,7 @@ func checkSessions(fs *pflag.FlagSet, n int, url string) error {
 }
 
 // testServerFlags name test's server flags in its messages.
-var testServerFlags = serverFlags{name: "test", urlFlag: "--url", from: "the command after --", none: "command", portPerRun: true}
+var testServerFlags = serverFlags{name: "test", urlFlag: "--url", from: "the command after --", none: "command"}
 
 // serverFlags say how a command names the flags that give its HTTP
 // server, for its messages.
@@ -116,9 +116,6 @@ type serverFlags struct {
 	urlFlag string // --url, --server-url
 	from    string // where a server command comes from: "the command after --", "--server"
 	none    string // what is missing without one: "command", "--server"
-	// portPerRun says the command takes {port} in the URL: a port
-	// picked for each run, so that the runs go side by side.
-	portPerRun bool
 }
 
 // httpTarget is the HTTP server a matrix runs against: its MCP endpoint
@@ -139,8 +136,6 @@ func (sf serverFlags) target(fs *pflag.FlagSet, rawURL string, command []string,
 	switch {
 	case err != nil:
 		return httpTarget{}, fmt.Errorf("%s: %s %v", sf.name, sf.urlFlag, err)
-	case perRun && !sf.portPerRun:
-		return httpTarget{}, fmt.Errorf("%s: %s %q: %s (a port for each run) is taken only by the matrices of mcpchaos test --url and test-client --server-url so far, not here: give the server's port", sf.name, sf.urlFlag, rawURL, suite.PortPlaceholder)
 	case perRun && len(command) == 0:
 		return httpTarget{}, fmt.Errorf("%s: %s %q: %s is a port mcpchaos picks for each run and starts the server on, so give the server's command (%s), with %s or $PORT where it takes its port", sf.name, sf.urlFlag, rawURL, suite.PortPlaceholder, sf.from, suite.PortPlaceholder)
 	case startWait <= 0:
@@ -148,10 +143,7 @@ func (sf serverFlags) target(fs *pflag.FlagSet, rawURL string, command []string,
 	case fs.Changed("start-timeout") && len(command) == 0:
 		return httpTarget{}, fmt.Errorf("%s: --start-timeout is how long the server started from %s may take to listen; there is no %s", sf.name, sf.from, sf.none)
 	case len(command) > 0 && parallel > 1 && !perRun:
-		how := ""
-		if sf.portPerRun {
-			how = fmt.Sprintf(", write the port as %s (a port for each run) in %s and in %s, as in %s 'http://127.0.0.1:%s/mcp'", suite.PortPlaceholder, sf.urlFlag, sf.from, sf.urlFlag, suite.PortPlaceholder)
-		}
+		how := fmt.Sprintf(", write the port as %s (a port for each run) in %s and in %s, as in %s 'http://127.0.0.1:%s/mcp'", suite.PortPlaceholder, sf.urlFlag, sf.from, sf.urlFlag, suite.PortPlaceholder)
 		return httpTarget{}, fmt.Errorf("%s: --parallel %d: each scenario starts the server from %s on the port of %s, so they run one at a time (leave out --parallel%s, or start the server yourself and leave out %s)", sf.name, parallel, sf.from, sf.urlFlag, how, sf.from)
 	}
 	t := httpTarget{url: u, command: command, startWait: startWait, args: []string{sf.urlFlag, u.String()}, perRun: perRun}
@@ -182,7 +174,7 @@ func (t httpTarget) String() string {
 // parseServerURL checks an MCP endpoint URL given on the command line.
 func parseServerURL(s string) (*url.URL, error) {
 	if suite.HasPort(s) {
-		return nil, fmt.Errorf("%q: %s (a port for each run) is taken only by the matrices of mcpchaos test --url and test-client --server-url so far, not here: give the server's port", s, suite.PortPlaceholder)
+		return nil, fmt.Errorf("%q: %s (a port for each run) is not taken by a replay of cases (a case saved with {port} replays on ports of its own): give the server's port", s, suite.PortPlaceholder)
 	}
 	u, _, err := parseServerURLTemplate(s)
 	return u, err

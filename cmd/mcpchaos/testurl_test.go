@@ -48,7 +48,7 @@ func TestTestURLUsageErrors(t *testing.T) {
 		{"{port} in the path", []string{"test", "--url", "http://127.0.0.1/{port}/mcp", "--", "server"}, "{port} stands for the port, after the host and a colon"},
 		{"{port} twice", []string{"test", "--url", "http://127.0.0.1:{port}/{port}", "--", "server"}, "write {port} once"},
 		{"--parallel with a command, said how to get it", []string{"test", "--url", "http://" + addr + "/mcp", "--parallel", "2", "--", "server"}, "write the port as {port} (a port for each run)"},
-		{"{port} with a replay of cases", []string{"test", "--url", "http://127.0.0.1:{port}/mcp", "--cases", t.TempDir(), "--", "server"}, "{port} (a port for each run) is taken only by the matrices"},
+		{"{port} with a replay of cases", []string{"test", "--url", "http://127.0.0.1:{port}/mcp", "--cases", t.TempDir(), "--", "server"}, "{port} (a port for each run) is not taken by a replay of cases"},
 	})
 }
 
@@ -159,7 +159,7 @@ func TestTestClientServerURLUsageErrors(t *testing.T) {
 		{"--parallel with --server", []string{"test-client", "--server-url", u, "--server", "server", "--parallel", "2", "--", "client"}, "--parallel 2: each scenario starts the server from --server on the port of --server-url"},
 		{"cases with a bad URL", []string{"test-client", "--server-url", "localhost:1", "--cases", t.TempDir()}, "test-client: --server-url \"localhost:1\": give the server's MCP endpoint"},
 		{"{port} without --server", []string{"test-client", "--server-url", "http://127.0.0.1:{port}/mcp", "--", "client"}, "so give the server's command (--server), with {port} or $PORT"},
-		{"{port} in a replay of cases", []string{"test-client", "--server-url", "http://127.0.0.1:{port}/mcp", "--cases", t.TempDir()}, "{port} (a port for each run) is taken only by the matrices"},
+		{"{port} in a replay of cases", []string{"test-client", "--server-url", "http://127.0.0.1:{port}/mcp", "--cases", t.TempDir()}, "{port} (a port for each run) is not taken by a replay of cases"},
 		{"a stdio-only fault", []string{"test-client", "--server-url", u, "--fault", "half-close", "--", "sh", "-c", "exit 0"}, "fault half-close has no meaning on HTTP"},
 		{"nothing listening", []string{"test-client", "--server-url", u, "--", "sh", "-c", "exit 0"}, "nothing answers at " + u},
 		{"an HTTP-only fault on stdio (test-client)", []string{"test-client", "--fault", "reset", "--", "sh", "-c", "exit 0"}, "fault reset works only on HTTP"},
