@@ -138,6 +138,20 @@ def test_run_test(serve: List[str], tiny: List[str], tmp_path: Path) -> None:
         mcpchaos.run_test("python server.py", report=tmp_path / "str.json")  # type: ignore[arg-type]
 
 
+def test_run_test_over_http_on_a_port_for_each_run(serve: List[str], tmp_path: Path) -> None:
+    # {port} in url and in the command: each run's server on a port of its own.
+    report = mcpchaos.run_test(
+        [*serve, "--http", "127.0.0.1:{port}"],
+        url="http://127.0.0.1:{port}/mcp",
+        scenario=["cut-inflight", "unknown-session"],
+        seed=1,
+        report=tmp_path / "http.json",
+    )
+    assert report.ok and report.outcome == "pass", report.describe()
+    assert report["target"]["url"] == "http://127.0.0.1:{port}/mcp"
+    assert [s["name"] for s in report["scenarios"]] == ["cut-inflight", "unknown-session"]
+
+
 def test_run_test_timeout_stops_mcpchaos_and_its_server(tiny: List[str], tmp_path: Path) -> None:
     tag = f"--tag-{os.getpid()}-{tmp_path.name}"  # tiny_server ignores it; it names the process
     with pytest.raises(McpChaosError, match=r"did not finish in 0.5s"):

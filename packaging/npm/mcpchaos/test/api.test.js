@@ -60,6 +60,18 @@ test('runTest on the bundled server: a clean report, its files written', async (
   assertNoFindings(report);
 });
 
+test('runTest over HTTP with {port}: each run\'s server on a port of its own', async () => {
+  const report = await runTest({
+    command: [exe, 'serve', '--http', '127.0.0.1:{port}'],
+    url: 'http://127.0.0.1:{port}/mcp',
+    scenarios: ['cut-inflight', 'unknown-session'],
+    seed: 1,
+  });
+  assert.equal(report.outcome, 'pass');
+  assert.equal(report.target.url, 'http://127.0.0.1:{port}/mcp');
+  assert.deepEqual(report.scenarios.map((s) => s.name), ['cut-inflight', 'unknown-session']);
+});
+
 test('testServer resolves on a clean server; reportDir keeps each run\'s files apart', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpchaos-reports-'));
   const a = await testServer({ command: [exe, 'serve'], scenarios: 'eof-inflight', reportDir: dir });
