@@ -51,8 +51,11 @@ type Config struct {
 	// Upstream is the MCP endpoint of the server: http://host:port/mcp for
 	// streamable HTTP, http://host:port/sse for the legacy transport.
 	Upstream *url.URL
-	Plan     *faults.Plan
-	Recorder Recorder
+	// URLTemplate, for a run on a port of its own ({port}), is the URL as
+	// the user wrote it; the session event records it (wire.Event).
+	URLTemplate string
+	Plan        *faults.Plan
+	Recorder    Recorder
 	// MaxBody caps a request body and an event, in bytes, so one message
 	// cannot take unbounded memory.
 	MaxBody int
@@ -197,7 +200,7 @@ func (p *Proxy) recordStart() {
 	e := wire.Event{Type: wire.EventSession, Tool: p.cfg.Tool, Format: wire.TranscriptFormat, Scenario: p.cfg.Scenario, Role: p.cfg.Role,
 		Repro: p.cfg.Repro, Expect: p.cfg.Expect, DeadlineMS: p.cfg.Deadline.Milliseconds(),
 		MaxDeadlineMS: p.cfg.MaxDeadline.Milliseconds(), GraceMS: p.cfg.Grace.Milliseconds(), HangAfterMS: p.cfg.HangAfter.Milliseconds(), URL: p.cfg.Upstream.String(), Seed: &seed,
-		Session: p.cfg.Session, Sessions: p.cfg.Sessions, Marker: p.cfg.Marker,
+		Session: p.cfg.Session, Sessions: p.cfg.Sessions, Marker: p.cfg.Marker, URLTemplate: p.cfg.URLTemplate,
 		WallStartUnixNano: time.Now().UnixNano() - p.rec.Now()*1000}
 	for _, f := range p.plan.Faults() {
 		e.Faults = append(e.Faults, f.Spec)

@@ -85,7 +85,7 @@ func (o ClientOptions) driveHTTPClients(ctx context.Context, sc faults.Scenario,
 	for i, l := range logs {
 		k := i + 1
 		cfgs[i] = httpchaos.Config{
-			Upstream: o.ServerURL, Plan: faults.NewPlan(seed, faults.SessionFaults(parsed, k), faults.InSession(k)), Recorder: l.rec,
+			Upstream: o.ServerURL, URLTemplate: o.urlTemplate(), Plan: faults.NewPlan(seed, faults.SessionFaults(parsed, k), faults.InSession(k)), Recorder: l.rec,
 			Tool: "mcpchaos " + o.Version, Scenario: sc.Name, Role: "client", Repro: repro, Expect: sc.Expect,
 			Deadline: deadline, HangAfter: hangAfter, Grace: o.Grace, Session: k, Sessions: n,
 		}

@@ -29,7 +29,7 @@ import (
 // judge; without, the server at the URL serves every scenario.
 func (o Options) driveHTTP(ctx context.Context, st setup) (driven, error) {
 	pr, err := startProxied(ctx, httpchaos.Config{
-		Upstream: o.URL, Plan: st.plan, Recorder: st.log.rec,
+		Upstream: o.URL, URLTemplate: o.urlTemplate(), Plan: st.plan, Recorder: st.log.rec,
 		Tool: o.Tool, Scenario: st.sc.Name, Role: "server", Repro: st.repro,
 		Deadline: st.deadline, MaxDeadline: st.maxDeadline, Grace: o.Grace,
 	}, o.server(), o.startTimeout(), st.log)

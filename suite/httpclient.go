@@ -91,7 +91,7 @@ type drive struct {
 // proxy, and the client program.
 func (o ClientOptions) driveHTTPClient(ctx context.Context, sc faults.Scenario, plan *faults.Plan, log *sessionLog, deadline time.Duration, repro string) (d drive, err error) {
 	pr, err := startProxied(ctx, httpchaos.Config{
-		Upstream: o.ServerURL, Plan: plan, Recorder: log.rec,
+		Upstream: o.ServerURL, URLTemplate: o.urlTemplate(), Plan: plan, Recorder: log.rec,
 		Tool: "mcpchaos " + o.Version, Scenario: sc.Name, Role: "client", Repro: repro, Expect: sc.Expect,
 		Deadline: deadline, HangAfter: o.hangAfterFor(sc, deadline), Grace: o.Grace,
 	}, o.server(), o.startTimeout(), log)

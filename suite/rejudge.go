@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"slices"
@@ -84,7 +85,7 @@ type judgedRun struct {
 // URL), so that a scenario is compared with the baseline of its own target.
 func (r judgedRun) target() string {
 	s := r.session
-	return s.Role + "\x00" + strings.Join(s.Command, "\x00") + "\x00" + s.URL
+	return s.Role + "\x00" + strings.Join(s.Command, "\x00") + "\x00" + cmp.Or(s.URLTemplate, s.URL)
 }
 
 func judgeFile(path string) (judgedRun, error) {

@@ -50,6 +50,23 @@ func URLTemplate(u *url.URL) string {
 	return strings.Replace(u.Redacted(), u.Host, host+":"+PortPlaceholder, 1)
 }
 
+// urlTemplate is the URL as the user wrote it, for the session events of
+// a run on a port of its own; "" otherwise.
+func (o Options) urlTemplate() string {
+	if o.PortPerRun {
+		return URLTemplate(o.URL)
+	}
+	return ""
+}
+
+// urlTemplate is Options.urlTemplate of test-client's server.
+func (o ClientOptions) urlTemplate() string {
+	if o.PortPerRun {
+		return URLTemplate(o.ServerURL)
+	}
+	return ""
+}
+
 // shownURL is how the report names the target's URL.
 func (o Options) shownURL() string {
 	if o.PortPerRun {

@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/mcpchaos/mcpchaos/faults"
 	"github.com/mcpchaos/mcpchaos/reports"
+	"github.com/mcpchaos/mcpchaos/wire"
 )
 
 // Issue 42: {port} in --url stands for a port picked for each run.
@@ -117,7 +119,7 @@ func TestAPortForEachRunRunsTheHTTPMatrixSideBySide(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	report, err := Run(ctx, Options{Command: []string{mcpchaosBin, "serve", "--http", "127.0.0.1:{port}"}, URL: u, PortPerRun: true,
-		Scenarios: scs, Seed: 1, Deadline: 3 * time.Second, Grace: time.Second, Parallel: 4})
+		Scenarios: scs, Seed: 1, Deadline: 3 * time.Second, Grace: time.Second, Parallel: 4, TranscriptDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,6 +142,15 @@ func TestAPortForEachRunRunsTheHTTPMatrixSideBySide(t *testing.T) {
 		for _, s := range report.Scenarios {
 			t.Logf("%s %s %q", s.Name, s.Outcome, s.Indeterminate)
 		}
+	}
+	// Each run's session event names the URL as written, so that the
+	// runs on their several ports are judged again as one target's.
+	b, err := os.ReadFile(report.Baseline.Transcript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"url_template":"http://127.0.0.1:{port}/mcp"`) {
+		t.Errorf("the baseline's session event has no url_template:\n%.400s", b)
 	}
 	var sum int64
 	for _, s := range report.Scenarios {
@@ -185,5 +196,22 @@ func TestAPortForEachRunOfTheHTTPClientMatrix(t *testing.T) {
 	}
 	if server, caseURL := run.caseTarget(); caseURL != "http://127.0.0.1:{port}/mcp" || server[1] != "{port}" || run.Server[1] != run.ServerURL.Port() {
 		t.Errorf("case target %q %q, run's server %q at %s; want {port} kept, and the run's port in its command", server, caseURL, run.Server, run.ServerURL)
+	}
+}
+
+// A scenario run on a port of its own is compared with the baseline of the
+// same URL as written, though their URLs differ: the live matrix does so,
+// and mcpchaos judge must too.
+func TestRunsOnPortsOfTheirOwnAreOneTarget(t *testing.T) {
+	run := func(u string) judgedRun {
+		return judgedRun{session: wire.Event{Role: "server", URL: u, URLTemplate: "http://127.0.0.1:{port}/mcp"}}
+	}
+	if a, b := run("http://127.0.0.1:4001/mcp").target(), run("http://127.0.0.1:4002/mcp").target(); a != b {
+		t.Errorf("targets %q and %q differ", a, b)
+	}
+	fixed := judgedRun{session: wire.Event{Role: "server", URL: "http://127.0.0.1:4001/mcp"}}
+	other := judgedRun{session: wire.Event{Role: "server", URL: "http://127.0.0.1:4002/mcp"}}
+	if fixed.target() == other.target() {
+		t.Error("two fixed URLs are one target")
 	}
 }

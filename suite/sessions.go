@@ -144,7 +144,7 @@ func (o Options) driveSessions(ctx context.Context, sc faults.Scenario, sessions
 	cfgs := make([]httpchaos.Config, n)
 	for i, s := range sessions {
 		cfgs[i] = httpchaos.Config{
-			Upstream: o.URL, Plan: s.plan, Recorder: s.log.rec,
+			Upstream: o.URL, URLTemplate: o.urlTemplate(), Plan: s.plan, Recorder: s.log.rec,
 			Tool: o.Tool, Scenario: sc.Name, Role: "server", Repro: f.repro,
 			Deadline: f.deadline, MaxDeadline: f.maxDeadline, Grace: o.Grace,
 			Session: s.k, Sessions: n, Marker: s.marker,

@@ -217,6 +217,10 @@ type Event struct {
 	Session  int    `json:"session,omitempty"`
 	Sessions int    `json:"sessions,omitempty"`
 	Marker   string `json:"marker,omitempty"`
+	// URLTemplate, on the session event of a run on a port of its own
+	// (mcpchaos test --url with {port}), is the URL as the user wrote it:
+	// the runs of one target differ in URL, not in URLTemplate.
+	URLTemplate string `json:"url_template,omitempty"`
 
 	// HTTP context, on the events of an HTTP session (mcpchaos proxy).
 	// Exchange numbers the HTTP request a message travelled in or answered

@@ -91,6 +91,7 @@ func (e *Event) AppendBody(dst []byte) []byte {
 	dst = appendInt(dst, "session", int64(e.Session))
 	dst = appendInt(dst, "sessions", int64(e.Sessions))
 	dst = appendField(dst, "marker", e.Marker)
+	dst = appendField(dst, "url_template", e.URLTemplate)
 	dst = appendInt(dst, "exchange", e.Exchange)
 	dst = appendField(dst, "http", e.HTTP)
 	dst = appendInt(dst, "status", int64(e.Status))
