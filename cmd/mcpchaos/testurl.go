@@ -148,10 +148,7 @@ func (sf serverFlags) target(fs *pflag.FlagSet, rawURL string, command []string,
 	}
 	t := httpTarget{url: u, command: command, startWait: startWait, args: []string{sf.urlFlag, u.String()}, perRun: perRun}
 	if perRun {
-		t.args[1] = suite.URLTemplate(u)
-		if u.User != nil {
-			t.args[1] = rawURL // the password is the user's, as in u.String()
-		}
+		t.args[1] = rawURL // {port} as written; u holds port 0 in its place
 	}
 	if fs.Changed("start-timeout") {
 		t.args = append(t.args, "--start-timeout", startWait.String())
