@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -44,14 +43,11 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 	dir := corpusDir(t)
 	for _, tc := range []struct {
 		name    string
-		command func(port string) []string
+		command func(port int) []string
 		// port, when set, is the one port the server listens on.
 		port int
-		// alone runs the scenarios one at a time on one free port, not
-		// side by side on ports of their own.
-		alone bool
-		skip  []string
-		want  []found
+		skip []string
+		want []found
 		// calls, when set, are the probe's calls instead of every tool.
 		calls []probe.Call
 		// indeterminate are the scenarios that cannot fire on it.
@@ -85,8 +81,8 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			// client gets answers it already had, and frames that are no
 			// JSON-RPC message. Found by cut-before-result.
 			name: "server-everything 2026.8.31 (npm)",
-			command: func(port string) []string {
-				return []string{"env", "PORT=" + port, "node",
+			command: func(port int) []string {
+				return []string{"env", fmt.Sprintf("PORT=%d", port), "node",
 					filepath.Join(dir, "npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"}
 			},
 			// A 10 s operation; the matrix does not need it.
@@ -112,9 +108,9 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 		{
 			// The stateless revision, with the stateful one beside it.
 			name: "python-sdk everything-server (mcp 2.3.0)",
-			command: func(port string) []string {
+			command: func(port int) []string {
 				return []string{"env", "PYTHONPATH=" + filepath.Join(dir, "python-sdk/examples/servers/everything-server"),
-					filepath.Join(dir, "py/bin/python"), "-m", "mcp_everything_server", "--port", port}
+					filepath.Join(dir, "py/bin/python"), "-m", "mcp_everything_server", "--port", fmt.Sprint(port)}
 			},
 			// Its json_schema_2020_12_tool lists a raw 2020-12
 			// inputSchema that the low-level server never checks: called
@@ -132,8 +128,8 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			// (TestGoSDKExampleCrashesOnADeclinedElicitation); the rest
 			// of the matrix runs without it.
 			name: "go-sdk everything v1.8.0",
-			command: func(port string) []string {
-				return []string{filepath.Join(dir, "go-sdk/bin/everything"), "-http", "127.0.0.1:" + port}
+			command: func(port int) []string {
+				return []string{filepath.Join(dir, "go-sdk/bin/everything"), "-http", fmt.Sprintf("127.0.0.1:%d", port)}
 			},
 			skip: []string{"elicit (form)"},
 			// Its localhost protection (GHSA-xw59-hvm2-8pj6's fix) checks
@@ -154,7 +150,7 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			// UUID), so it serves an id it never issued: no session to
 			// forget, a note under unknown-session.
 			name: "mcp-go everything v1.2.1",
-			command: func(string) []string {
+			command: func(int) []string {
 				return []string{filepath.Join(dir, "mcp-go/bin/everything"), "-t", "http"}
 			},
 			port:  8080,
@@ -193,8 +189,8 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			// 400: the call waits for an answer the server never got, a
 			// note too.
 			name: "typescript-sdk simpleStreamableHttp (1.32.2)",
-			command: func(port string) []string {
-				return []string{"env", "MCP_PORT=" + port, "node", tsServerExample(dir, "simpleStreamableHttp.js")}
+			command: func(port int) []string {
+				return []string{"env", fmt.Sprintf("MCP_PORT=%d", port), "node", tsServerExample(dir, "simpleStreamableHttp.js")}
 			},
 			// end-session-inflight and sessions-one-ends may find the same
 			// bug: when a task is running as the session is ended, its
@@ -216,10 +212,8 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			// session for end-session-inflight to end, nor for
 			// unknown-session to forget, and no GET stream (405) for
 			// get-stream-dropped to cut.
-			name: "typescript-sdk simpleStatelessStreamableHttp (1.32.2)",
-			command: func(string) []string {
-				return []string{"node", tsServerExample(dir, "simpleStatelessStreamableHttp.js")}
-			},
+			name:          "typescript-sdk simpleStatelessStreamableHttp (1.32.2)",
+			command:       func(int) []string { return []string{"node", tsServerExample(dir, "simpleStatelessStreamableHttp.js")} },
 			port:          3000,
 			want:          []found{{"rebinding", reports.KindSecurity, ""}, {"rebinding", reports.KindSecurity, ""}, {"rebinding", reports.KindSecurity, ""}},
 			indeterminate: []string{"end-session-task", "end-session-inflight", "unknown-session", "get-stream-dropped", "sessions-one-ends"},
@@ -236,10 +230,10 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			// not offer). Its tools call Brave's API, which fails here: a
 			// tool error, which is an answer.
 			name: "brave-search-mcp-server 2.1.4 (npm)",
-			command: func(port string) []string {
+			command: func(port int) []string {
 				return []string{"env", "BRAVE_API_KEY=mcpchaos-no-key", "node",
 					filepath.Join(dir, "npm/node_modules/@brave/brave-search-mcp-server/dist/index.js"),
-					"--transport", "http", "--port", port}
+					"--transport", "http", "--port", fmt.Sprint(port)}
 			},
 			// It checks Origin, not Host: a foreign Host without Origin is
 			// served (foreign-host-served, a warning).
@@ -258,15 +252,10 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			// no result ever comes, and the two scenarios that wait for
 			// one before the client has it cannot fire.
 			name: "notion-mcp-server 2.5.2 (npm), with a bearer token",
-			// Each of its tools asks the resolver for api.notion.com; on a
-			// machine without one, 16 runs at once queue their lookups
-			// past the deadline (a hang that is the machine's), so its
-			// runs go one at a time.
-			alone: true,
-			command: func(port string) []string {
+			command: func(port int) []string {
 				return []string{"env", "NOTION_TOKEN=mcpchaos-no-token", "node",
 					filepath.Join(dir, "npm/node_modules/@notionhq/notion-mcp-server/bin/cli.mjs"),
-					"--transport", "http", "--port", port, "--auth-token", "mcpchaos-secret"}
+					"--transport", "http", "--port", fmt.Sprint(port), "--auth-token", "mcpchaos-secret"}
 			},
 			header: http.Header{"Authorization": {"Bearer mcpchaos-secret"}},
 			// It checks neither Host nor Origin: the four foreign handshakes
@@ -282,44 +271,33 @@ func TestURLMatrixOnRealServers(t *testing.T) {
 			// Answers every POST with a JSON body, never a stream, and
 			// offers no GET stream for get-stream-dropped to cut.
 			name:          "typescript-sdk jsonResponseStreamableHttp (1.32.2)",
-			command:       func(string) []string { return []string{"node", tsServerExample(dir, "jsonResponseStreamableHttp.js")} },
+			command:       func(int) []string { return []string{"node", tsServerExample(dir, "jsonResponseStreamableHttp.js")} },
 			port:          3000,
 			want:          []found{{"rebinding", reports.KindSecurity, ""}, {"rebinding", reports.KindSecurity, ""}, {"rebinding", reports.KindSecurity, ""}},
 			indeterminate: []string{"cut-surface", "end-session-task", "get-stream-dropped"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			// A server that takes its port runs on a port of each run's
-			// own ({port}, issue 42), side by side; one that listens on
-			// one port only runs one scenario at a time.
-			port, perRun := suite.PortPlaceholder, tc.port == 0 && !tc.alone
-			if tc.alone {
-				tc.port = freePort(t)
+			port := tc.port
+			if port == 0 {
+				port = freePort(t)
+			} else if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err != nil {
+				t.Skipf("the server can only listen on port %d, which is taken: %v", port, err)
+			} else {
+				l.Close()
 			}
-			if !perRun {
-				port = strconv.Itoa(tc.port)
-				if l, err := net.Listen("tcp", "127.0.0.1:"+port); err != nil {
-					t.Skipf("the server can only listen on port %d, which is taken: %v", tc.port, err)
-				} else {
-					l.Close()
-				}
-			}
-			u, _, err := suite.ParseURLTemplate("http://127.0.0.1:" + port + "/mcp")
-			if err != nil {
-				t.Fatal(err)
-			}
+			u, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			report, err := suite.Run(ctx, suite.Options{
-				Command:    tc.command(port),
-				URL:        u,
-				PortPerRun: perRun,
-				Scenarios:  faults.HTTPServerScenariosFor(u, len(tc.header) > 0),
-				Seed:       1,
-				Deadline:   5 * time.Second,
-				Probe:      probe.Config{SkipTools: tc.skip, Calls: tc.calls},
-				Header:     tc.header,
-				Repro:      func(sc string, seed uint64) string { return fmt.Sprintf("--scenario %s --seed %d", sc, seed) },
+				Command:   tc.command(port),
+				URL:       u,
+				Scenarios: faults.HTTPServerScenariosFor(u, len(tc.header) > 0),
+				Seed:      1,
+				Deadline:  5 * time.Second,
+				Probe:     probe.Config{SkipTools: tc.skip, Calls: tc.calls},
+				Header:    tc.header,
+				Repro:     func(sc string, seed uint64) string { return fmt.Sprintf("--scenario %s --seed %d", sc, seed) },
 				// Kept, to be judged again as mcpchaos judge does.
 				TranscriptDir: t.TempDir(),
 			})
@@ -429,14 +407,6 @@ func wantJudgedAgain(t *testing.T, report *reports.Report) {
 		}
 		b.Notes = offline[faults.Baseline.Name].Notes
 		live[faults.Baseline.Name] = b
-	}
-	// A run made again alone says so in a note of the matrix's, which no
-	// transcript holds.
-	for name, v := range live {
-		v.Notes = slices.DeleteFunc(slices.Clone(v.Notes), func(n string) bool {
-			return strings.HasPrefix(n, "made again alone after running beside others") || strings.HasPrefix(n, "to be made again alone after running beside others")
-		})
-		live[name] = v
 	}
 	// The repro line is the live run's own; the rest must be the same.
 	ignoreRepro := cmpopts.IgnoreFields(reports.Finding{}, "Repro")
